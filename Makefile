@@ -1,0 +1,38 @@
+# Two commands set up everything on a fresh Debian machine and run the project:
+#   make demo   the tour: limn's first example, its IR, and litmus on a corpus kernel
+#   make test   every chapter (nbdev-test) and every suite in tests/ (pytest)
+# Both create .venv and install the project into it when it is missing or older than pyproject.toml,
+# and install the Debian packages the project needs (tools/system-deps.sh).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test docs lab install
+
+$(STAMP): pyproject.toml tools/system-deps.sh
+	@bash tools/system-deps.sh
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# the CPU build of torch first (an unpinned torch would pull a CUDA build of several GB)
+	$(BIN)/python -m pip install -q torch==2.13.0
+	# compat mode puts the repository root on sys.path, so `import litmus` inside nbs/ finds the package,
+	# not the folder of notebooks with the same name
+	$(BIN)/python -m pip install -q --config-settings editable_mode=compat -e ".[dev,triton]"
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python examples/tour.py
+
+test: $(STAMP)
+	$(BIN)/nbdev-test --n-workers 2
+	$(BIN)/pytest
+
+docs: $(STAMP)
+	$(BIN)/python tools/build_docs.py --execute
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab nbs

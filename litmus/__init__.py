@@ -1,0 +1,7 @@
+"""litmus: a verifier for GPU kernels written in Triton.
+
+It bounds the error a correct kernel may have (litmus.bounds), proves memory safety for all shapes
+(litmus.safety), runs kernels without a GPU (litmus.simulate) and holds a labelled corpus of kernels
+(litmus.corpus). The modules are exported from the notebooks in nbs/litmus/.
+"""
+__version__ = "0.0.1"
