@@ -1,0 +1,58 @@
+"""Tiled matmul whose K-loop loads are masked on M and N but not on K (planted bug: mask_leak).
+
+When K is not a multiple of BLOCK_K, the last K step reads columns K..K+BLOCK_K-1 of A (the start of the next row,
+or past the tensor for the last row) and rows K.. of B (past the tensor), and multiplies them into the result."""
+import numpy as np
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_nomask_k(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * stride_am + kk[None, :], mask=rm[:, None] < M, other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :], mask=rn[None, :] < N, other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    c_mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc, mask=c_mask)
+
+
+LITMUS = {
+    "label": "mask_leak",
+    "why": "K=64 is a multiple of BLOCK_K=16, so every K step is full and the missing K mask never matters",
+    "dims": {"M": 48, "N": 40, "K": 72, "P": 0},
+    "pads": ["P"],
+    "args": [
+        {"name": "a_ptr", "kind": "tensor", "dtype": "float32", "shape": ["M", "K"], "strides": ["K + P", "1"], "role": "in"},
+        {"name": "b_ptr", "kind": "tensor", "dtype": "float32", "shape": ["K", "N"], "strides": ["N + P", "1"], "role": "in"},
+        {"name": "c_ptr", "kind": "tensor", "dtype": "float32", "shape": ["M", "N"], "strides": ["N + P", "1"], "role": "out"},
+        {"name": "M", "kind": "scalar", "value": "M"},
+        {"name": "N", "kind": "scalar", "value": "N"},
+        {"name": "K", "kind": "scalar", "value": "K"},
+        {"name": "stride_am", "kind": "scalar", "value": "K + P"},
+        {"name": "stride_bk", "kind": "scalar", "value": "N + P"},
+        {"name": "stride_cm", "kind": "scalar", "value": "N + P"},
+        {"name": "BLOCK_M", "kind": "constexpr", "value": "16"},
+        {"name": "BLOCK_N", "kind": "constexpr", "value": "16"},
+        {"name": "BLOCK_K", "kind": "constexpr", "value": "16"},
+    ],
+    "grid": ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)"],
+    "spec": "matmul(a, b)",
+    "domain": {"a_ptr": [-100.0, 100.0], "b_ptr": [-100.0, 100.0]},
+    "reduce": "K",
+    "sibling": "matmul",
+    "answer_key": {"dims": {"M": 32, "N": 32, "K": 40}, "inputs": {"a_ptr": {"dist": "normal", "loc": 0.0, "scale": 1.0},
+                   "b_ptr": {"dist": "normal", "loc": 0.0, "scale": 1.0}}, "seed": 0, "observable": "numeric"},
+}
+
+
+def reference(a, b):
+    return a @ b

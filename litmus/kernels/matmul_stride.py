@@ -1,0 +1,58 @@
+"""Tiled matmul that steps through the rows of B by N instead of by its row stride (planted bug: stride).
+
+The B tile is addressed as kk * N + rn. That is right only when B is contiguous; with padded rows (stride N + P) row k
+of the tile is read k * P elements early."""
+import numpy as np
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_stride(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * stride_am + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    c_mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc, mask=c_mask)
+
+
+LITMUS = {
+    "label": "stride",
+    "why": "benchmarks pass contiguous tensors, where stride_bk == N and the bug is a no-op",
+    "dims": {"M": 48, "N": 40, "K": 72, "P": 0},
+    "pads": ["P"],
+    "args": [
+        {"name": "a_ptr", "kind": "tensor", "dtype": "float32", "shape": ["M", "K"], "strides": ["K + P", "1"], "role": "in"},
+        {"name": "b_ptr", "kind": "tensor", "dtype": "float32", "shape": ["K", "N"], "strides": ["N + P", "1"], "role": "in"},
+        {"name": "c_ptr", "kind": "tensor", "dtype": "float32", "shape": ["M", "N"], "strides": ["N + P", "1"], "role": "out"},
+        {"name": "M", "kind": "scalar", "value": "M"},
+        {"name": "N", "kind": "scalar", "value": "N"},
+        {"name": "K", "kind": "scalar", "value": "K"},
+        {"name": "stride_am", "kind": "scalar", "value": "K + P"},
+        {"name": "stride_bk", "kind": "scalar", "value": "N + P"},
+        {"name": "stride_cm", "kind": "scalar", "value": "N + P"},
+        {"name": "BLOCK_M", "kind": "constexpr", "value": "16"},
+        {"name": "BLOCK_N", "kind": "constexpr", "value": "16"},
+        {"name": "BLOCK_K", "kind": "constexpr", "value": "16"},
+    ],
+    "grid": ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)"],
+    "spec": "matmul(a, b)",
+    "domain": {"a_ptr": [-100.0, 100.0], "b_ptr": [-100.0, 100.0]},
+    "reduce": "K",
+    "sibling": "matmul",
+    "answer_key": {"dims": {"M": 32, "N": 24, "K": 40, "P": 5}, "inputs": {"a_ptr": {"dist": "normal", "loc": 0.0, "scale": 1.0},
+                   "b_ptr": {"dist": "normal", "loc": 0.0, "scale": 1.0}}, "seed": 0, "observable": "numeric"},
+}
+
+
+def reference(a, b):
+    return a @ b

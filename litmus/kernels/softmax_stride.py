@@ -1,0 +1,47 @@
+"""Row softmax that addresses the input rows with n_cols instead of the row stride (planted bug: stride).
+
+The load uses row * n_cols where the tensor's rows are stride elements apart. On a contiguous tensor the two agree;
+on a row-padded tensor (stride = N + P) row r reads a window that drifts r * P elements behind its own row."""
+import numpy as np
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_stride(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    z = x - tl.max(x, axis=0)
+    num = tl.exp(z)
+    den = tl.sum(num, axis=0)
+    tl.store(y_ptr + row * stride + cols, num / den, mask=mask)
+
+
+LITMUS = {
+    "label": "stride",
+    "why": "benchmarks pass contiguous tensors, where stride == n_cols and the bug is a no-op",
+    "dims": {"M": 16, "N": 1000, "P": 0},
+    "pads": ["P"],
+    "args": [
+        {"name": "x_ptr", "kind": "tensor", "dtype": "float32", "shape": ["M", "N"], "strides": ["N + P", "1"], "role": "in"},
+        {"name": "y_ptr", "kind": "tensor", "dtype": "float32", "shape": ["M", "N"], "strides": ["N + P", "1"], "role": "out"},
+        {"name": "n_cols", "kind": "scalar", "value": "N"},
+        {"name": "stride", "kind": "scalar", "value": "N + P"},
+        {"name": "BLOCK", "kind": "constexpr", "value": "next_pow2(N)"},
+    ],
+    "grid": ["M"],
+    "spec": "softmax(x)",
+    "domain": {"x_ptr": [-1000.0, 1000.0]},
+    "reduce": "N",
+    "sibling": "softmax",
+    "answer_key": {"dims": {"M": 4, "N": 100, "P": 7}, "inputs": {"x_ptr": {"dist": "normal", "loc": 0.0, "scale": 1.0}},
+                   "seed": 0, "observable": "numeric"},
+}
+
+
+def reference(x):
+    z = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
