@@ -32,7 +32,7 @@ test: $(STAMP)
 	$(BIN)/pytest
 
 docs: $(STAMP)
-	$(BIN)/python tools/build_docs.py --execute
+	$(BIN)/python tools/build_docs.py
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab nbs

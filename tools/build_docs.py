@@ -4,12 +4,13 @@ nbdev prepares the notebooks exactly as it does for Quarto (it refreshes `_quart
 `sidebar.yml` and processes every notebook into `_proc/`); pandoc 3, from the `pypandoc-binary`
 wheel, then renders each processed notebook as a standalone HTML page with the sidebar in reading
 order, no JavaScript, MathML for math and SVG inline, so the pages render with no network.
+Every code cell of a chapter runs during the build, so a page never shows an output the code no
+longer produces.
 
-    python tools/build_docs.py              # pages show the outputs saved in the notebooks
-    python tools/build_docs.py --execute    # run every chapter first, so pages show fresh outputs
+    python tools/build_docs.py              # every chapter is executed, so pages show fresh outputs
     python tools/build_docs.py --readme     # only README.md, from nbs/index.ipynb
 """
-import argparse, html, json, os, re, shutil, subprocess, sys
+import argparse, html, json, os, re, shutil, sys
 from pathlib import Path
 import yaml
 
@@ -17,8 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = Path(__file__).resolve().parent / "site"
 
 
-def prepare(execute: bool, file_re: str = "") -> Path:
-    "Refresh nbdev's quarto config and sidebar, then process the notebooks into _proc/ (all offline)."
+def execute_every_cell(cell) -> bool:
+    "nbdev's docs processor runs only the cells show_doc needs; the site runs them all, so its outputs are fresh."
+    return cell.cell_type == "code" and bool(cell.source.strip()) and cell.directives_.get("eval", "").lower() != "false"
+
+
+def prepare(file_re: str = "") -> Path:
+    "Refresh nbdev's quarto config and sidebar, then process and execute the notebooks into _proc/ (all offline)."
+    import nbdev.processors
     from nbdev.config import get_config
     from nbdev.quarto import refresh_quarto_yml, nbdev_sidebar
     from nbdev.serve import proc_nbs
@@ -26,14 +33,8 @@ def prepare(execute: bool, file_re: str = "") -> Path:
     cfg = get_config()
     refresh_quarto_yml()
     nbdev_sidebar.__wrapped__(path=cfg.nbs_path)      # the CLI wrapper would also list llms.txt and nbdev.yml
-    cache = proc_nbs(cfg.nbs_path, n_workers=2, file_re=file_re)
-    if execute:
-        for nb in sorted(cache.rglob("*.ipynb")):
-            workdir = (cfg.nbs_path / nb.relative_to(cache)).parent
-            subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
-                            "--ExecutePreprocessor.timeout=900", str(nb)], check=True, cwd=workdir,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return cache
+    nbdev.processors._do_eval = execute_every_cell     # n_workers=0 keeps the processing in this process, patched
+    return proc_nbs(cfg.nbs_path, n_workers=0, force=True, file_re=file_re)
 
 
 DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)\s*:?\s*(.*)$")
@@ -124,10 +125,10 @@ def sidebar_html(entries: list, page: str) -> str:
     return f'<a class="site-title" href="{up}index.html">limn + litmus</a><ul>{render(entries)}</ul>'
 
 
-def build(execute: bool = False, out: Path = ROOT / "docs", file_re: str = "") -> Path:
+def build(out: Path = ROOT / "docs", file_re: str = "") -> Path:
     "Render every chapter to `out`; returns `out`."
     import pypandoc
-    cache = prepare(execute, file_re)
+    cache = prepare(file_re)
     notebooks = [nb for nb in sorted(cache.rglob("*.ipynb")) if re.search(file_re, nb.name)]
     pages = {nb.relative_to(cache).as_posix(): page_of(nb, cache) for nb in notebooks}
     hrefs = {Path(nb).name: href for nb, (href, *_) in pages.items()}
@@ -160,10 +161,9 @@ def readme(out: Path = ROOT / "README.md") -> Path:
 
 if __name__ == "__main__":   # proc_nbs starts its workers with spawn, which re-imports this file
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--execute", action="store_true", help="execute every chapter before rendering")
     parser.add_argument("--out", default=str(ROOT / "docs"), help="output folder (default: docs/)")
     parser.add_argument("--file-re", default="", help="only chapters whose file name matches this regex")
     parser.add_argument("--readme", action="store_true", help="only write README.md from nbs/index.ipynb")
     opts = parser.parse_args()
     if opts.readme: sys.exit(print(f"wrote {readme()}"))
-    print(f"site written to {build(opts.execute, Path(opts.out).resolve(), opts.file_re)}")
+    print(f"site written to {build(Path(opts.out).resolve(), opts.file_re)}")
