@@ -58,12 +58,14 @@ def test_narrow_int_arithmetic_wraps_exactly(dt):
     lo, hi = np.iinfo(dt.np).min, np.iinfo(dt.np).max
     x = rng.integers(lo, hi + 1, size=(6, 7)).astype(dt.np)
     y = rng.integers(lo, hi + 1, size=(6, 7)).astype(dt.np)
+    x[0, :3], y[1, :3] = lo, lo                                 # the most negative value, where -x overflows
     X, Y = Tensor(x), Tensor(y)
     x64, y64 = x.astype(np.int64), y.astype(np.int64)
     cases = {
         "add": (X + Y, x64 + y64), "sub": (X - Y, x64 - y64), "mul": (X * Y, x64 * y64), "neg": (-X, -x64),
         "sum": (X.sum(1), x64.sum(1)), "sum_all": (X.sum(), x64.sum()), "matmul": (X @ Y.T, x64 @ y64.T),
-        "square": (X ** 2, x64 ** 2), "max": (X.max(0), x64.max(0)),
+        "square": (X ** 2, x64 ** 2), "max": (X.max(0), x64.max(0)), "min": (X.min(0), x64.min(0)),
+        "maximum": (limn.maximum(X, Y), np.maximum(x64, y64)), "minimum": (limn.minimum(X, Y), np.minimum(x64, y64)),
         "cmp": (X < Y, (x64 < y64).astype(np.int64)), "eq": (X == X, np.ones_like(x64)),
     }
     for name, (mine, exact) in cases.items():
