@@ -1,0 +1,168 @@
+"""litmus safety over the corpus: the acceptance criteria of GPUSafetyCheck, with both solver backends.
+
+Chapters: nbs/litmus/03_tritonir .. 07_shapes. Everything here runs on a CPU in a few seconds."""
+import itertools, random
+from pathlib import Path
+import pytest
+from litmus import corpus
+from litmus.tritonir import build_model, executions, evaluate_poly, evaluate_formula, Poly, compare
+from litmus.prove import ModelProver
+from litmus.smt import Problem, solve, z3_available
+from litmus.safety import GPUSafetyCheck, live_formula
+from litmus.shapes import SymbolicShapeSpace
+
+KERNELS = corpus.kernels()
+TEST_KERNELS = Path(__file__).parent / 'kernels'
+BACKENDS = ['bounded'] + (['z3'] if z3_available() else [])
+VISIBLE = ('mask_leak', 'race', 'stride')  # the families that leave a trace in memory or control flow
+
+@pytest.fixture(scope='module')
+def reports():
+    return {b: {k.name: GPUSafetyCheck(k, backend=b).run() for k in KERNELS} for b in BACKENDS}
+
+def test_z3_is_installed_for_this_suite():
+    "The dev environment installs z3-solver; without it half of this suite would silently test one backend."
+    assert z3_available(), "z3-solver is missing: pip install z3-solver (the suite needs both backends)"
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_visible_bugs_rejected_with_witness(reports, backend):
+    for k in KERNELS:
+        if k.label not in VISIBLE: continue
+        r = reports[backend][k.name]
+        assert r.verdict == 'REJECT' and r.defects, (k.name, str(r))
+        for d in r.defects:
+            assert d.backend == backend
+            assert 'dims' in d.witness and 'blocks' in d.witness and 'config' in d.witness
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_correct_kernels_proved_safe(reports, backend):
+    for k in KERNELS:
+        if k.label != 'correct': continue
+        r = reports[backend][k.name]
+        assert r.verdict == 'ACCEPT' and not r.defects and not r.open, (k.name, str(r))
+        assert all(p.proved for p in r.proofs) and r.configs_searched == 0, k.name
+
+def test_no_output_visible_bugs_found(reports):
+    "The out-of-bounds write past the tensor and the divergent barrier: the two bugs no output comparison sees."
+    r = reports[BACKENDS[-1]]
+    store = [d for d in r['vadd_nomask'].defects if d.kind == 'out_of_bounds' and 'store' in d.text]
+    assert store and store[0].witness['where'] == 'past the end of the allocation'
+    assert store[0].witness['tensor'] == 'out_ptr' and store[0].witness['address'] >= store[0].witness['allocation']
+    bar = [d for d in r['softmax_barrier'].defects if d.kind == 'barrier_divergence']
+    assert bar and bar[0].witness['reached_by'] != bar[0].witness['skipped_by']
+    assert [d.kind for d in r['sum_race'].defects] == ['race'] and [d.kind for d in r['rowsum_race'].defects] == ['race']
+    assert {d.witness['where'] for d in r['softmax_stride'].defects} == {'in padding between rows'}
+
+def test_matmul_proved_for_all_shapes_not_searched(reports):
+    for name in ('matmul',):
+        r = reports[BACKENDS[-1]][name]
+        props = [(p.prop, p.proved) for p in r.proofs]
+        assert ('race_free', True) in props and all(ok for _, ok in props) and len(props) == 4
+        assert r.configs_searched == 0
+    grouped = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'matmul_masked.py')).run()
+    assert grouped.verdict == 'ACCEPT' and all(p.proved for p in grouped.proofs)
+
+def test_same_witnesses_both_backends(reports):
+    if len(BACKENDS) < 2: pytest.skip('z3-solver not installed: only the bounded backend can run')
+    for k in KERNELS:
+        a, b = reports['bounded'][k.name], reports['z3'][k.name]
+        assert a.verdict == b.verdict, k.name
+        assert [(d.kind, d.line, d.witness) for d in a.defects] == [(d.kind, d.line, d.witness) for d in b.defects], k.name
+
+def test_witnesses_replay_on_the_model(reports):
+    "Each out-of-bounds witness is performed by the stated program at a non-live address; each race's two sides both happen."
+    for k in KERNELS:
+        model = build_model(k)
+        pids = [f'pid{a}' for a in range(len(model.grid))]
+        by_line = {a.line: a for a in model.accesses}
+        for d in reports[BACKENDS[0]][k.name].defects:
+            env = model.config_env(d.witness['dims'], d.witness['blocks'])
+            if d.kind == 'out_of_bounds':
+                a = by_line[d.line]
+                assert any(e['address'] == d.witness['address'] and tuple(e[p] for p in pids) == d.witness['program']
+                           for e in executions(model, a, env))
+                assert not evaluate_formula(live_formula(model.tensors[a.tensor], Poly.const(d.witness['address']), env)[0], {})
+            elif d.kind == 'race':
+                for side in (d.witness['first'], d.witness['second']):
+                    assert any(e['address'] == d.witness['address'] and tuple(e[p] for p in pids) == side['program']
+                               for e in executions(model, by_line[side['line']], env))
+                assert d.witness['first']['program'] != d.witness['second']['program'] or d.witness['first']['lanes'] != d.witness['second']['lanes']
+            else:
+                b = model.barriers[0]
+                reach = lambda prog: evaluate_formula(b.guard.subs(env), dict(zip(pids, prog)))
+                assert reach(d.witness['reached_by']) and not reach(d.witness['skipped_by'])
+
+def test_bounded_never_claims_unsat():
+    p = Problem([('x', 0, 20)], [compare(Poly.var('x') * 2, '==', 7)])
+    r = solve(p, 'bounded')
+    assert r.status == 'unsat' and r.proved_unsat is False and r.backend == 'bounded'
+    if z3_available():
+        r = solve(p, 'z3')
+        assert r.status == 'unsat' and r.proved_unsat is True and r.backend == 'z3'
+    rep = GPUSafetyCheck(corpus.get('vadd'), backend='bounded').run()
+    assert rep.backend == 'bounded'
+
+def test_unsupported_constructs_are_unknown_and_named():
+    r = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'unsupported_while.py')).run()
+    assert r.verdict == 'UNKNOWN' and r.exit_code == 2
+    names = [(u.construct, u.line) for u in r.unsupported]
+    assert ('while loop', 10) in names and ('tl.make_block_ptr', 13) in names
+    for src, construct in [('x = tl.load(x_ptr + tl.load(idx_ptr + offs, mask=offs < n), mask=offs < n)', 'tl.load address'),
+                           ('x = helper(x_ptr, offs)', 'call to helper'),
+                           ('x = tl.load(x_ptr + (offs << 1))', 'tl.load address')]:
+        model = _one_line_kernel(src)
+        assert any(u.construct == construct for u in model.unsupported), (src, model.unsupported)
+        assert GPUSafetyCheck(model).run().verdict == 'UNKNOWN'
+
+class _K:  # a kernel written inline: the fields build_model reads (no file, so corpus.load does not apply)
+    def __init__(self, source, args, grid, dims): self.name, self.source, self.args, self.grid, self.dims, self.pads = 'inline', source, args, grid, dims, ()
+
+def _one_line_kernel(line):
+    src = f'''
+import triton
+import triton.language as tl
+@triton.jit
+def k(x_ptr, idx_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    {line}
+'''
+    args = [{'name': 'x_ptr', 'kind': 'tensor', 'dtype': 'float32', 'shape': ['N'], 'role': 'in'},
+            {'name': 'idx_ptr', 'kind': 'tensor', 'dtype': 'int32', 'shape': ['N'], 'role': 'in'},
+            {'name': 'n', 'kind': 'scalar', 'value': 'N'}, {'name': 'BLOCK', 'kind': 'constexpr', 'value': '32'}]
+    return build_model(_K(src, args, ['cdiv(N, BLOCK)'], {'N': 100}))
+
+def test_proofs_sound_by_enumeration():
+    "Proved in-bounds accesses touch only live elements; proved race-free stores never share an address across threads."
+    rng = random.Random(7)
+    for k in KERNELS:
+        model = build_model(k); mp = ModelProver(model)
+        pids = [f'pid{a}' for a in range(len(model.grid))]
+        blocks = [n for n, e in model.constexprs.items() if e.value() is not None]
+        for _ in range(4):
+            dims = {d: rng.randint(0, 4) if d in k.pads else rng.randint(1, 11) for d in model.dims}
+            env = model.config_env(dims, {b: rng.choice([1, 2, 4, 8]) for b in blocks})
+            for a in model.accesses:
+                t = model.tensors[a.tensor]
+                shape = [evaluate_poly(s, env) for s in t.shape]; strides = [evaluate_poly(s, env) for s in t.strides]
+                live = {sum(i * s for i, s in zip(idx, strides)) for idx in itertools.product(*map(range, shape))}
+                ex = list(executions(model, a, env))
+                if mp.in_bounds(a).proved: assert all(e['address'] in live for e in ex), (k.name, a.line, env)
+                if a.kind == 'store' and mp.race_free(a, [o for o in model.accesses if o is not a and o.tensor == a.tensor]).proved:
+                    owner = {}
+                    for e in ex:
+                        who = tuple(e[p] for p in pids) + tuple(e[l] for l in a.lanes)
+                        assert owner.setdefault(e['address'], who) == who, (k.name, a.line, env)
+
+def test_shape_space_is_small_and_witnessed():
+    for k in KERNELS:
+        sp = SymbolicShapeSpace(k, backend='bounded')
+        assert len(sp.configs()) <= 8 * len(sp.model.dims) + 1
+        for dim, classes in sp.classes.items():
+            for c in classes: assert evaluate_formula(c.constraint, {dim: c.value})
+    sp = SymbolicShapeSpace(corpus.get('rowsum_fp16acc'))
+    assert any(c.name == 'deep' and c.value > 2048 for c in sp.classes['N'])
+    assert set(sp.dtype_classes()['x_ptr']) == {'float32', 'float16', 'bfloat16'}
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="backend must be"): GPUSafetyCheck(corpus.get('vadd'), backend='cvc5')
+    with pytest.raises(TypeError, match="kernel must be"): build_model(object())
