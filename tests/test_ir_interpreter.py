@@ -124,3 +124,19 @@ def test_half_width_reduce_accumulates_in_a_float32_register():
         k = lower_schedule(schedule([(a @ a.transpose()).node])).kernels[-1]
         acc = [i for i in k.instrs if isinstance(i, Acc)]
         assert acc and acc[0].dtype is float32 and not any(isinstance(i, Accum) for i in k.instrs)
+
+
+EDGE_GRAPHS = {
+    "empty_reduce": lambda: [Tensor(np.zeros((0, 3), np.float32)).sum(0), Tensor(np.zeros((0, 3), np.float32)) + 1],
+    "zero_dim": lambda: [Tensor(np.float32(3.0)) * 2, Tensor(np.ones(3, np.float32)).max(), Tensor.full((), 5.0)],
+    "only_padding": lambda: [Tensor(np.ones((2, 3), np.float32)).pad(((5, 0), (0, 0)))[0:3] + 1],
+    "int_max_identity": lambda: [Tensor(np.full((3, 4), -128, np.int8), dtype="int8").max(0)],
+}
+
+@pytest.mark.parametrize("name", list(EDGE_GRAPHS))
+def test_edge_shapes(name):
+    want = numpy_results(EDGE_GRAPHS[name]())
+    got = run_ir([t.node for t in EDGE_GRAPHS[name]()])
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
