@@ -69,6 +69,9 @@ def test_methods_match_torch():
         ((A > 0.5) * A, (T > 0.5) * T), ((A != A[0]), (T != T[0]).float()), (A.expand(2, 3, 4, 5), T.expand(2, 3, 4, 5)),
         (Tensor.eye(3, 4), torch.eye(3, 4)), (Tensor.arange(2, 11, 3), torch.arange(2, 11, 3)), (Tensor.full((2, 2), 7.0), torch.full((2, 2), 7.0)),
         (A.maximum(0.1), torch.maximum(T, torch.tensor(0.1))), (A.where(A > 0, 0.0), T.where(T > 0, 0.0)),
+        (A.clamp(-0.5, 0.7), T.clamp(-0.5, 0.7)), (A.clamp(max=0.2), T.clamp(max=0.2)),
+        (A.argmax(1), T.argmax(1).int()), (A.argmin(-1, keepdim=True), T.argmin(-1, keepdim=True).int()), (A.argmax(), T.argmax().int()),
+        (Tensor([2, 0, 2]).one_hot(3), torch.nn.functional.one_hot(torch.tensor([2, 0, 2]), 3).int()),
     ]
     for i, (mine, theirs) in enumerate(pairs):
         assert mine.shape == tuple(theirs.shape), (i, mine.shape, theirs.shape)
@@ -110,3 +113,13 @@ def test_assign_transaction_through_the_tensor_api():
     with pytest.raises(ValueError, match="same buffer"):
         q = Tensor([1.0]); a, b = q * 1, q * 1
         limn.realize(Tensor(q.node).assign(q + 1), Tensor(q.node).assign(q + 2))
+
+
+def test_argmax_takes_the_first_of_ties_and_clamp_gradients():
+    x = Tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+    assert x.argmax(1).tolist() == [1, 0] and x.argmin(1).tolist() == [0, 2]
+    assert Tensor(np.array([-128, 5, -128], np.int8)).argmin().item() == 0
+    v = Tensor([-1.0, 0.0, 0.5, 1.0, 2.0], requires_grad=True); tv = torch.tensor([-1.0, 0.0, 0.5, 1.0, 2.0], requires_grad=True)
+    g, = limn.grad(v.clamp(0.0, 1.0).sum(), v); tg, = torch.autograd.grad(tv.clamp(0.0, 1.0).sum(), tv)
+    assert g.tolist() == tg.tolist()
+    assert Tensor([1.0]).requires_grad_().requires_grad
