@@ -32,6 +32,16 @@ def tolerance(dtype: DType) -> tuple:
     return 1e-5, 1e-5
 
 
+def reference(case: Case) -> list:
+    """The numpy device's values of the case's sinks, realized together in ONE realize (as a compiled device gets them):
+    realizing them one by one would let an ASSIGN commit before a sink that must read the pre-assign value."""
+    from limn import realize, use_device
+    sinks = case.build()
+    with use_device("numpy"):
+        realize(sinks)
+        return [t.numpy() for t in sinks]
+
+
 def _rng(name: str) -> np.random.Generator:
     return np.random.default_rng(sum(map(ord, name)) * 7919 % 2**32)
 

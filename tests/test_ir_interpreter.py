@@ -3,7 +3,7 @@
 for the half floats). Plus a seeded fuzzer of movement chains, which is where index arithmetic goes wrong."""
 import numpy as np
 import pytest
-from graph_corpus import CORPUS, tolerance
+from graph_corpus import CORPUS, tolerance, reference
 from limn import Tensor, realize, use_device
 from limn.ops import Ops, toposort, float32, int32
 from limn.schedule import schedule
@@ -26,7 +26,7 @@ def assert_same(got, want, dtype, name):
 
 @pytest.mark.parametrize("case", CORPUS, ids=[c.name for c in CORPUS])
 def test_corpus_ir_matches_numpy(case):
-    want = numpy_results(case.build())
+    want = reference(case)
     got = run_ir([t.node for t in case.build()])
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want)): assert_same(g, w, case.dtype, f"{case.name} sink {i}")
