@@ -1,0 +1,120 @@
+"""The corpus: the loader and its errors, the answer keys under the model and the interpreter, conditions A and B."""
+import re
+from pathlib import Path
+
+import pytest
+
+from litmus import corpus
+from litmus.corpus import FAMILIES, KernelFileError, evaluate, get, kernels, load
+from litmus.simulate import triton_available
+
+needs_triton = pytest.mark.skipif(not triton_available(), reason="triton is not installed (pip install triton==3.9.0)")
+
+
+def test_the_corpus_shape():
+    ks = kernels()
+    assert len(ks) == 25 and sum(k.buggy for k in ks) == 16 and {k.family for k in ks if k.buggy} == set(FAMILIES)
+    assert get("softmax_nomaxsub").family == "no_max_subtract" and get("softmax").family is None
+    for k in ks:
+        assert "@triton.jit" in k.source and k.path.parent == corpus.KERNEL_DIR
+        launch = corpus.resolve(k)
+        assert all(t.span > 0 for t in launch.tensors) and all(g >= 1 for g in launch.grid)
+        if k.buggy:
+            assert k.answer_key["observable"] in ("numeric", "oob_write", "divergent_barrier") and k.why
+
+
+def test_get_names_the_known_kernels():
+    with pytest.raises(ValueError, match="known kernels are .*softmax_nomaxsub"):
+        get("no_such_kernel")
+
+
+GOOD = (corpus.KERNEL_DIR / "vadd.py").read_text()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.replace("def vadd(", "def vadd(("), "syntax error at line"),
+    (lambda s: s.replace("@triton.jit\n", ""), "no @triton.jit function"),
+    (lambda s: s.replace("LITMUS = {", "META = {"), "missing the LITMUS"),
+    (lambda s: s.replace('"grid": ["cdiv(N, BLOCK)"],', '"grid": "cdiv(N, BLOCK)",'), "grid"),
+    (lambda s: s.replace('"grid": ["cdiv(N, BLOCK)"],', ""), r"missing \['grid'\]"),
+    (lambda s: s.replace('"dims": {"N": 1000},', ""), r"missing \['dims'\]"),
+    (lambda s: s.replace('"label": "correct"', '"label": "typo"'), "label"),
+    (lambda s: s.replace('"label": "correct"', '"label": "race"'), "answer_key"),
+    (lambda s: s.replace('"value": "128"', '"value": BLOCK_SIZE'), "not a plain literal"),
+    (lambda s: s.replace('{"name": "n", "kind": "scalar", "value": "N"},', ""), "do not match the kernel's parameters"),
+    (lambda s: s.replace('{"name": "n", "kind": "scalar", "value": "N"}', '{"name": "n", "kind": "scalar"}'), "missing its 'value'"),
+    (lambda s: s.replace('"dtype": "float32", "shape": ["N"], "role": "out"', '"dtype": "float32", "shape": ["N"]'), r"missing \['role'\]"),
+    (lambda s: s.replace('"role": "out"', '"role": "output"'), "role"),
+    (lambda s: s.replace('"dtype": "float32", "shape": ["N"], "role": "out"', '"dtype": "fp32", "shape": ["N"], "role": "out"'), "dtype 'fp32'"),
+    (lambda s: s.replace("def reference(x, y):", "def ref(x, y):"), "def reference"),
+    (lambda s: s.replace("def vadd(", "def add(") + "\n@triton.jit\ndef other(x):\n    pass\n", "none is named"),
+])
+def test_loader_errors_name_the_file_and_what_is_missing(tmp_path, edit, message):
+    p = tmp_path / "vadd.py"
+    p.write_text(edit(GOOD))
+    with pytest.raises(KernelFileError, match=message) as e:
+        load(p)
+    assert str(e.value).startswith(f"kernel file {p}: ")
+
+
+def test_launch_errors_name_the_file(tmp_path):
+    p = tmp_path / "vadd.py"
+    p.write_text(GOOD.replace('"grid": ["cdiv(N, BLOCK)"]', '"grid": ["cdiv(N, BLK)"]'))
+    k = load(p)
+    with pytest.raises(ValueError, match=r"kernel file .*vadd.py: launch info: .*unknown name 'BLK'"):
+        corpus.resolve(k)
+    with pytest.raises(ValueError, match="has no dims"):
+        corpus.resolve(get("vadd"), {"M": 3})
+
+
+def test_evaluate():
+    env = {"N": 1000, "BLOCK": 128}
+    assert evaluate("cdiv(N, BLOCK) * BLOCK - N", env) == 24 and evaluate("max(min(N, 7), 3) % 4", env) == 3
+    with pytest.raises(ValueError, match="allowed are"):
+        evaluate("N.bit_length()", env)
+
+
+def test_answer_keys_in_the_model():
+    cases = corpus.answer_key_cases()
+    assert len(cases) == 16
+    verdicts = corpus.check_many([(k, d, x) for k, _, d, x in cases] + [(s, d, x) for _, s, d, x in cases], "model")
+    for (k, s, d, x), vb, vs in zip(cases, verdicts[:16], verdicts[16:]):
+        assert corpus.exposed(k, vb), vb
+        if k.answer_key["observable"] == "numeric":
+            assert vb.deviation > 1
+        assert not vs.fails, vs
+
+
+@needs_triton
+def test_answer_keys_in_the_interpreter():
+    "Every buggy kernel the interpreter can expose (not the lost-update races: programs run in order there)."
+    cases = [c for c in corpus.answer_key_cases() if not (c[0].label == "race" and c[0].answer_key["observable"] == "numeric")]
+    assert len(cases) == 14
+    verdicts = corpus.check_many([(k, d, x) for k, _, d, x in cases] + [(s, d, x) for _, s, d, x in cases], "interpreter")
+    for (k, s, d, x), vb, vs in zip(cases, verdicts[:14], verdicts[14:]):
+        assert vb.backend == "interpreter" and corpus.exposed(k, vb), vb
+        assert not vs.fails, vs
+
+
+def test_conditions_a_and_b():
+    a, b = corpus.condition_a(), corpus.condition_b()
+    flagged = lambda outs, buggy: sum(o.flagged for o in outs if (o.label != "correct") == buggy)
+    assert flagged(a, False) == 0 and flagged(b, False) == 0, "no false positives on the correct kernels"
+    assert 16 - flagged(a, True) >= 12, "the standard test lets most planted bugs through"
+    assert flagged(b, True) > flagged(a, True), "the fuzzing baseline catches more"
+    by_name = {o.kernel: o for o in a}
+    for name in ("softmax_nomaxsub", "rowmax_zeroinit", "softmax_stride", "vadd_nomask", "softmax_barrier"):
+        assert not by_name[name].flagged, name
+    assert {o.kernel for o in b if o.flagged} >= {o.kernel for o in a if o.flagged}
+    table = corpus.detection_table({"A": a, "B": b})
+    assert re.search(r"false positives \(correct\)\s+0/9\s+0/9", table), table
+
+
+def test_inputs_are_rounded_to_the_tensor_dtype_and_seeded():
+    k = get("softmax")
+    x1, x2 = corpus.make_inputs(k, {"M": 2, "N": 5}, seed=4), corpus.make_inputs(k, {"M": 2, "N": 5}, seed=4)
+    assert (x1["x_ptr"] == x2["x_ptr"]).all() and (x1["x_ptr"].astype("float32") == x1["x_ptr"]).all()
+    with pytest.raises(ValueError, match="not inputs of softmax"):
+        corpus.make_inputs(k, None, {"w_ptr": {"dist": "normal"}})
+    with pytest.raises(ValueError, match="expected 'uniform', 'normal' or 'const'"):
+        corpus.make_inputs(k, None, {"x_ptr": {"dist": "cauchy"}})
