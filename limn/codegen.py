@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import numpy as np
-from .ops import Ops, Node, DType, float32, ELEMENTWISE_OPS, REDUCE_OPS
-from .view import View, strides_for, prod
-from .schedule import schedule, Schedule, Kernel, BufferRef, view_chain
+from .ops import Ops, Node, DType, REDUCE_OPS
+from .view import strides_for
+from .schedule import schedule, Schedule, Kernel
 
 # %% auto #0
 __all__ = ['OPCODES', 'Var', 'Div', 'Mod', 'Index', 'Check', 'Loop', 'EndLoop', 'Const', 'Load', 'Idx', 'Arith', 'Cast', 'Where',

@@ -6,9 +6,9 @@ Docs: https://limn-dev.github.io/limn/limn/schedule.html.md"""
 
 # %% ../nbs/limn/05_schedule.ipynb #ec9dcb45
 from __future__ import annotations
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from .ops import Ops, Node, Buffer, DType, toposort, ELEMENTWISE_OPS, REDUCE_OPS
-from .view import View, prod
+from .view import prod
 
 # %% auto #0
 __all__ = ['MATERIAL_OPS', 'view_chain', 'is_reshape', 'resolve_realized', 'materialized', 'BufferRef', 'Kernel', 'Sink',

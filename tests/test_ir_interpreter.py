@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from graph_corpus import CORPUS, tolerance, reference
 from limn import Tensor, realize, use_device
-from limn.ops import Ops, toposort, float32, int32
+from limn.ops import float32
 from limn.schedule import schedule
-from limn.codegen import run_ir, lower_schedule, Load, Const, Accum, Acc, Loop, Store, format_schedule
+from limn.codegen import run_ir, lower_schedule, Load, Const, Accum, Acc
 
 
 def numpy_results(tensors):

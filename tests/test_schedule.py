@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from graph_corpus import CORPUS
 from limn import Tensor, use_device, realize
-from limn.ops import Ops, ELEMENTWISE_OPS, REDUCE_OPS, toposort
+from limn.ops import Ops, ELEMENTWISE_OPS
 from limn.schedule import schedule, materialized
-from limn.codegen import run_ir, lower_schedule, Loop, Acc, Accum
+from limn.codegen import run_ir, lower_schedule, Loop, Acc
 
 FUSIBLE = set(ELEMENTWISE_OPS) | {Ops.VIEW, Ops.CONST, Ops.GATHER}
 
