@@ -7,12 +7,12 @@ Docs: https://limn-dev.github.io/limn/litmus/prove.html.md"""
 # %% auto #0
 __all__ = ['hypotheses', 'Prover', 'divide', 'decompositions', 'Proof', 'ModelProver']
 
-# %% ../nbs/litmus/04_prove.ipynb #9f3440df
+# %% ../nbs/litmus/04_prove.ipynb #87a9bb37
 import itertools
 from dataclasses import dataclass, field
 from litmus.tritonir import Poly, Atom, Cmp, Or, And, Opaque, TRUE, conjuncts, make_atom, _factor_key
 
-# %% ../nbs/litmus/04_prove.ipynb #729f5819
+# %% ../nbs/litmus/04_prove.ipynb #2db1aecb
 _LOCAL_KINDS = ('lane', 'loop', 'pid', 'data')
 _ELIMINATION_ORDER = {'lane': 0, 'loop': 1, 'atom': 2, 'pid': 3, 'data': 4}
 
@@ -102,7 +102,7 @@ class Prover:
             for mm, cc in partial.items(): out[mm] = out.get(mm, 0) + cc
         return all(c <= 0 for c in out.values())
 
-# %% ../nbs/litmus/04_prove.ipynb #5d124874
+# %% ../nbs/litmus/04_prove.ipynb #22da522f
 def divide(p, divisor, lead):
     "(q, r) with p == q*divisor + r: the division step on monomial `lead` of `divisor` (a multivariate long division)."
     dc = divisor.terms[lead]
@@ -143,7 +143,7 @@ def decompositions(offset, tensor):
         results = nxt
     return [idxs for idxs, rest in results if rest == Poly() and all(i is not None for i in idxs)]
 
-# %% ../nbs/litmus/04_prove.ipynb #15139192
+# %% ../nbs/litmus/04_prove.ipynb #f312a10e
 @dataclass
 class Proof:
     "One property of one access (or barrier): `proved` with the argument in `steps`, or not proved (which is not a defect)."
@@ -159,7 +159,7 @@ class Proof:
 def _idx_text(idxs):
     return ", ".join(map(str, idxs))
 
-# %% ../nbs/litmus/04_prove.ipynb #7ca3d1b7
+# %% ../nbs/litmus/04_prove.ipynb #8325e105
 class _InBounds:
     "In-bounds proofs: an offset read as in-range indices of its tensor."
     def __init__(self, model):
@@ -187,7 +187,7 @@ class _InBounds:
             tried.append(f"split ({_idx_text(idxs)}): " + steps[-1])
         return Proof('in_bounds', str(access), access.line, False, tried or ['no split of the offset by the strides'])
 
-# %% ../nbs/litmus/04_prove.ipynb #d1f6705d
+# %% ../nbs/litmus/04_prove.ipynb #41688181
 class _RaceFreedom:
     "Race-freedom proofs: the address determines the thread (mixed radix within indices, a non-aliasing layout across)."
     def layout_injective(self, tensor):
@@ -261,7 +261,7 @@ class _RaceFreedom:
         if others: steps.append(f"lines {sorted({o.line for o in others})} touch the same address map: same thread")
         return Proof('race_free', str(access), access.line, True, steps)
 
-# %% ../nbs/litmus/04_prove.ipynb #5c5dba18
+# %% ../nbs/litmus/04_prove.ipynb #d75a077f
 class _Barriers:
     def barrier_uniform(self, barrier):
         "Every program reaches the barrier (equally often): its path condition mentions no program id, lane or data."
@@ -270,6 +270,6 @@ class _Barriers:
             return Proof('barrier_uniform', barrier.text, barrier.line, False, [f"reached only if {barrier.guard}, which depends on {bad}"])
         return Proof('barrier_uniform', barrier.text, barrier.line, True, [f"path condition {barrier.guard} is the same for every program"])
 
-# %% ../nbs/litmus/04_prove.ipynb #6e1d02b1
+# %% ../nbs/litmus/04_prove.ipynb #2f4cbbbb
 class ModelProver(_InBounds, _RaceFreedom, _Barriers):
     "The for-all-shapes proofs of a `KernelModel`: in bounds per access, race freedom per write, uniform barriers."

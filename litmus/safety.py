@@ -7,16 +7,16 @@ Docs: https://limn-dev.github.io/limn/litmus/safety.html.md"""
 # %% auto #0
 __all__ = ['live_formula', 'Defect', 'SafetyReport', 'GPUSafetyCheck']
 
-# %% ../nbs/litmus/06_safety.ipynb #3a4a52c4
+# %% ../nbs/litmus/06_safety.ipynb #068b61f0
 from dataclasses import dataclass, field
 from pathlib import Path
 from litmus.tritonir import (Poly, compare, conj, disj, negate, make_atom, evaluate_poly, build_model, KernelModel,
-                             TRUE, Opaque)
+                             TRUE, Opaque, numeric_ranges)
 from litmus.prove import ModelProver, Proof
 from litmus.smt import Problem, solve, z3_available
 from litmus.shapes import SymbolicShapeSpace
 
-# %% ../nbs/litmus/06_safety.ipynb #b0387c90
+# %% ../nbs/litmus/06_safety.ipynb #6735ef72
 def live_formula(tensor, offset, env):
     """`offset` addresses a live element of the tensor at concrete sizes `env`: a mixed-radix read-out of the offset
     by the strides (largest first) lands inside the shape. Padding between rows is not live."""
@@ -38,7 +38,7 @@ def live_formula(tensor, offset, env):
 
 def _rename(names, suffix): return {n: Poly.var(n + suffix) for n in names}
 
-# %% ../nbs/litmus/06_safety.ipynb #956ad4a5
+# %% ../nbs/litmus/06_safety.ipynb #d4ead2f4
 @dataclass
 class Defect:
     """A proved defect: `kind` 'out_of_bounds' | 'race' | 'barrier_divergence', at source `line`, with a concrete
@@ -74,7 +74,7 @@ class SafetyReport:
     @property
     def exit_code(self): return {'ACCEPT': 0, 'REJECT': 1, 'UNKNOWN': 2}[self.verdict]
 
-# %% ../nbs/litmus/06_safety.ipynb #6d7c3166
+# %% ../nbs/litmus/06_safety.ipynb #6f672dac
 class _Search:
     "The witness searches, one per property, over the configurations of `SymbolicShapeSpace` (chapter 07)."
     def spaces(self):
@@ -93,13 +93,7 @@ class _Search:
         return self._configs
 
     def _vars(self, env, symbols, suffix=''):
-        out = []
-        for s in symbols:
-            sym = self.model.symbols[s]
-            lo = evaluate_poly(sym.lo, env)
-            hi = evaluate_poly(sym.hi, env) if sym.hi is not None else lo
-            out.append((s + suffix, lo, hi))
-        return out
+        return [(s + suffix, lo, hi) for s, (lo, hi) in numeric_ranges(self.model, symbols, env).items()]
 
     def _thread_symbols(self, access):
         "pids, then loop counters, then lanes: the order of the lexicographically smallest witness."
@@ -167,19 +161,21 @@ class _Search:
         for cfg in self.configs():
             env = self.model.config_env(cfg.dims, cfg.constexprs)
             ra, rb = _rename(pids + data, '_a'), _rename(pids + data, '_b')
-            variables = self._vars(env, list(barrier.loops)) + self._vars(env, pids + data, '_a') + self._vars(env, pids + data, '_b')
+            box = numeric_ranges(self.model, pids + list(barrier.loops) + data, env)
+            variables = [(s + sfx, *box[s]) for sfx in ('_a', '_b') for s in pids + data] + [(l, *box[l]) for l in barrier.loops]
             g = barrier.guard.subs(env)
             r = self._solve(variables, [g.subs(ra), negate(g.subs(rb))])
             if r is not None and r.status == 'sat':
                 m = r.model
                 w = {'reached_by': tuple(m[p + '_a'] for p in pids), 'skipped_by': tuple(m[p + '_b'] for p in pids),
                      'condition': str(barrier.guard), 'dims': cfg.dims, 'blocks': cfg.constexprs, 'config': cfg.label}
+                if data: w['data_conditions'] = {'reached': {d: m[d + '_a'] for d in data}, 'skipped': {d: m[d + '_b'] for d in data}}
                 if barrier.loops: w['iteration'] = {l: m[l] for l in barrier.loops}
                 return Defect('barrier_divergence', barrier.line, barrier.text, w, r.backend), None
             if r is not None and r.status == 'unknown': return None, r
         return None, None
 
-# %% ../nbs/litmus/06_safety.ipynb #5f317bf9
+# %% ../nbs/litmus/06_safety.ipynb #95315a91
 class GPUSafetyCheck(_Search):
     """Out-of-bounds accesses, races and divergent barriers of a Triton kernel. Each property is first proved for all
     shapes (`litmus.prove`); only what is not proved is searched, at the shape classes of `SymbolicShapeSpace`, with

@@ -7,12 +7,12 @@ Docs: https://limn-dev.github.io/limn/litmus/shapes.html.md"""
 # %% auto #0
 __all__ = ['FLOAT_DTYPE_CLASSES', 'dim_blocks', 'ShapeClass', 'Config', 'SymbolicShapeSpace']
 
-# %% ../nbs/litmus/07_shapes.ipynb #452ae7a6
+# %% ../nbs/litmus/07_shapes.ipynb #375b3c65
 from dataclasses import dataclass, field
 from litmus.tritonir import Poly, Cmp, compare, conj, disj, make_atom, evaluate_poly, build_model, KernelModel, conjuncts
 from litmus.smt import Problem, solve
 
-# %% ../nbs/litmus/07_shapes.ipynb #361a6171
+# %% ../nbs/litmus/07_shapes.ipynb #e8dd1b8b
 def _constexpr_symbols(model, p):
     return {s for s in p.symbols() if s in model.constexprs}
 
@@ -40,7 +40,7 @@ def dim_blocks(model):
             if d in rel and name not in rel[d]: rel[d].append(name)
     return rel
 
-# %% ../nbs/litmus/07_shapes.ipynb #d92f34cb
+# %% ../nbs/litmus/07_shapes.ipynb #4e62d080
 @dataclass
 class ShapeClass:
     "One equivalence class of a size: its name, the constraint defining it (over the size and the block `b`), and the solver's witness."

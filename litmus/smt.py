@@ -7,12 +7,12 @@ Docs: https://limn-dev.github.io/limn/litmus/smt.html.md"""
 # %% auto #0
 __all__ = ['Problem', 'SolveResult', 'z3_available', 'solve_bounded', 'solve_z3', 'solve']
 
-# %% ../nbs/litmus/05_smt.ipynb #badc3058
+# %% ../nbs/litmus/05_smt.ipynb #42bafe31
 import importlib.util
 from dataclasses import dataclass, field
 from litmus.tritonir import Poly, Atom, Cmp, And, Or, Not, Opaque, TRUE, FALSE, _Const, conjuncts, _next_pow2
 
-# %% ../nbs/litmus/05_smt.ipynb #d4da7793
+# %% ../nbs/litmus/05_smt.ipynb #5623c153
 @dataclass
 class Problem:
     """Find integers for `variables` ([(name, lo, hi)], inclusive, in priority order) satisfying every formula in
@@ -45,7 +45,7 @@ def z3_available():
     "True when the optional `z3-solver` package can be imported."
     return importlib.util.find_spec('z3') is not None
 
-# %% ../nbs/litmus/05_smt.ipynb #3b53e4c7
+# %% ../nbs/litmus/05_smt.ipynb #fe2bf3cb
 def _poly_code(p, index):
     terms = []
     for m, c in p.terms.items():
@@ -107,7 +107,7 @@ def solve_bounded(problem, budget=2_000_000):
 
 class _Budget(Exception): pass
 
-# %% ../nbs/litmus/05_smt.ipynb #73f34a3e
+# %% ../nbs/litmus/05_smt.ipynb #9506f724
 def solve_z3(problem, timeout_ms=20_000):
     """z3's optimiser with the variables minimised lexicographically in order, so its witness is the bounded search's.
     An 'unsat' from z3 is a proof that the box holds no solution (`proved_unsat`)."""

@@ -8,13 +8,14 @@ Docs: https://limn-dev.github.io/limn/litmus/tritonir.html.md"""
 __all__ = ['TRUE', 'FALSE', 'Atom', 'Poly', 'make_atom', 'cdiv', 'evaluate_poly', 'Formula', 'Cmp', 'And', 'Or', 'Not', 'Opaque',
            'compare', 'conj', 'disj', 'negate', 'evaluate_formula', 'conjuncts', 'parse_expr', 'IVal', 'BVal', 'PVal',
            'DVal', 'UVal', 'Access', 'Barrier', 'Unsupported', 'Symbol', 'TensorInfo', 'KernelModel', 'build_model',
-           'executions', 'draw_accesses', 'triton_available', 'ttir', 'ttir_memory_ops', 'model_memory_ops']
+           'numeric_ranges', 'executions', 'draw_accesses', 'triton_available', 'ttir', 'ttir_memory_ops',
+           'model_memory_ops']
 
-# %% ../nbs/litmus/03_tritonir.ipynb #79467264
+# %% ../nbs/litmus/03_tritonir.ipynb #d64398da
 import ast, itertools, math
 from dataclasses import dataclass, field
 
-# %% ../nbs/litmus/03_tritonir.ipynb #52308e8e
+# %% ../nbs/litmus/03_tritonir.ipynb #c9d4244c
 class Atom:
     "A non-polynomial integer term (`//`, `%`, min, max, next_pow2) kept opaque inside a `Poly`."
     __slots__ = ('op', 'args', '_key')
@@ -115,7 +116,7 @@ class Poly:
         return text[2:] if text.startswith("+ ") else "-" + text[2:]
     __repr__ = __str__
 
-# %% ../nbs/litmus/03_tritonir.ipynb #f008640d
+# %% ../nbs/litmus/03_tritonir.ipynb #27ffdd99
 def _next_pow2(n): return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
 
 def make_atom(op, *args):
@@ -146,7 +147,7 @@ def evaluate_poly(p, env):
         total += t
     return total
 
-# %% ../nbs/litmus/03_tritonir.ipynb #eb80e932
+# %% ../nbs/litmus/03_tritonir.ipynb #85438c20
 class Formula:
     "A boolean over integer polynomials: TRUE, `Cmp`, `And`, `Or`, `Not`, `Opaque` (a data-dependent condition)."
     def __and__(self, other): return conj(self, other)
@@ -259,7 +260,7 @@ def conjuncts(f):
     "The top-level conjuncts of `f`."
     return [] if f is TRUE else list(f.items) if isinstance(f, And) else [f]
 
-# %% ../nbs/litmus/03_tritonir.ipynb #13d70920
+# %% ../nbs/litmus/03_tritonir.ipynb #4144121e
 def parse_expr(text, names=None):
     """A metadata expression (dims, constexprs: integers, + - * // %, cdiv, next_pow2, min, max) as a `Poly`.
     `names` maps a name to the Poly it stands for; any other name becomes a symbol."""
@@ -288,7 +289,7 @@ def parse_expr(text, names=None):
                          "(expected integers, names, + - * // %, cdiv, next_pow2, min, max)")
     return walk(tree)
 
-# %% ../nbs/litmus/03_tritonir.ipynb #4009ee69
+# %% ../nbs/litmus/03_tritonir.ipynb #f515418b
 @dataclass
 class IVal:
     "An integer index value: a Poly over parameters, program ids, lanes and loop counters; `axes` are its lane symbols (None = broadcast axis of size 1)."
@@ -377,7 +378,7 @@ class TensorInfo:
         for s in self.shape: n = n * s
         return n
 
-# %% ../nbs/litmus/03_tritonir.ipynb #3580c0ed
+# %% ../nbs/litmus/03_tritonir.ipynb #19deeb24
 _DATA_FNS = {  # tl functions whose result is data: the model ignores their value
     'zeros', 'zeros_like', 'full', 'dot', 'dot_scaled', 'sum', 'max', 'min', 'argmax', 'argmin', 'exp', 'exp2',
     'log', 'log2', 'sqrt', 'sqrt_rn', 'rsqrt', 'sigmoid', 'softmax', 'abs', 'fma', 'cumsum', 'cumprod', 'erf',
@@ -402,7 +403,7 @@ def _dotted(node):
 
 class _Return(Exception): pass
 
-# %% ../nbs/litmus/03_tritonir.ipynb #5cb8c893
+# %% ../nbs/litmus/03_tritonir.ipynb #2e0c0db0
 @dataclass
 class KernelModel:
     """The symbolic memory model of one kernel: every load, store, atomic and barrier with its address and guard,
@@ -433,7 +434,7 @@ class KernelModel:
         return (f"KernelModel({self.name}: {len(self.accesses)} accesses, {len(self.barriers)} barriers, "
                 f"{len(self.unsupported)} unsupported)")
 
-# %% ../nbs/litmus/03_tritonir.ipynb #6bf9ea37
+# %% ../nbs/litmus/03_tritonir.ipynb #c106c028
 class _Setup:
     "Binding the kernel's arguments to symbols, fresh lanes, and broadcasting."
     def __init__(self, fn_ast, args, grid, dims, name, source_lines, pads=()):
@@ -521,7 +522,7 @@ class _Setup:
             out.append(v)
         return out, tuple(axes)
 
-# %% ../nbs/litmus/03_tritonir.ipynb #f7e94b7a
+# %% ../nbs/litmus/03_tritonir.ipynb #4715dfdd
 class _Expressions:
     "Index arithmetic, comparisons, masks and `[:, None]` broadcasting; anything that touches data becomes DVal."
     def eval(self, node):
@@ -640,7 +641,7 @@ class _Expressions:
             if k.arg in names: out[k.arg] = k.value
         return out
 
-# %% ../nbs/litmus/03_tritonir.ipynb #f1d47aa1
+# %% ../nbs/litmus/03_tritonir.ipynb #9fcc30c3
 class _Calls:
     "The `tl.*` calls: program ids, aranges, loads, stores, atomics, barriers; everything else is data or UNKNOWN."
     def _e_Call(self, n):
@@ -746,7 +747,7 @@ class _Calls:
                                     tuple(x for x in axes if x is not None), self.loops, n.lineno, ast.unparse(n)))
         return DVal(fname)
 
-# %% ../nbs/litmus/03_tritonir.ipynb #c1fbabf9
+# %% ../nbs/litmus/03_tritonir.ipynb #727ddfc2
 class _Statements:
     "Assignments, `if` on program-dependent values (path conditions), `for` loops (one symbolic iteration), returns."
     def run(self, body):
@@ -897,7 +898,7 @@ class _Statements:
 class _Interpreter(_Setup, _Expressions, _Calls, _Statements):
     "Walks a jit function's AST once, carrying symbolic values; the result is a `KernelModel`."
 
-# %% ../nbs/litmus/03_tritonir.ipynb #803dc61b
+# %% ../nbs/litmus/03_tritonir.ipynb #8c3642eb
 def _find_function(tree, fn_name=None):
     fns = [n for n in tree.body if isinstance(n, ast.FunctionDef)
            and any('jit' in ast.unparse(d) for d in n.decorator_list)]
@@ -919,17 +920,35 @@ def build_model(kernel):
     return KernelModel(kernel.name, fn_ast.name, interp.symbols, interp.tensors, interp.grid, interp.accesses,
                        interp.barriers, interp.unsupported, interp.facts, dict(interp.dims), interp.constexprs)
 
-# %% ../nbs/litmus/03_tritonir.ipynb #2d99250f
+# %% ../nbs/litmus/03_tritonir.ipynb #4ce25de4
+def numeric_ranges(model, names, env, limit=100_000):
+    """Integer boxes [lo, hi] for program ids, loop counters and lanes at concrete sizes `env`, in order. A bound may
+    depend on an earlier symbol (`for j in range(pid)`): then it is the extreme over the earlier symbols' boxes. A box
+    may be loose; the guards (which include every loop condition) keep only the real executions."""
+    out = {}
+    def extreme(p, pick):
+        free = sorted(p.subs(env).symbols())
+        missing = [f for f in free if f not in out]
+        if missing: raise ValueError(f"bound {p} depends on {missing}, which come later or are unknown")
+        boxes = [range(out[f][0], out[f][1] + 1) for f in free]
+        size = math.prod(len(b) for b in boxes)
+        if size > limit: raise ValueError(f"bound {p} needs {size} evaluations; the configuration is too large")
+        q = p.subs(env)
+        values = [evaluate_poly(q, dict(zip(free, pt))) for pt in itertools.product(*boxes)]
+        return pick(values) if values else None
+    for n in names:
+        sym = model.symbols[n]
+        lo = extreme(sym.lo, min)
+        hi = extreme(sym.hi, max) if sym.hi is not None else lo
+        out[n] = (lo, hi if hi is not None else lo - 1)
+    return out
+
 def executions(model, access, env):
     """Every (program, loop iteration, lanes) that performs `access` at concrete sizes `env` (from
     `KernelModel.config_env`), with its address: the model's meaning, enumerated. Yields dicts; small configs only."""
     names = [f'pid{a}' for a in range(len(model.grid))] + list(access.loops) + list(access.lanes)
     data = sorted(s for s in access.guard.symbols() if model.symbols.get(s) and model.symbols[s].kind == 'data')
-    ranges = []
-    for s in names + data:
-        sym = model.symbols[s]
-        lo = evaluate_poly(sym.lo, env)
-        ranges.append(range(lo, (evaluate_poly(sym.hi, env) if sym.hi is not None else lo) + 1))
+    ranges = [range(lo, hi + 1) for lo, hi in numeric_ranges(model, names + data, env).values()]
     offset, guard = access.offset.subs(env), access.guard.subs(env)
     for values in itertools.product(*ranges):
         point = dict(zip(names + data, values))
@@ -972,7 +991,7 @@ def draw_accesses(model, access, env, max_cells=48):
             g.edge(f"l{prog}_{key}", f"m{e['address']}", color='#c00000' if e['address'] not in live else '#555555')
     return g
 
-# %% ../nbs/litmus/03_tritonir.ipynb #1eecdb60
+# %% ../nbs/litmus/03_tritonir.ipynb #315a22c7
 _TT_DTYPES = {'float32': 'fp32', 'float16': 'fp16', 'bfloat16': 'bf16', 'float64': 'fp64', 'int32': 'i32',
               'int64': 'i64', 'int8': 'i8', 'uint8': 'u8', 'bool': 'i1'}
 _TT_KINDS = {'tt.load': 'load', 'tt.store': 'store', 'tt.atomic_rmw': 'atomic', 'tt.atomic_cas': 'atomic',

@@ -166,3 +166,20 @@ def test_shape_space_is_small_and_witnessed():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="backend must be"): GPUSafetyCheck(corpus.get('vadd'), backend='cvc5')
     with pytest.raises(TypeError, match="kernel must be"): build_model(object())
+
+def test_loop_barrier_and_early_exit():
+    "A barrier in `for j in range(pid)`: programs disagree on how often they reach it; the early return guards the rest."
+    k = corpus.load(TEST_KERNELS / 'early_exit_barrier.py')
+    model = build_model(k)
+    assert all('BLOCK*pid0 < N' in str(a.guard) for a in model.accesses + model.barriers)
+    for backend in BACKENDS:
+        r = GPUSafetyCheck(k, backend=backend).run()
+        assert r.verdict == 'REJECT' and [d.kind for d in r.defects] == ['barrier_divergence']
+        w = r.defects[0].witness
+        assert w['reached_by'] != w['skipped_by'] and 'iteration' in w
+
+def test_grouped_tutorial_matmul_is_unknown_not_rejected():
+    "The Triton tutorial's grouped ordering (min, nested % and //) is beyond the prover: honest UNKNOWN, no false defect."
+    r = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'matmul_grouped.py')).run()
+    assert r.verdict == 'UNKNOWN' and not r.defects and r.open
+    assert [p.proved for p in r.proofs if p.prop == 'in_bounds'][:2] == [True, True]  # the `% M`-wrapped loads

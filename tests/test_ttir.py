@@ -11,13 +11,16 @@ from litmus.tritonir import build_model, ttir, ttir_memory_ops, model_memory_ops
 pytestmark = pytest.mark.skipif(not triton_available(), reason="triton is not installed (pip install 'triton==3.9.0'): "
                                 "the TTIR cross-check needs Triton's front end")
 TEST_KERNELS = Path(__file__).parent / 'kernels'
-CHECKED = corpus.kernels() + [corpus.load(TEST_KERNELS / f) for f in ('matmul_masked.py', 'barrier_divergent.py')]
+CHECKED = corpus.kernels() + [corpus.load(TEST_KERNELS / f) for f in ('matmul_masked.py', 'barrier_divergent.py',
+                                                                    'early_exit_barrier.py', 'matmul_grouped.py')]
 
 @pytest.mark.parametrize('kernel', CHECKED, ids=lambda k: k.name)
 def test_model_and_ttir_agree(kernel):
     ours, theirs = model_memory_ops(build_model(kernel)), ttir_memory_ops(ttir(kernel))
     assert theirs, f"no memory operations parsed from the TTIR of {kernel.name}"
-    assert ours == theirs, f"{kernel.name}: model {ours} vs TTIR {theirs}"
+    assert set(ours) == set(theirs), f"{kernel.name}: model {ours} vs TTIR {theirs}"
+    if 'static_range' not in kernel.source:  # without unrolling, one TTIR op per source op
+        assert ours == theirs, f"{kernel.name}: model {ours} vs TTIR {theirs}"
 
 def test_triton_compile_ttir_stage():
     "The full `triton.compile` pipeline for a GPU target, on this CPU: its TTIR (after Triton's passes) keeps the same operations."
