@@ -123,3 +123,12 @@ def test_argmax_takes_the_first_of_ties_and_clamp_gradients():
     g, = limn.grad(v.clamp(0.0, 1.0).sum(), v); tg, = torch.autograd.grad(tv.clamp(0.0, 1.0).sum(), tv)
     assert g.tolist() == tg.tolist()
     assert Tensor([1.0]).requires_grad_().requires_grad
+
+
+def test_shared_constants_survive_realize_and_assign():
+    z = Tensor.zeros(3)
+    z.realize()
+    z.assign(z + 1); z.realize()
+    assert z.tolist() == [1, 1, 1] and Tensor.zeros(3).tolist() == [0, 0, 0]
+    a, b = Tensor([1.0, 2.0]) * 2.0, Tensor([3.0, 4.0]) * 2.0
+    assert a.node.srcs[1] is b.node.srcs[1]                         # one node for the constant 2.0 broadcast to (2,)
