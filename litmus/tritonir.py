@@ -403,6 +403,9 @@ def _dotted(node):
 
 class _Return(Exception): pass
 
+class _HelperReturn(Exception):
+    def __init__(self, value): self.value = value
+
 # %% ../nbs/litmus/03_tritonir.ipynb #2e0c0db0
 @dataclass
 class KernelModel:
@@ -437,8 +440,9 @@ class KernelModel:
 # %% ../nbs/litmus/03_tritonir.ipynb #c106c028
 class _Setup:
     "Binding the kernel's arguments to symbols, fresh lanes, and broadcasting."
-    def __init__(self, fn_ast, args, grid, dims, name, source_lines, pads=()):
+    def __init__(self, fn_ast, args, grid, dims, name, source_lines, pads=(), helpers=None):
         self.symbols, self.accesses, self.barriers, self.unsupported, self.facts = {}, [], [], [], []
+        self.helpers, self.call_stack = dict(helpers or {}), []
         self.tensors, self.constexprs, self.counter = {}, {}, itertools.count()
         self.pc, self.loops, self.lines, self.name = TRUE, (), source_lines, name
         self.dims = {k: int(v) for k, v in dims.items()}
@@ -457,7 +461,8 @@ class _Setup:
             try: expr = parse_expr(value, names) if not isinstance(value, bool) else None
             except ValueError: expr = None
             v = expr.value() if expr is not None else None
-            if expr is None:
+            if isinstance(value, bool): self.env[p] = IVal(Poly.const(int(value)))  # a specialisation flag
+            elif expr is None:
                 self.env[p] = value if not isinstance(value, str) else DVal(f'constexpr {p}')
             elif v is not None and not (v >= 2 and v & (v - 1) == 0):
                 self.env[p] = IVal(Poly.const(v))
@@ -721,8 +726,37 @@ class _Calls:
         if short == 'int' and n.args: return self.eval(n.args[0])
         if short == 'float': return DVal('float()')
         if short == 'print': return None
-        self._unsupported(f'call to {short}', n, 'helper functions are not inlined; the call may touch memory')
+        if short in self.helpers: return self._inline(self.helpers[short], n)
+        self._unsupported(f'call to {short}', n, 'not a @triton.jit function of this file; the call may touch memory')
         return UVal(f'call to {short}', n.lineno)
+
+    def _inline(self, fn, n):
+        "A call to a @triton.jit helper of the same file: its body runs in a fresh scope on the caller's symbolic values."
+        if len(self.call_stack) >= 8 or fn.name in self.call_stack:
+            self._unsupported(f'call to {fn.name}', n, 'recursive or too deeply nested helper calls')
+            return UVal(f'call to {fn.name}', n.lineno)
+        params = [a.arg for a in fn.args.args]
+        defaults = dict(zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults))
+        given = dict(zip(params, n.args)); given.update({k.arg: k.value for k in n.keywords if k.arg})
+        missing = [p for p in params if p not in given and p not in defaults]
+        if missing or len(n.args) > len(params):
+            self._unsupported(f'call to {fn.name}', n, f'arguments do not bind (missing {missing})')
+            return UVal(f'call to {fn.name}', n.lineno)
+        scope = {p: self.eval(given[p]) if p in given else self.eval(defaults[p]) for p in params}
+        saved_env, entry_pc = self.env, self.pc
+        self.env, result = scope, None
+        self.call_stack.append(fn.name)
+        try: self.block(fn.body)
+        except _HelperReturn as r: result = r.value
+        except _Return: result = None
+        finally:
+            self.call_stack.pop()
+            self.env, returned_pc = saved_env, self.pc
+            self.pc = entry_pc
+        if returned_pc is not entry_pc and returned_pc != entry_pc:
+            self._unsupported(f'call to {fn.name}', n, 'a return inside a branch of a helper is not modelled')
+            return UVal(f'call to {fn.name}', n.lineno)
+        return result
 
     def _access(self, kind, fname, n, a):
         ptr = self.eval(a['pointer']) if a.get('pointer') is not None else None
@@ -764,7 +798,8 @@ class _Statements:
     def _s_Pass(self, s): pass
     def _s_Assert(self, s): pass
     def _s_Return(self, s):
-        if s.value is not None: self.eval(s.value)
+        value = self.eval(s.value) if s.value is not None else None
+        if self.call_stack: raise _HelperReturn(value)
         raise _Return()
     def assign(self, target, value, node):
         if isinstance(target, ast.Name): self.env[target.id] = value
@@ -846,7 +881,7 @@ class _Statements:
         self.env[s.target.id] = IVal(k)
         returned = False
         try: self.block(s.body)
-        except _Return: returned = True
+        except (_Return, _HelperReturn): returned = True
         probe_after, probe_accesses = self.env, self.accesses
         self.accesses, self.barriers, self.unsupported, _ = saved
         if returned:
@@ -884,7 +919,7 @@ class _Statements:
         self.env[s.target.id] = IVal(k)
         self.pc, self.loops = conj(outer_pc, cond), self.loops + (t,)
         try: self.block(s.body)
-        except _Return: pass
+        except (_Return, _HelperReturn): pass
         self.loops, self.pc = self.loops[:-1], outer_pc
         after = self.env
         self.env = dict(env0)
@@ -913,14 +948,17 @@ def build_model(kernel):
     for attr in ('source', 'args', 'grid', 'dims'):
         if not hasattr(kernel, attr):
             raise TypeError(f"kernel must be a litmus.corpus.Kernel (needs .{attr}); got {type(kernel).__name__}")
-    fn_ast = getattr(kernel, 'fn_ast', None) or _find_function(ast.parse(kernel.source), getattr(kernel, 'fn_name', None))
+    module = getattr(kernel, 'module_ast', None) or ast.parse(kernel.source)
+    fn_ast = getattr(kernel, 'fn_ast', None) or _find_function(module, getattr(kernel, 'fn_name', None))
+    helpers = {f.name: f for f in module.body if isinstance(f, ast.FunctionDef) and f.name != fn_ast.name
+               and any('jit' in ast.unparse(d) for d in f.decorator_list)}
     interp = _Interpreter(fn_ast, kernel.args, kernel.grid, kernel.dims, kernel.name, kernel.source.splitlines(),
-                          tuple(getattr(kernel, 'pads', ())))
+                          tuple(getattr(kernel, 'pads', ())), helpers)
     interp.run(fn_ast.body)
     return KernelModel(kernel.name, fn_ast.name, interp.symbols, interp.tensors, interp.grid, interp.accesses,
                        interp.barriers, interp.unsupported, interp.facts, dict(interp.dims), interp.constexprs)
 
-# %% ../nbs/litmus/03_tritonir.ipynb #4ce25de4
+# %% ../nbs/litmus/03_tritonir.ipynb #29112b0b
 def numeric_ranges(model, names, env, limit=100_000):
     """Integer boxes [lo, hi] for program ids, loop counters and lanes at concrete sizes `env`, in order. A bound may
     depend on an earlier symbol (`for j in range(pid)`): then it is the extreme over the earlier symbols' boxes. A box
@@ -991,7 +1029,7 @@ def draw_accesses(model, access, env, max_cells=48):
             g.edge(f"l{prog}_{key}", f"m{e['address']}", color='#c00000' if e['address'] not in live else '#555555')
     return g
 
-# %% ../nbs/litmus/03_tritonir.ipynb #315a22c7
+# %% ../nbs/litmus/03_tritonir.ipynb #2572a1c0
 _TT_DTYPES = {'float32': 'fp32', 'float16': 'fp16', 'bfloat16': 'bf16', 'float64': 'fp64', 'int32': 'i32',
               'int64': 'i64', 'int8': 'i8', 'uint8': 'u8', 'bool': 'i1'}
 _TT_KINDS = {'tt.load': 'load', 'tt.store': 'store', 'tt.atomic_rmw': 'atomic', 'tt.atomic_cas': 'atomic',

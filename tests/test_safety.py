@@ -183,3 +183,7 @@ def test_grouped_tutorial_matmul_is_unknown_not_rejected():
     r = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'matmul_grouped.py')).run()
     assert r.verdict == 'UNKNOWN' and not r.defects and r.open
     assert [p.proved for p in r.proofs if p.prop == 'in_bounds'][:2] == [True, True]  # the `% M`-wrapped loads
+
+def test_helpers_inlined_and_proved():
+    r = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'helper_rows.py')).run()
+    assert r.verdict == 'ACCEPT' and not r.unsupported and len(r.proofs) == 3
