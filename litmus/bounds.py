@@ -10,7 +10,7 @@ __all__ = ['COMPONENTS', 'RND', 'RED', 'LIB', 'CAST', 'SAFETY', 'GENERATORS', 'P
            'LayerNormRules', 'ContractionRules', 'Analysis', 'heuristic_tolerance', 'ToleranceBound',
            'adversarial_rows', 'Measured', 'measure']
 
-# %% ../nbs/litmus/02_bounds.ipynb #b92bce04
+# %% ../nbs/litmus/02_bounds.ipynb #5d1610b7
 import math
 from dataclasses import dataclass, field
 import numpy as np
@@ -44,7 +44,7 @@ def gamma(n: int, u: float) -> float:
     "Higham's gamma_n = n*u / (1 - n*u); None where it diverges (n*u >= 1)."
     return 0.0 if n <= 0 else (None if n * u >= 1 else n * u / (1 - n * u) * SAFETY)
 
-# %% ../nbs/litmus/02_bounds.ipynb #80ecd88b
+# %% ../nbs/litmus/02_bounds.ipynb #5346985b
 class Err:
     """|computed - exact| <= A + R*|exact|, with A and R each split over the four COMPONENTS.
 
@@ -108,7 +108,7 @@ class Info:
     @property
     def m(self): return self.rng.mag
 
-# %% ../nbs/litmus/02_bounds.ipynb #35479aa7
+# %% ../nbs/litmus/02_bounds.ipynb #a6bb8619
 def _sup_piecewise(lo, hi, f_piece, steps=(0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)):
     """An upper bound on sup_{x in [lo, hi]} of a function, from a bound f_piece(p, q) on each
     piece [p, q]. Pieces are fine near hi and geometric below, where the functions bounded here
@@ -146,7 +146,7 @@ def _deriv_max(op, iv):
     if op == "erf": return 2 / math.sqrt(math.pi) * math.exp(-min(m * m, 700)) + 1e-16
     raise ValueError(op)
 
-# %% ../nbs/litmus/02_bounds.ipynb #e65253c6
+# %% ../nbs/litmus/02_bounds.ipynb #8fb6606c
 class ElementwiseRules:
     "Error rules for + - * / max min and the DSL's functions of one argument (a mixin of Analysis)."
     def _aff(self, a, b, f):
@@ -297,7 +297,7 @@ class ElementwiseRules:
     def op_sigmoid(self, n, a): return self._lipschitz(n, a, "sigmoid", a.rng.sigmoid())
     def op_erf(self, n, a): return self._lipschitz(n, a, "erf", a.rng.erf())
 
-# %% ../nbs/litmus/02_bounds.ipynb #f9b4a07e
+# %% ../nbs/litmus/02_bounds.ipynb #077a90ac
 class ReductionRules:
     "Row sum, mean, max, min: Higham's Thm 4.1 for sums, exactness for max and min (a mixin of Analysis)."
     def _sum_errs(self, a, N, g):
@@ -344,7 +344,7 @@ class ReductionRules:
         errs = [e if coherent and e.r <= 1 else e.absolute(a.m) for e in a.errs]
         return Info(a.rng, errs, a.chain, Affine.from_interval(a.rng), a.exact)
 
-# %% ../nbs/litmus/02_bounds.ipynb #44fe73c6
+# %% ../nbs/litmus/02_bounds.ipynb #3e0c6ef9
 def written_out(analysis, n):
     "A Norm composite written out in elementwise ops and reductions: what the analysis sees when its lemma is switched off."
     from litmus.spec import row_max, row_sum, row_mean, exp, log, rsqrt
@@ -354,7 +354,7 @@ def written_out(analysis, n):
     if n.op == "layernorm": d = x - row_mean(x); return analysis.node(d * rsqrt(row_mean(d * d) + n.arg))
     if n.op == "rmsnorm": return analysis.node(x * rsqrt(row_mean(x * x) + n.arg))
 
-# %% ../nbs/litmus/02_bounds.ipynb #e972ce2b
+# %% ../nbs/litmus/02_bounds.ipynb #60c64cfd
 class SoftmaxRules:
     "softmax and log-softmax, with lemmas R1 and R2 (a mixin of Analysis)."
     def _softmax_parts(self, x: Info):
@@ -415,7 +415,7 @@ class SoftmaxRules:
         self.notes.append("log_softmax: R1 and R2 applied")
         return Info(rng, [e], x.chain + 2 * N + 2, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #31ef7730
+# %% ../nbs/litmus/02_bounds.ipynb #3a6c4958
 class LayerNormRules:
     "layernorm with lemma R3, and rms-norm (a mixin of Analysis)."
     def op_layernorm(self, n):
@@ -428,31 +428,46 @@ class LayerNormRules:
         self.fits(N * M * (1 + g), "layernorm's running sum of x")
         self.fits((W + 2 * M) ** 2 * N * (1 + g) * (1 + g3), "layernorm's sum of squared deviations")
         L = 2 * LIBM_ULPS["rsqrt"] * u
-        em_v = np.zeros(4); em_v[RED] = g * M * (1 + g2); em_v[RND] = g2 * M + p.eta    # |mu~ - mu|
+        em_v = np.zeros(4); em_v[RED] = g * M * (1 + g2); em_v[RND] = g2 * M + p.eta    # |e| = |mu~ - mu| <= em
         em = em_v.sum()
-        th_v = np.zeros(4); th_v[RND] = (1 + g3) * (1 + g2) - 1; th_v[RED] = (1 + g3) * (1 + g2) * g   # v~ = (s2 + e^2)(1 + th)
-        th = th_v.sum()
+        th_v = np.zeros(4); th_v[RND] = (1 + g3) * (1 + g2) - 1; th_v[RED] = (1 + g3) * (1 + g2) * g
         Y = min(math.sqrt(N - 1), W / math.sqrt(eps))          # |y_i| <= sqrt(N-1): the centred row's max deviation
-        # R3: sum_j (d_j - e)^2 = N*s2 + N*e^2, so v~ + eps~ = (s2 + eps)(1 + tau), tau below
-        tau_v = th_v.copy(); tau_v[RED] += em * em * (1 + th) / eps; tau_v[RND] += 2 * p.eta / eps + u
+        bounds = []
+        # R3: sum_j (d_j - e)^2 = N*(s2 + e^2), so v~ = (s2 + e^2)(1 + th) + n and v~ + eps~ = W'(1 + tau1) with
+        # W' = s2 + e^2 + eps: a relative error of the size of gamma_N, whatever e is.
+        tau_v = np.maximum(th_v, np.array([u, 0, 0, 0])); tau_v[RND] += 2 * p.eta / eps
         tau_v *= (1 + u); tau_v[RND] += u
         tau = tau_v.sum()
-        bounds = []
         if tau < 1:
-            rr = (1 - tau) ** -0.5 * (1 + L) - 1                    # relative error of r~ = rsqrt~(w~)
+            rr = (1 - tau) ** -0.5 * (1 + L) - 1                    # r~ = W'^(-1/2) (1 + rr)
             rr_v = spread((1 - tau) ** -0.5 - 1, tau_v); rr_v[LIB] += rr - rr_v.sum()
-            kap = (1 + u) ** 2 * (1 + rr) - 1
+            kap = (1 + u) ** 2 * (1 + rr) - 1                       # y~ = (d_i - e)/sqrt(W') (1 + kap)
             kap_v = rr_v.copy(); kap_v[RND] += kap - rr
-            A = em_v / math.sqrt(eps) * (1 + kap); A[RND] += p.eta
-            bounds.append(("R3", Err(A, kap_v)))
+            # |y~ - y| <= |d_i| min(e^2/(2 w^1.5), 1/sqrt(w)) + e/sqrt(w + e^2) + kap (|d_i|/sqrt(w) + e/sqrt(w + e^2)),
+            # w = s2 + eps, |d_i| <= min(sqrt(N-1) s, W): a sound sup over s on geometric pieces [s_a, s_b]
+            s_max = W / 2
+            sig = np.concatenate([[0.0], math.sqrt(eps) * 2.0 ** (np.arange(-640, 641) / 16)])
+            sig = np.unique(np.append(sig[sig < s_max], s_max))
+            sa, sb = sig[:-1], sig[1:]
+            wa = sa ** 2 + eps
+            D = np.minimum(math.sqrt(N - 1) * sb, W)
+            shift = D * np.minimum(em * em / (2 * wa ** 1.5), 1 / np.sqrt(wa))        # the exact effect of e on the scale
+            offset = em / np.sqrt(wa + em * em)                                        # and on the numerator
+            scale = D / np.sqrt(wa) + offset
+            k = int(np.argmax(shift + offset + kap * scale))
+            A = spread((shift[k] + offset[k]) * (1 + 1e-12), em_v) + kap_v * scale[k]; A[RND] += p.eta
+            bounds.append(("R3", Err(A)))
         # triangle fallback: |y~_i| <= (1+L)(1+u)/sqrt((1-u)c) with c = (1-u)(1-g)(1-g2)/N, and |y_i| <= sqrt(N-1)
         if g < 1:
             c = (1 - u) * (1 - g) * (1 - g2) / N
             tri = (1 + L) * (1 + u) / math.sqrt((1 - u) * c) + p.eta + math.sqrt(N - 1)
             tri = min(tri, (W * (1 + u) + em) * (1 + L) * (1 + u) / math.sqrt(eps * (1 - u) ** 2) + p.eta + Y)
             bounds.append(("triangle", Err(spread(tri, np.array([0, 1, 0, 0.0])))))
+        if not bounds: raise NotCertified("not certified", f"layernorm: the variance's relative error reaches 1 in {p.name}")
         name, e = min(bounds, key=lambda b: b[1].total(Y))
-        self.notes.append(f"layernorm: {'R3 (centred second moment), eps-dominance tau=%.3g' % tau if name == 'R3' else 'R3 does not apply (eps-dominance fails: tau=%.3g), coarse triangle bound' % tau}")
+        dom = em * em / eps
+        self.notes.append(f"layernorm: R3 (centred second moment); e_m^2/eps = {dom:.3g} ({'eps dominates' if dom <= 1 else 'eps does not dominate'})"
+                          + ("" if name == "R3" else ", coarse triangle bound"))
         rng = Interval(-Y, Y)
         return Info(rng, [e], N + 5, Affine.from_interval(rng))
 
@@ -474,7 +489,7 @@ class LayerNormRules:
         rng = Interval(-Y, Y)
         return Info(rng, [Err(Err.fresh(RND, A=p.eta).A, kap_v)], N + 4, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #a6f3927d
+# %% ../nbs/litmus/02_bounds.ipynb #b5ee6093
 class ContractionRules:
     "One contraction of length K, any accumulator dtype (a mixin of Analysis)."
     def op_matmul(self, n):
@@ -493,7 +508,7 @@ class ContractionRules:
         e = Err(under, g_v) if coherent else Err(g_v * K * a.m * b.m + under)
         return Info(rng, [e], n_round, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #a4bc7bad
+# %% ../nbs/litmus/02_bounds.ipynb #bdf0ee9f
 class Analysis(ElementwiseRules, ReductionRules, SoftmaxRules, LayerNormRules, ContractionRules):
     """Forward error analysis of a spec: per node, an enclosure of the exact value (affine forms,
     refined by the lemmas) and bounds on |computed - exact| (Err pairs)."""
@@ -555,7 +570,7 @@ class Analysis(ElementwiseRules, ReductionRules, SoftmaxRules, LayerNormRules, C
         err = abs(fl - v) * (1 + 1e-15)
         return Info(Interval(v), [Err.fresh(RND, A=err)], int(err > 0), Affine(v), exact=err == 0)
 
-# %% ../nbs/litmus/02_bounds.ipynb #48c871c9
+# %% ../nbs/litmus/02_bounds.ipynb #f429f09a
 def heuristic_tolerance(spec: Spec, dtype, acc_dtype=None) -> float:
     """A tolerance for what is not certified: not sound, labelled tolerance_kind='heuristic' (C6).
     Loose on purpose, to favour precision over recall: 16*u*sqrt(ops + reduction length) times the
@@ -626,7 +641,7 @@ class ToleranceBound:
         parts = ", ".join(f"{k}={v:.3g}" for k, v in self.components.items())
         return f"{head}: certified |err| <= {self.total:.4g} per element ({parts})"
 
-# %% ../nbs/litmus/02_bounds.ipynb #676e753e
+# %% ../nbs/litmus/02_bounds.ipynb #60794e1f
 # ---- the adversarial soundness harness (used by the chapter's tightness table and tests/test_bounds_soundness.py) ----
 
 GENERATORS = ("uniform", "large_same_sign", "large_mixed", "all_negative", "cancellation", "constant", "near_constant",
