@@ -10,7 +10,7 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'NORM', 'UNSUPPORTED', 'exp', 'log', 'sq
            'row_max', 'row_min', 'softmax', 'log_softmax', 'layernorm', 'rmsnorm', 'matmul', 'render', 'draw', 'parse',
            'parse_domain', 'parse_dims', 'Fragment', 'classify', 'dtype_name', 'Spec', 'reduce_sum']
 
-# %% ../nbs/litmus/01_spec.ipynb #e0303e30
+# %% ../nbs/litmus/01_spec.ipynb #fb617a02
 import ast, math, re
 from dataclasses import dataclass, field
 import numpy as np
@@ -102,7 +102,7 @@ def render(e: Expr) -> str:
     name = e.arg if e.op in ("unsupported",) else _NAMES.get(e.op, e.op)
     return f"{name}({', '.join(args)})"
 
-# %% ../nbs/litmus/01_spec.ipynb #2dbd60c2
+# %% ../nbs/litmus/01_spec.ipynb #70a51dd4
 _KIND_COLOUR = {"input": "#dde8f5", "const": "#eeeeee", "reduce": "#f5e2c8", "norm": "#d9f0d3", "matmul": "#f3d0d0", "unsupported": "#ffb3b3"}
 def draw(e: Expr, **graph_attrs):
     "The spec as a graph through limn.viz: inputs blue, reductions orange, Norm composites green, contractions red."
@@ -120,7 +120,7 @@ def draw(e: Expr, **graph_attrs):
     return viz.Graph.from_dag([canon[e]], srcs=lambda n: tuple(canon[s] for s in n.srcs), label=label, attrs=attrs,
                               **{"rankdir": "LR", **graph_attrs})
 
-# %% ../nbs/litmus/01_spec.ipynb #bc9c5d2b
+# %% ../nbs/litmus/01_spec.ipynb #1a58f37e
 _FUNCS1 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "tanh", "sigmoid": "sigmoid",
            "erf": "erf", "abs": "abs", "softmax": "softmax", "log_softmax": "log_softmax", "sum": "sum", "mean": "mean"}
 
@@ -189,7 +189,7 @@ def _from_ast(n, text):
         raise bad(f"unknown function {f!r} or wrong number of arguments")
     raise bad("unsupported syntax")
 
-# %% ../nbs/litmus/01_spec.ipynb #36d153a6
+# %% ../nbs/litmus/01_spec.ipynb #72b2c681
 def parse_domain(domain) -> dict:
     """'x in [-1e3, 1e3]; w in [0, 1]' (or a dict name -> (lo, hi)) -> {name: (lo, hi)}."""
     if isinstance(domain, dict): items = domain.items()
@@ -224,7 +224,7 @@ def parse_dims(dims) -> dict:
         out[k] = int(v)
     return out
 
-# %% ../nbs/litmus/01_spec.ipynb #bf4ce97b
+# %% ../nbs/litmus/01_spec.ipynb #b68c45cb
 @dataclass
 class Fragment:
     "What classify() found: the fragment's kind, whether a bound can be certified, and why not."
@@ -269,7 +269,7 @@ def classify(e: Expr) -> Fragment:
     if red == 1: return Fragment("row_reduction", True)
     return Fragment("elementwise", True)
 
-# %% ../nbs/litmus/01_spec.ipynb #039e67c8
+# %% ../nbs/litmus/01_spec.ipynb #4467c6b8
 FLOATS = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 def dtype_name(dt) -> str:
     if isinstance(dt, str) and dt in FLOATS: return dt
@@ -325,14 +325,17 @@ class Spec:
 
 # ---- a correct implementation in floating point, parametrised by reduction order ----
 
-# %% ../nbs/litmus/01_spec.ipynb #3f6951ca
-ORDERS = ("sequential", "reversed", "pairwise", "block8", "block32", "block128", "perm0", "perm1")
+# %% ../nbs/litmus/01_spec.ipynb #8653d78d
+ORDERS = ("sequential", "reversed", "pairwise", "block8", "block32", "block128", "perm0", "perm1", "online16", "online128")
 
 def reduce_sum(x, order="sequential"):
     """Sum the last axis of a 2-D array in its own dtype, associating the additions as `order` says:
     sequential, reversed, pairwise (tree), blockB (B lanes accumulate strided tiles, then a tree,
-    as a Triton kernel with BLOCK=B does), permS (a seeded random permutation, then sequential)."""
+    as a Triton kernel with BLOCK=B does), permS (a seeded random permutation, then sequential).
+    onlineB sums as blockB does; for softmax it also switches to the single-pass algorithm (a running
+    max, the running sum rescaled whenever the max grows)."""
     x = np.asarray(x)
+    if order.startswith("online"): order = "block" + order[6:]
     if order == "sequential":
         acc = x[:, 0].copy()
         for j in range(1, x.shape[1]): acc = acc + x[:, j]
@@ -354,7 +357,7 @@ def reduce_sum(x, order="sequential"):
         return reduce_sum(x[:, p], "sequential")
     raise ValueError(f"order must be one of {ORDERS} (or blockB/permS), got {order!r}")
 
-# %% ../nbs/litmus/01_spec.ipynb #0ee31df8
+# %% ../nbs/litmus/01_spec.ipynb #8a9f5448
 LIBM_ULPS = {"exp": 2, "log": 2, "sqrt": 0.5, "rsqrt": 2, "tanh": 2, "sigmoid": 3, "erf": 2}
 _F64 = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v), "tanh": np.tanh,
         "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "erf": None}
@@ -406,9 +409,19 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed):
             elif n.op == "rmax": r = row(s[0]).max(axis=1, keepdims=True)
             elif n.op == "rmin": r = row(s[0]).min(axis=1, keepdims=True)
             elif n.op in ("softmax", "log_softmax"):
-                x = row(s[0]); d = x - x.max(axis=1, keepdims=True)
-                ex = _libm("exp", d, accd, libm_ulps, rng)
-                tot = reduce_sum(ex, order)[:, None]
+                x = row(s[0])
+                if order.startswith("online"):   # one pass: running max m and running sum, rescaled when m grows
+                    b = int(order[6:]); m = np.full(x.shape[0], -np.inf, accd); tot = np.zeros(x.shape[0], accd)
+                    for k in range(0, x.shape[1], b):
+                        blk = x[:, k:k + b]; m_new = np.maximum(m, blk.max(axis=1))
+                        tot = tot * _libm("exp", m - m_new, accd, libm_ulps, rng) + reduce_sum(_libm("exp", blk - m_new[:, None], accd, libm_ulps, rng), "sequential")
+                        m = m_new
+                    tot, d = tot[:, None], x - m[:, None]
+                    ex = _libm("exp", d, accd, libm_ulps, rng)
+                else:
+                    d = x - x.max(axis=1, keepdims=True)
+                    ex = _libm("exp", d, accd, libm_ulps, rng)
+                    tot = reduce_sum(ex, order)[:, None]
                 r = ex / tot if n.op == "softmax" else d - _libm("log", tot, accd, libm_ulps, rng)
             elif n.op == "layernorm":
                 x = row(s[0]); nn = accd(x.shape[1])
@@ -431,7 +444,7 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed):
     out = go(e)
     with np.errstate(all="ignore"): return out.astype(outd)
 
-# %% ../nbs/litmus/01_spec.ipynb #a28e5d2a
+# %% ../nbs/litmus/01_spec.ipynb #abc9fa31
 def _fsum_rows(x):
     x = np.asarray(x, np.float64)
     if x.ndim == 1: x = x[None]
