@@ -126,3 +126,12 @@ def test_every_kernel_passes_tritons_front_end():
     from litmus.tritonir import ttir
     for k in kernels():
         assert f"tt.func public @{k.fn_name}" in ttir(k), k.name
+
+
+@needs_triton
+def test_conditions_under_the_interpreter_differ_from_the_model_only_on_races():
+    for condition in (corpus.condition_a, corpus.condition_b):
+        model, interp = condition(), condition(backend="interpreter")
+        differ = {m.kernel for m, i in zip(model, interp) if m.flagged != i.flagged}
+        assert differ and all(get(n).label == "race" and get(n).answer_key["observable"] == "numeric" for n in differ), differ
+        assert not any(i.flagged for i in interp if i.label == "correct")
