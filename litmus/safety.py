@@ -13,7 +13,7 @@ from pathlib import Path
 from litmus.tritonir import (Poly, compare, conj, disj, negate, make_atom, evaluate_poly, build_model, KernelModel,
                              TRUE, Opaque, numeric_ranges)
 from litmus.prove import ModelProver, Proof
-from litmus.smt import Problem, solve, z3_available
+from litmus.smt import Problem, SolveResult, solve, z3_available
 from litmus.shapes import SymbolicShapeSpace
 
 # %% ../nbs/litmus/06_safety.ipynb #6735ef72
@@ -103,10 +103,14 @@ class _Search:
 
     def _solve(self, variables, constraints):
         if any(lo > hi for _, lo, hi in variables): return None
-        return solve(Problem(variables, constraints), self.backend, self.budget)
+        problem = Problem(variables, constraints)
+        if self.backend == 'bounded' and problem.box_size() > self.budget:  # not worth starting: it cannot finish
+            return SolveResult('unknown', None, 'bounded', note=f'box of {problem.box_size()} points exceeds the budget of {self.budget}')
+        return solve(problem, self.backend, self.budget)
 
     def search_oob(self, access):
         t = self.model.tensors[access.tensor]
+        incomplete = None
         for cfg in self.configs():
             env = self.model.config_env(cfg.dims, cfg.constexprs)
             pids, loops, lanes, data = self._thread_symbols(access)
@@ -127,11 +131,12 @@ class _Search:
                 if loops: w['iteration'] = {l: m[l] for l in loops}
                 if data: w['data_conditions'] = {d: m[d] for d in data}
                 return Defect('out_of_bounds', access.line, access.text, w, r.backend), None
-            if r is not None and r.status == 'unknown': return None, r
-        return None, None
+            if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+        return None, incomplete
 
     def search_race(self, access, other):
         "Two executions, of `access` and `other` (maybe the same statement), by different threads at one address."
+        incomplete = None
         for cfg in self.configs():
             env = self.model.config_env(cfg.dims, cfg.constexprs)
             pa, la, na, da = self._thread_symbols(access)
@@ -152,12 +157,13 @@ class _Search:
                      'second': {'line': other.line, 'op': other.kind, 'program': tuple(m[p + '_b'] for p in pb),
                                 'lanes': {l: m[l + '_b'] for l in nb}}}
                 return Defect('race', access.line, access.text, w, r.backend), None
-            if r is not None and r.status == 'unknown': return None, r
-        return None, None
+            if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+        return None, incomplete
 
     def search_barrier(self, barrier):
         pids = [f'pid{a}' for a in range(len(self.model.grid))]
         data = sorted(s for s in barrier.guard.symbols() if self.model.symbols[s].kind == 'data')
+        incomplete = None
         for cfg in self.configs():
             env = self.model.config_env(cfg.dims, cfg.constexprs)
             ra, rb = _rename(pids + data, '_a'), _rename(pids + data, '_b')
@@ -172,8 +178,8 @@ class _Search:
                 if data: w['data_conditions'] = {'reached': {d: m[d + '_a'] for d in data}, 'skipped': {d: m[d + '_b'] for d in data}}
                 if barrier.loops: w['iteration'] = {l: m[l] for l in barrier.loops}
                 return Defect('barrier_divergence', barrier.line, barrier.text, w, r.backend), None
-            if r is not None and r.status == 'unknown': return None, r
-        return None, None
+            if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+        return None, incomplete
 
 # %% ../nbs/litmus/06_safety.ipynb #95315a91
 class GPUSafetyCheck(_Search):
@@ -181,7 +187,7 @@ class GPUSafetyCheck(_Search):
     shapes (`litmus.prove`); only what is not proved is searched, at the shape classes of `SymbolicShapeSpace`, with
     block sizes shrunk to `small_block` first and then at their real values. A failed proof is never a defect on its
     own: a defect needs a witness from the solver."""
-    def __init__(self, kernel, backend='auto', small_block=4, budget=2_000_000):
+    def __init__(self, kernel, backend='auto', small_block=4, budget=300_000):
         if backend not in ('auto', 'z3', 'bounded'):
             raise ValueError(f"backend must be 'auto', 'z3' or 'bounded', got {backend!r}")
         if isinstance(kernel, (str, Path)):
@@ -196,30 +202,35 @@ class GPUSafetyCheck(_Search):
     def run(self):
         proofs, defects, open_ = [], [], []
         m = self.model
+        def unresolved(what, incomplete):
+            if incomplete is None: return f"{what}: not proved, and no witness in {len(self.configs())} configurations"
+            cfg, r = incomplete
+            return f"{what}: not proved, no witness found; the search was incomplete ({r.backend}: {r.note} at {cfg.label})"
         for a in m.accesses:
             p = self.prover.in_bounds(a); proofs.append(p)
             if not p.proved:
-                d, _ = self.search_oob(a)
-                if isinstance(d, Defect): defects.append(d)
-                else: open_.append(f"in_bounds line {a.line}: not proved, no witness found")
+                d, inc = self.search_oob(a)
+                if d is not None: defects.append(d)
+                else: open_.append(unresolved(f"in_bounds line {a.line}", inc))
         for a in m.accesses:
             if a.kind != 'store': continue
             others = [o for o in m.accesses if o is not a and o.tensor == a.tensor]
             p = self.prover.race_free(a, others); proofs.append(p)
             if p.proved: continue
-            found = None
+            found, inc = None, None
             for o in [a] + others:
                 if o.kind == 'store' and o is not a and o.line < a.line: continue  # that pair is searched from o
-                d, _ = self.search_race(a, o)
+                d, i = self.search_race(a, o)
+                inc = inc or i
                 if d is not None: found = d; break
             if found: defects.append(found)
-            else: open_.append(f"race_free line {a.line}: not proved, no witness found")
+            else: open_.append(unresolved(f"race_free line {a.line}", inc))
         for b in m.barriers:
             p = self.prover.barrier_uniform(b); proofs.append(p)
             if not p.proved:
-                d, _ = self.search_barrier(b)
+                d, inc = self.search_barrier(b)
                 if d is not None: defects.append(d)
-                else: open_.append(f"barrier line {b.line}: not proved uniform, no witness found")
+                else: open_.append(unresolved(f"barrier_uniform line {b.line}", inc))
         verdict = 'REJECT' if defects else 'UNKNOWN' if (m.unsupported or open_) else 'ACCEPT'
         n = len(self.configs()) if (defects or open_) else 0
         return SafetyReport(m.name, verdict, proofs, defects, list(m.unsupported), open_, self.backend, n)

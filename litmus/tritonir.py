@@ -1017,11 +1017,15 @@ def draw_accesses(model, access, env, max_cells=48):
             for e in es:
                 key = "_".join(str(e[l]) for l in lane_names)
                 g.node(f"l{prog}_{key}", ", ".join(f"{l}={e[l]}" for l in lane_names) or 'scalar', fillcolor='#dde8f5')
+    def cell(c):
+        color = '#e9f5e1' if c in live else '#eeeeee' if 0 <= c < span else '#f5c6c6'
+        if c in touched and c not in live: color = '#e05555'
+        g.node(f"m{c}", f"[{c}]" + ('' if c in live else ' pad' if 0 <= c < span else ' outside'), fillcolor=color, shape='box')
     with g.cluster('mem', label=f"{t.name}: shape {shape}, strides {strides}"):
         for c in cells:
-            color = '#e9f5e1' if c in live else '#eeeeee' if 0 <= c < span else '#f5c6c6'
-            if c in touched and c not in live: color = '#e05555'
-            g.node(f"m{c}", f"[{c}]" + ('' if c in live else ' pad' if 0 <= c < span else ' out'), fillcolor=color, shape='box')
+            if 0 <= c < span: cell(c)
+    for c in cells:  # addresses outside the allocation are drawn outside its box
+        if not 0 <= c < span: cell(c)
     for e in ex:
         prog = tuple(e[p] for p in pids)
         key = "_".join(str(e[l]) for l in lane_names)
