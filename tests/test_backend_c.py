@@ -19,7 +19,7 @@ C_CASES = [c for c in CORPUS if c.dtype in C_DTYPES]
 
 CONFIGS = {"c": None,                                                   # the default device
            "c-threads-everywhere": lambda: CDevice(threads=True, split_masks=True, parallel_work=0),
-           "c-serial-uncut": lambda: CDevice(threads=False, split_masks=False)}
+           "c-serial-uncut": lambda: CDevice(threads=False, split_masks=False, unroll=1)}
 for _name, _factory in CONFIGS.items():
     if _factory is not None: register_device(_name, _factory)
 
@@ -63,7 +63,7 @@ def test_corpus_is_threaded_and_cut():
     for case in C_CASES:
         for k in schedule([t.node for t in case.build()]).kernels:
             src = render_c(k, threads=True, split_masks=True, parallel_work=0)
-            kernels += 1; pragmas += "#pragma omp parallel for" in src; cuts += "int64_t s0 = limn_clamp" in src
+            kernels += 1; pragmas += "#pragma omp parallel for" in src; cuts += "int64_t c0 = limn_clamp" in src
     assert kernels > 100 and pragmas > kernels // 2 and cuts >= 5, (kernels, pragmas, cuts)
 
 def test_large_nests_threaded_exactly():
@@ -75,7 +75,7 @@ def test_large_nests_threaded_exactly():
         xp = Tensor(x).pad(((0, 0), (1, 1), (1, 1)))
         conv = sum(xp[:, i:i + 64, j:j + 64] * float(w[i, j]) for i in range(3) for j in range(3))
         return [Tensor(a) @ Tensor(b), conv, Tensor(x).sum(1, keepdim=True), Tensor(a).max(0)]
-    default, serial = CDevice(), CDevice(threads=False, split_masks=False)
+    default, serial = CDevice(), CDevice(threads=False, split_masks=False, unroll=1)
     got = default.realize([t.node for t in graphs()])
     ref = serial.realize([t.node for t in graphs()])
     with use_device("numpy"): want = [t.numpy() for t in graphs()]
