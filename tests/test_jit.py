@@ -1,0 +1,77 @@
+"""The shared executor (limn.jit) on the interpreter and c backends: graph keys, plan and program caches, the assign
+transaction, and what a realize hands back."""
+import numpy as np
+import pytest
+import limn.backend_c  # registers "c" (and limn.jit registers "interpreter")
+from limn import Tensor, use_device, realize
+from limn.ops import Ops
+from limn.jit import graph_key
+
+def key(*ts): return graph_key([t.node for t in ts])[0]
+
+def test_graph_key_ignores_contents_only():
+    a, b = Tensor(np.ones((3, 4), np.float32)), Tensor(np.zeros((4, 2), np.float32))
+    c, d = Tensor(np.full((3, 4), 5, np.float32)), Tensor(np.full((4, 2), 7, np.float32))
+    assert key((a @ b).relu()) == key((c @ d).relu())
+    assert key(a @ b) != key(a.cast(limn.float64) @ b.cast(limn.float64))         # dtype
+    assert key(a + 1) != key(a + 2)                                                 # a constant is baked in
+    assert key(a * a) != key(a * c)                                                 # one buffer read twice vs two
+    assert key(a.sum(0)) != key(a.sum(1))                                           # reduce axes
+    assert key(a[1:]) != key(a[:2])                                                 # views
+    assert graph_key([(a * c + a).node])[1] == [a.node.arg, c.node.arg]             # buffers in slot order
+
+@pytest.mark.parametrize("device", ["interpreter", "c"])
+def test_plan_reused_across_contents(device):
+    with use_device(device) as d:
+        outs = []
+        for seed in range(3):
+            rng = np.random.default_rng(seed)
+            x, w = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((4, 3)).astype(np.float32)
+            outs.append(((Tensor(x) @ Tensor(w)).softmax(-1).numpy(), x, w))
+            if seed == 0: first = dict(d.stats)
+        assert d.stats["plans"] == first["plans"] and d.stats["compiles"] == first["compiles"]
+        for got, x, w in outs:
+            e = np.exp(x @ w - (x @ w).max(-1, keepdims=True))
+            np.testing.assert_allclose(got, e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+@pytest.mark.parametrize("device", ["interpreter", "c"])
+def test_assign_transaction(device):
+    with use_device(device):
+        p, q = Tensor(np.arange(3, dtype=np.float32)), Tensor(np.ones(3, np.float32))
+        p.realize(); q.realize()
+        old_p = p.node.arg
+        p_now, q_now = Tensor(p.node), Tensor(q.node)     # handles on the values before either assign
+        p.assign(q_now * 2); q.assign(p_now + 10)         # each reads the other's old value
+        realize(p, q)
+        assert p.numpy().tolist() == [2, 2, 2] and q.numpy().tolist() == [10, 11, 12] and p.node.arg is old_p
+        r = Tensor(np.zeros(2, np.float32)); r.realize()
+        a, b = Tensor(r.node), Tensor(r.node)
+        a.assign(Tensor(np.ones(2, np.float32))); b.assign(Tensor(np.full(2, 2, np.float32)))
+        with pytest.raises(ValueError, match="two ASSIGNs to the same buffer"): realize(a, b)
+        assert r.node.arg.array.tolist() == [0, 0]
+
+@pytest.mark.parametrize("device", ["interpreter", "c"])
+def test_results_never_alias_inputs(device):
+    with use_device(device):
+        x = Tensor(np.arange(6, dtype=np.float32)); x.realize()
+        flat, same = x.reshape(2, 3), x.reshape(2, 3)
+        doubled = x * 2
+        realize(flat, doubled)
+        x.node.arg.array[...] = -1                       # the input changes after the realize
+        assert flat.numpy().tolist() == [[0, 1, 2], [3, 4, 5]] and doubled.numpy().tolist() == [0, 2, 4, 6, 8, 10]
+
+def test_one_value_requested_twice_gives_two_buffers():
+    with use_device("c") as d:
+        x = Tensor(np.arange(4, dtype=np.float32))
+        s = (x * 3).sum()
+        buffers = d.realize([s.node, s.node])
+        assert buffers[0] is not buffers[1] and not np.shares_memory(buffers[0].array, buffers[1].array)
+        assert buffers[0].array.item() == buffers[1].array.item() == 18
+
+def test_programs_shared_by_source_hash():
+    with use_device("interpreter") as d:
+        x = Tensor(np.ones(4, np.float32))
+        (x + 1).numpy()
+        compiles = d.stats["compiles"]
+        realize(Tensor(np.zeros(4, np.float32)) + 1, Tensor(np.zeros(4, np.float32)).exp())
+        assert d.stats["compiles"] == compiles + 1      # the +1 kernel renders alike: only exp is new
