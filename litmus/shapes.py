@@ -72,6 +72,7 @@ class SymbolicShapeSpace:
         self.kernel, self.backend, self.block, self.deep = kernel, backend, block, deep
         self.pads = set(getattr(kernel, 'pads', ()) or ())
         self.reduce = getattr(kernel, 'reduce', None)
+        self.ranges = dict(getattr(kernel, 'ranges', None) or {})  # a kernel may declare [lo, hi] for a size
         self.related = dim_blocks(self.model)
         self.constexprs = {}
         for name, expr in self.model.constexprs.items():
@@ -84,6 +85,8 @@ class SymbolicShapeSpace:
             if b in self.constexprs: return self.constexprs[b]
         return (self.block or 16) if self.related[d] else None
     def _witness(self, d, name, rule, constraint, lo=0, hi=1 << 16):
+        if d in self.ranges: lo, hi = max(lo, int(self.ranges[d][0])), min(hi, int(self.ranges[d][1]))
+        if lo > hi: return None
         p = Problem([(d, lo, hi)], [constraint])
         r = solve(p, self.backend)
         if r.status != 'sat': return None
@@ -143,6 +146,12 @@ class SymbolicShapeSpace:
     def dtype_classes(self):
         "The second, categorical axis: each floating-point tensor may be float32, float16 or bfloat16."
         return {t.name: list(FLOAT_DTYPE_CLASSES) for t in self.model.tensors.values() if t.dtype.startswith(('float', 'bfloat'))}
+    def configurations(self, dtypes=True, include_deep=True):
+        """Shape configurations crossed with the dtype classes: (Config, {tensor: dtype}) pairs, every floating-point
+        tensor taking the same class at a time (so O(#dims x 8 x 3) in all)."""
+        classes = self.dtype_classes()
+        kinds = FLOAT_DTYPE_CLASSES if dtypes and classes else (None,)
+        return [(c, {t: k for t in classes} if k else {}) for k in kinds for c in self.configs(include_deep)]
     def table(self):
         "One row per (size, class): the rule and the solver's witness."
         return [(c.dim, c.name, c.rule, c.value, c.backend) for cs in self.classes.values() for c in cs]
