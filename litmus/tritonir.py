@@ -790,8 +790,11 @@ class _Statements:
     def block(self, stmts):
         for s in stmts:
             m = getattr(self, f'_s_{type(s).__name__}', None)
-            if m is None: self._unsupported(type(s).__name__, s, 'statement kind not modelled')
-            else: m(s)
+            if m is None: self._unsupported(type(s).__name__, s, 'statement kind not modelled'); continue
+            try: m(s)
+            except (_Return, _HelperReturn): raise
+            except Exception as e:  # a kernel the interpreter cannot follow is UNKNOWN, never a crash
+                self._unsupported(type(s).__name__, s, f'the interpreter failed here ({type(e).__name__}: {e})')
     def _s_Expr(self, s):
         if isinstance(s.value, ast.Constant): return
         self.eval(s.value)
