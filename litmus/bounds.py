@@ -10,14 +10,14 @@ __all__ = ['COMPONENTS', 'RND', 'RED', 'LIB', 'CAST', 'SAFETY', 'GENERATORS', 'P
            'LayerNormRules', 'ContractionRules', 'Analysis', 'heuristic_tolerance', 'ToleranceBound',
            'adversarial_rows', 'Measured', 'measure']
 
-# %% ../nbs/litmus/02_bounds.ipynb #5d1610b7
+# %% ../nbs/litmus/02_bounds.ipynb #f677f114
 import math
 from dataclasses import dataclass, field
 import numpy as np
 import ml_dtypes
 
 from litmus.affine import Interval, Affine
-from litmus.spec import Spec, Expr, classify, render, dtype_name, FLOATS, REDUCE, NORM, LIBM_ULPS
+from litmus.spec import Spec, Expr, classify, render, dtype_name, parse_dims, FLOATS, REDUCE, NORM, LIBM_ULPS
 
 COMPONENTS = ("rounding", "reduction_order", "libm", "dtype_cast")
 RND, RED, LIB, CAST = range(4)
@@ -44,7 +44,7 @@ def gamma(n: int, u: float) -> float:
     "Higham's gamma_n = n*u / (1 - n*u); None where it diverges (n*u >= 1)."
     return 0.0 if n <= 0 else (None if n * u >= 1 else n * u / (1 - n * u) * SAFETY)
 
-# %% ../nbs/litmus/02_bounds.ipynb #5346985b
+# %% ../nbs/litmus/02_bounds.ipynb #2d96c5db
 class Err:
     """|computed - exact| <= A + R*|exact|, with A and R each split over the four COMPONENTS.
 
@@ -108,7 +108,7 @@ class Info:
     @property
     def m(self): return self.rng.mag
 
-# %% ../nbs/litmus/02_bounds.ipynb #a6bb8619
+# %% ../nbs/litmus/02_bounds.ipynb #1a9c2032
 def _sup_piecewise(lo, hi, f_piece, steps=(0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)):
     """An upper bound on sup_{x in [lo, hi]} of a function, from a bound f_piece(p, q) on each
     piece [p, q]. Pieces are fine near hi and geometric below, where the functions bounded here
@@ -120,23 +120,30 @@ def _sup_piecewise(lo, hi, f_piece, steps=(0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256
         if q <= lo: return best
     return max(best, f_piece(lo, q)) if lo < q else best
 
+def _g_piece(a, r):
+    "A bound on exp(x)*expm1(a + r|x|) over a piece [p, q]: exp(q) times expm1 at the largest |x|; never clamped."
+    def piece(p, q):
+        z = a + r * max(abs(p), abs(q))
+        if z > 700 or q > 700: return math.inf if q + z > 709 else math.exp(q + z)    # expm1(z) <= exp(z)
+        return math.exp(q) * math.expm1(z)
+    return piece
+
+def _expm1_up(z): return math.inf if z > 709 else math.expm1(z)
+
 def _exp_err_parts(lo, hi, a, r):
     """For g(x) = exp(x)*expm1(a + r|x|) on [lo, hi] (the propagated error of exp, absolute
     argument error a, relative r): candidate (A, R) with g(x) <= A + R*exp(x) for all x, from
     cutting the range at hi - t: relative above the cut, absolute below it."""
-    def piece(p, q): return math.exp(min(q, 709)) * math.expm1(min(a + r * max(abs(p), abs(q)), 700))
-    out = [(0.0, math.expm1(min(a + r * max(abs(lo), abs(hi)), 700)))]
+    out = [(0.0, _expm1_up(a + r * max(abs(lo), abs(hi))))]
     for t in (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 128):
         c = hi - t
         if c <= lo: break
-        R = math.expm1(a + r * max(abs(c), abs(hi)))
-        out.append((_sup_piecewise(lo, c, piece), R))
+        out.append((_sup_piecewise(lo, c, _g_piece(a, r)), _expm1_up(a + r * max(abs(c), abs(hi)))))
     return out
 
 def _gsup(lo, hi, a, r):
     "sup of exp(x)*expm1(a + r|x|) over [lo, hi]."
-    return _sup_piecewise(lo, hi, lambda p, q: math.exp(min(q, 709)) * math.expm1(min(a + r * max(abs(p), abs(q)), 700)),
-                          steps=tuple(0.125 * k for k in range(1, 64)) + (8, 12, 16, 24, 32, 64, 128, 256, 512, 1024, 2048, 4096))
+    return _sup_piecewise(lo, hi, _g_piece(a, r), steps=tuple(0.125 * k for k in range(1, 64)) + (8, 12, 16, 24, 32, 64, 128, 256, 512, 1024, 2048, 4096))
 
 def _deriv_max(op, iv):
     "max |f'(x)| over iv for the bounded, even-derivative functions tanh, sigmoid, erf (peak at 0)."
@@ -146,7 +153,7 @@ def _deriv_max(op, iv):
     if op == "erf": return 2 / math.sqrt(math.pi) * math.exp(-min(m * m, 700)) + 1e-16
     raise ValueError(op)
 
-# %% ../nbs/litmus/02_bounds.ipynb #8fb6606c
+# %% ../nbs/litmus/02_bounds.ipynb #1b8fce26
 class ElementwiseRules:
     "Error rules for + - * / max min and the DSL's functions of one argument (a mixin of Analysis)."
     def _aff(self, a, b, f):
@@ -297,7 +304,7 @@ class ElementwiseRules:
     def op_sigmoid(self, n, a): return self._lipschitz(n, a, "sigmoid", a.rng.sigmoid())
     def op_erf(self, n, a): return self._lipschitz(n, a, "erf", a.rng.erf())
 
-# %% ../nbs/litmus/02_bounds.ipynb #077a90ac
+# %% ../nbs/litmus/02_bounds.ipynb #ea724779
 class ReductionRules:
     "Row sum, mean, max, min: Higham's Thm 4.1 for sums, exactness for max and min (a mixin of Analysis)."
     def _sum_errs(self, a, N, g):
@@ -344,7 +351,7 @@ class ReductionRules:
         errs = [e if coherent and e.r <= 1 else e.absolute(a.m) for e in a.errs]
         return Info(a.rng, errs, a.chain, Affine.from_interval(a.rng), a.exact)
 
-# %% ../nbs/litmus/02_bounds.ipynb #3e0c6ef9
+# %% ../nbs/litmus/02_bounds.ipynb #9f1088ac
 def written_out(analysis, n):
     "A Norm composite written out in elementwise ops and reductions: what the analysis sees when its lemma is switched off."
     from litmus.spec import row_max, row_sum, row_mean, exp, log, rsqrt
@@ -354,7 +361,7 @@ def written_out(analysis, n):
     if n.op == "layernorm": d = x - row_mean(x); return analysis.node(d * rsqrt(row_mean(d * d) + n.arg))
     if n.op == "rmsnorm": return analysis.node(x * rsqrt(row_mean(x * x) + n.arg))
 
-# %% ../nbs/litmus/02_bounds.ipynb #60c64cfd
+# %% ../nbs/litmus/02_bounds.ipynb #1df700d1
 class SoftmaxRules:
     "softmax and log-softmax, with lemmas R1 and R2 (a mixin of Analysis)."
     def _softmax_parts(self, x: Info):
@@ -415,7 +422,7 @@ class SoftmaxRules:
         self.notes.append("log_softmax: R1 and R2 applied")
         return Info(rng, [e], x.chain + 2 * N + 2, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #3a6c4958
+# %% ../nbs/litmus/02_bounds.ipynb #d8e599b4
 class LayerNormRules:
     "layernorm with lemma R3, and rms-norm (a mixin of Analysis)."
     def op_layernorm(self, n):
@@ -489,7 +496,7 @@ class LayerNormRules:
         rng = Interval(-Y, Y)
         return Info(rng, [Err(Err.fresh(RND, A=p.eta).A, kap_v)], N + 4, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #b5ee6093
+# %% ../nbs/litmus/02_bounds.ipynb #e411d41d
 class ContractionRules:
     "One contraction of length K, any accumulator dtype (a mixin of Analysis)."
     def op_matmul(self, n):
@@ -508,7 +515,7 @@ class ContractionRules:
         e = Err(under, g_v) if coherent else Err(g_v * K * a.m * b.m + under)
         return Info(rng, [e], n_round, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #bdf0ee9f
+# %% ../nbs/litmus/02_bounds.ipynb #7e6f78ed
 class Analysis(ElementwiseRules, ReductionRules, SoftmaxRules, LayerNormRules, ContractionRules):
     """Forward error analysis of a spec: per node, an enclosure of the exact value (affine forms,
     refined by the lemmas) and bounds on |computed - exact| (Err pairs)."""
@@ -570,7 +577,7 @@ class Analysis(ElementwiseRules, ReductionRules, SoftmaxRules, LayerNormRules, C
         err = abs(fl - v) * (1 + 1e-15)
         return Info(Interval(v), [Err.fresh(RND, A=err)], int(err > 0), Affine(v), exact=err == 0)
 
-# %% ../nbs/litmus/02_bounds.ipynb #f429f09a
+# %% ../nbs/litmus/02_bounds.ipynb #d1d5cae2
 def heuristic_tolerance(spec: Spec, dtype, acc_dtype=None) -> float:
     """A tolerance for what is not certified: not sound, labelled tolerance_kind='heuristic' (C6).
     Loose on purpose, to favour precision over recall: 16*u*sqrt(ops + reduction length) times the
@@ -631,6 +638,10 @@ class ToleranceBound:
     threshold = property(lambda self: self.total if self.certified else self.heuristic)
     pairwise = property(lambda self: 2 * self.total if self.certified else 2 * self.heuristic)
 
+    def at(self, dims) -> "ToleranceBound":
+        "The same spec, dtypes and lemmas at other sizes: a falsifier tests many shape classes, each needs its own N or K."
+        return ToleranceBound(self.spec, self.dtype, self.acc_dtype, dims={**self.spec.dims, **parse_dims(dims)}, lemmas=self.lemmas)
+
     def vacuous(self) -> bool:
         "True when the bound says nothing: infinite, or wider than the output's whole range."
         return not self.certified or not math.isfinite(self.total) or self.total >= 2 * self.output_range.mag
@@ -641,7 +652,7 @@ class ToleranceBound:
         parts = ", ".join(f"{k}={v:.3g}" for k, v in self.components.items())
         return f"{head}: certified |err| <= {self.total:.4g} per element ({parts})"
 
-# %% ../nbs/litmus/02_bounds.ipynb #60794e1f
+# %% ../nbs/litmus/02_bounds.ipynb #b15193ad
 # ---- the adversarial soundness harness (used by the chapter's tightness table and tests/test_bounds_soundness.py) ----
 
 GENERATORS = ("uniform", "large_same_sign", "large_mixed", "all_negative", "cancellation", "constant", "near_constant",
