@@ -235,3 +235,14 @@ def test_mutants_never_accepted_when_enumeration_finds_a_defect():
                 assert r.verdict != 'ACCEPT', (name, str(r))
                 killed += r.verdict == 'REJECT'
     assert total >= 30 and killed >= 30, (total, killed)  # measured: all 37 mutants are rejected with witnesses
+
+def test_without_z3_auto_uses_bounded(monkeypatch):
+    "With z3 absent, 'auto' falls back to the bounded search, says so, gives the same witnesses and proves no UNSAT."
+    import litmus.safety, litmus.smt
+    monkeypatch.setattr(litmus.safety, 'z3_available', lambda: False)
+    monkeypatch.setattr(litmus.smt, 'z3_available', lambda: False)
+    r = GPUSafetyCheck(corpus.get('vadd_nomask')).run()
+    assert r.backend == 'bounded' and all(d.backend == 'bounded' for d in r.defects)
+    with pytest.raises(ValueError, match="z3-solver package is not installed"):
+        solve(Problem([('x', 0, 1)], []), 'z3')
+    assert solve(Problem([('x', 0, 1)], [compare(Poly.var('x'), '>', 5)])).proved_unsat is False
