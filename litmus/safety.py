@@ -52,6 +52,7 @@ class Defect:
     def __str__(self):
         w = self.witness
         return f"{self.kind} at line {self.line} ({self.text}): " + "; ".join(f"{k}={v}" for k, v in w.items())
+    def as_dict(self): return {'kind': self.kind, 'line': self.line, 'text': self.text, 'witness': self.witness, 'backend': self.backend}
 
 @dataclass
 class SafetyReport:
@@ -74,6 +75,11 @@ class SafetyReport:
         return "\n".join(lines)
     @property
     def exit_code(self): return {'ACCEPT': 0, 'REJECT': 1, 'UNKNOWN': 2}[self.verdict]
+    def as_dict(self):
+        "Plain data (JSON-ready) for logs, the CLI and reward breakdowns."
+        return {'kernel': self.kernel, 'verdict': self.verdict, 'backend': self.backend, 'configs_searched': self.configs_searched,
+                'defects': [d.as_dict() for d in self.defects], 'unsupported': [str(u) for u in self.unsupported],
+                'open': list(self.open), 'proofs': [{'prop': p.prop, 'line': p.line, 'proved': p.proved, 'steps': p.steps} for p in self.proofs]}
 
 # %% ../nbs/litmus/06_safety.ipynb #6f672dac
 class _Search:
