@@ -1047,14 +1047,17 @@ def triton_available():
     import importlib.util
     return importlib.util.find_spec('triton') is not None
 
-def ttir(kernel, target=None):
-    """The TTIR text Triton's front end (`ASTSource.make_ir`, the first stage of `triton.compile`) emits for a corpus
-    kernel, with source locations. Runs on a CPU: no GPU is touched. Constexprs take their values at the kernel's dims."""
+def ttir(kernel, target=None, stage='front'):
+    """The TTIR Triton produces for a corpus kernel, with source locations, on a CPU for a GPU target (no GPU is
+    touched). `stage='front'`: the IR of Triton's front end (`ASTSource.make_ir`, the first stage of `triton.compile`,
+    one op per source op). `stage='compile'`: the 'ttir' stage of the full `triton.compile`, after Triton's own passes.
+    Constexprs take their values at the kernel's dims."""
     import importlib.util, warnings, triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     from triton.compiler.compiler import make_backend
     from triton._C.libtriton import ir
+    if stage not in ('front', 'compile'): raise ValueError(f"stage must be 'front' or 'compile', got {stage!r}")
     spec = importlib.util.spec_from_file_location(f"_litmus_ttir_{kernel.name}", kernel.path)
     module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
     fn = getattr(module, kernel.fn_name)
@@ -1072,12 +1075,13 @@ def ttir(kernel, target=None):
             names[a['name']] = Poly.const(v) if isinstance(v, int) else names.get(a['name'])
             signature[a['name']], constexprs[a['name']] = 'constexpr', v
     target = target or GPUTarget("cuda", 90, 32)
+    src = ASTSource(fn=fn, signature=signature, constexprs=constexprs)
     with warnings.catch_warnings():  # triton 3.9 warns that its fp-fusion default will change; TTIR is unaffected
         warnings.simplefilter('ignore', UserWarning)
+        if stage == 'compile': return triton.compile(src, target=target).asm['ttir']
         backend = make_backend(target)
         options = backend.parse_options({})
         context = ir.context(); ir.load_dialects(context); backend.load_dialects(context)
-        src = ASTSource(fn=fn, signature=signature, constexprs=constexprs)
         module_ir = src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
     return module_ir.str()
 
