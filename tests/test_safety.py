@@ -246,3 +246,9 @@ def test_without_z3_auto_uses_bounded(monkeypatch):
     with pytest.raises(ValueError, match="z3-solver package is not installed"):
         solve(Problem([('x', 0, 1)], []), 'z3')
     assert solve(Problem([('x', 0, 1)], [compare(Poly.var('x'), '>', 5)])).proved_unsat is False
+
+def test_tutorial_kernels_proved():
+    "Kernels from the Triton tutorials, beyond the corpus: pointer arguments moved in place, tl.rand, three tile loops."
+    for f in ('tutorial_layernorm.py', 'tutorial_dropout.py'):
+        r = GPUSafetyCheck(corpus.load(TEST_KERNELS / f)).run()
+        assert r.verdict == 'ACCEPT' and all(p.proved for p in r.proofs), (f, str(r))
