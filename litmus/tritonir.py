@@ -466,11 +466,15 @@ class _Setup:
                 self.env[p] = value if not isinstance(value, str) else DVal(f'constexpr {p}')
             elif v is not None and not (v >= 2 and v & (v - 1) == 0):
                 self.env[p] = IVal(Poly.const(v))
-            else:  # a block size, or one defined by the dims: kept symbolic, so proofs hold for every value
+            elif v is None and all(isinstance(f, str) for f in expr.factors()):  # a polynomial in the sizes: D = E
+                names[p] = expr
+                self.env[p] = IVal(expr)
+            else:  # a block size, or one defined through next_pow2/min/max: a symbol, so proofs hold for every value
                 self._symbol(p, 'param', Poly.const(1), note=f'constexpr = {value}')
                 self.constexprs[p] = expr
                 names[p] = Poly.var(p)
                 self.env[p] = IVal(Poly.var(p))
+                if v is None: self.facts.append(compare(Poly.var(p), '==', expr))
                 if isinstance(value, str) and value.strip().startswith('next_pow2('):
                     self.facts.append(compare(Poly.var(p), '>=', parse_expr(value.strip()[10:-1], names)))
         for p in params:

@@ -248,7 +248,7 @@ def test_without_z3_auto_uses_bounded(monkeypatch):
     assert solve(Problem([('x', 0, 1)], [compare(Poly.var('x'), '>', 5)])).proved_unsat is False
 
 def test_tutorial_kernels_proved():
-    "Kernels from the Triton tutorials, beyond the corpus: pointer arguments moved in place, tl.rand, three tile loops."
-    for f in ('tutorial_layernorm.py', 'tutorial_dropout.py'):
+    "Beyond the corpus: tutorial kernels (pointers moved in place, tl.rand, three tile loops) and a causal attention."
+    for f in ('tutorial_layernorm.py', 'tutorial_dropout.py', 'attention_causal.py'):
         r = GPUSafetyCheck(corpus.load(TEST_KERNELS / f)).run()
         assert r.verdict == 'ACCEPT' and all(p.proved for p in r.proofs), (f, str(r))
