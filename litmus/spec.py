@@ -10,7 +10,7 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'NORM', 'UNSUPPORTED', 'exp', 'log', 'sq
            'row_max', 'row_min', 'softmax', 'log_softmax', 'layernorm', 'rmsnorm', 'matmul', 'render', 'draw', 'parse',
            'parse_domain', 'parse_dims', 'Fragment', 'classify', 'dtype_name', 'Spec', 'reduce_sum']
 
-# %% ../nbs/litmus/01_spec.ipynb #fb617a02
+# %% ../nbs/litmus/01_spec.ipynb #94d2509d
 import ast, math, re
 from dataclasses import dataclass, field
 import numpy as np
@@ -102,7 +102,7 @@ def render(e: Expr) -> str:
     name = e.arg if e.op in ("unsupported",) else _NAMES.get(e.op, e.op)
     return f"{name}({', '.join(args)})"
 
-# %% ../nbs/litmus/01_spec.ipynb #70a51dd4
+# %% ../nbs/litmus/01_spec.ipynb #a3c537c6
 _KIND_COLOUR = {"input": "#dde8f5", "const": "#eeeeee", "reduce": "#f5e2c8", "norm": "#d9f0d3", "matmul": "#f3d0d0", "unsupported": "#ffb3b3"}
 def draw(e: Expr, **graph_attrs):
     "The spec as a graph through limn.viz: inputs blue, reductions orange, Norm composites green, contractions red."
@@ -120,7 +120,7 @@ def draw(e: Expr, **graph_attrs):
     return viz.Graph.from_dag([canon[e]], srcs=lambda n: tuple(canon[s] for s in n.srcs), label=label, attrs=attrs,
                               **{"rankdir": "LR", **graph_attrs})
 
-# %% ../nbs/litmus/01_spec.ipynb #1a58f37e
+# %% ../nbs/litmus/01_spec.ipynb #ba6c5489
 _FUNCS1 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "tanh", "sigmoid": "sigmoid",
            "erf": "erf", "abs": "abs", "softmax": "softmax", "log_softmax": "log_softmax", "sum": "sum", "mean": "mean"}
 
@@ -189,7 +189,7 @@ def _from_ast(n, text):
         raise bad(f"unknown function {f!r} or wrong number of arguments")
     raise bad("unsupported syntax")
 
-# %% ../nbs/litmus/01_spec.ipynb #72b2c681
+# %% ../nbs/litmus/01_spec.ipynb #3bdb7276
 def parse_domain(domain) -> dict:
     """'x in [-1e3, 1e3]; w in [0, 1]' (or a dict name -> (lo, hi)) -> {name: (lo, hi)}."""
     if isinstance(domain, dict): items = domain.items()
@@ -224,7 +224,7 @@ def parse_dims(dims) -> dict:
         out[k] = int(v)
     return out
 
-# %% ../nbs/litmus/01_spec.ipynb #b68c45cb
+# %% ../nbs/litmus/01_spec.ipynb #1d3bf999
 @dataclass
 class Fragment:
     "What classify() found: the fragment's kind, whether a bound can be certified, and why not."
@@ -259,6 +259,9 @@ def classify(e: Expr) -> Fragment:
         mm = next(n for n in nodes if n.op == "matmul")
         for s in mm.srcs:
             if s.op != "input": return Fragment("matmul", False, "a matmul operand must be a named input; a prologue before the contraction is not certified")
+        uses = [m.arg for n in nodes if n.op != "matmul" for m in n.srcs if m.op == "input"]
+        for s in mm.srcs:
+            if s.arg in uses: raise ValueError(f"matmul operand {s.arg!r} is also used elementwise in {render(e)!r}; it is [M, K] or [K, N], the epilogue works on [M, N]")
         return Fragment("matmul", True)
     if red > 1: return Fragment("nested_reduction", False, "nested reductions (a reduction of an expression that already contains one)")
     for n in nodes:
@@ -269,7 +272,7 @@ def classify(e: Expr) -> Fragment:
     if red == 1: return Fragment("row_reduction", True)
     return Fragment("elementwise", True)
 
-# %% ../nbs/litmus/01_spec.ipynb #4467c6b8
+# %% ../nbs/litmus/01_spec.ipynb #c0a850a9
 FLOATS = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 def dtype_name(dt) -> str:
     if isinstance(dt, str) and dt in FLOATS: return dt
@@ -325,7 +328,7 @@ class Spec:
 
 # ---- a correct implementation in floating point, parametrised by reduction order ----
 
-# %% ../nbs/litmus/01_spec.ipynb #8653d78d
+# %% ../nbs/litmus/01_spec.ipynb #464fcade
 ORDERS = ("sequential", "reversed", "pairwise", "block8", "block32", "block128", "perm0", "perm1", "online16", "online128")
 
 def reduce_sum(x, order="sequential"):
@@ -357,7 +360,7 @@ def reduce_sum(x, order="sequential"):
         return reduce_sum(x[:, p], "sequential")
     raise ValueError(f"order must be one of {ORDERS} (or blockB/permS), got {order!r}")
 
-# %% ../nbs/litmus/01_spec.ipynb #8a9f5448
+# %% ../nbs/litmus/01_spec.ipynb #2c34fef3
 LIBM_ULPS = {"exp": 2, "log": 2, "sqrt": 0.5, "rsqrt": 2, "tanh": 2, "sigmoid": 3, "erf": 2}
 _F64 = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v), "tanh": np.tanh,
         "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "erf": None}
@@ -444,7 +447,7 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed):
     out = go(e)
     with np.errstate(all="ignore"): return out.astype(outd)
 
-# %% ../nbs/litmus/01_spec.ipynb #abc9fa31
+# %% ../nbs/litmus/01_spec.ipynb #ae50f3a5
 def _fsum_rows(x):
     x = np.asarray(x, np.float64)
     if x.ndim == 1: x = x[None]
