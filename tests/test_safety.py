@@ -189,7 +189,7 @@ def test_helpers_inlined_and_proved():
     assert r.verdict == 'ACCEPT' and not r.unsupported and len(r.proofs) == 3
 
 def _mutants(kernel):
-    "Single-edit mutants of a corpus kernel: a mask dropped from one load/store, or one `<` in the kernel relaxed to `<=`."
+    "Single-edit mutants of a kernel: a mask dropped from one load/store, one `<` relaxed to `<=`, or one program id replaced by 0."
     import ast, copy, dataclasses
     tree = kernel.module_ast
     fn_index = next(i for i, n in enumerate(tree.body) if isinstance(n, ast.FunctionDef) and n.name == kernel.fn_name)
@@ -200,20 +200,26 @@ def _mutants(kernel):
         cmps = [n for n in ast.walk(fn) if isinstance(n, ast.Compare) and isinstance(n.ops[0], ast.Lt)]
         return calls, cmps
     calls, cmps = sites(tree)
-    for kind, count in (('drop_mask', len(calls)), ('lt_to_le', len(cmps))):
+    pids = [n for n in ast.walk(tree.body[fn_index]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr == 'program_id']
+    for kind, count in (('drop_mask', len(calls)), ('lt_to_le', len(cmps)), ('pid_to_zero', len(pids))):
         for i in range(count):
             t = copy.deepcopy(tree)
             c2, m2 = sites(t)
             if kind == 'drop_mask': c2[i].keywords = [k for k in c2[i].keywords if k.arg != 'mask']
-            else: m2[i].ops[0] = ast.LtE()
+            elif kind == 'lt_to_le': m2[i].ops[0] = ast.LtE()
+            else:  # every program along that axis now computes the same addresses
+                p2 = [n for n in ast.walk(t.body[fn_index]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                      and n.func.attr == 'program_id']
+                p2[i].func, p2[i].args, p2[i].keywords = ast.Name('int', ast.Load()), [ast.Constant(0)], []
             ast.fix_missing_locations(t)
             yield f'{kernel.name}:{kind}{i}', dataclasses.replace(kernel, source=ast.unparse(t), fn_ast=t.body[fn_index], module_ast=t)
 
 def test_mutants_never_accepted_when_enumeration_finds_a_defect():
     """Mutation testing of the whole check: for every single-edit mutant of every correct kernel (corpus and test
-    kernels), enumerate its executions at small sizes. A mutant with an out-of-bounds execution must be REJECTed (with a
-    witness, replayed in test_witnesses_replay_on_the_model for the corpus); one without must get no out-of-bounds
-    defect. No mutant may crash the check."""
+    kernels), enumerate its executions at small sizes. A mutant with an out-of-bounds execution must be REJECTed; one
+    where two programs (or two lanes) write one address, or one program reads what another writes, must be REJECTed
+    with a race; one without out-of-bounds executions must get no out-of-bounds defect. No mutant may crash the check."""
     rng = random.Random(3)
     killed = total = 0
     correct = [k for k in KERNELS if k.label == 'correct'] + [corpus.load(TEST_KERNELS / f) for f in
@@ -232,12 +238,30 @@ def test_mutants_never_accepted_when_enumeration_finds_a_defect():
                     shape = [evaluate_poly(s, env) for s in t.shape]; strides = [evaluate_poly(s, env) for s in t.strides]
                     live = {sum(i * s for i, s in zip(idx, strides)) for idx in itertools.product(*map(range, shape))}
                     oob = oob or any(e['address'] not in live for e in executions(model, a, env))
+            race = False
+            pids = [f'pid{a}' for a in range(len(model.grid))]
+            for _ in range(4):
+                dims = {d: rng.randint(0, 2) if d in k.pads else rng.randint(1, 9) for d in model.dims}
+                env = model.config_env(dims, {b: rng.choice([2, 4]) for b in blocks})
+                for a in [x for x in model.accesses if x.kind == 'store']:
+                    writers = {}  # address -> {(program, lanes)}
+                    for e in executions(model, a, env):
+                        writers.setdefault(e['address'], set()).add((tuple(e[p] for p in pids), tuple(e[l] for l in a.lanes)))
+                    race = race or any(len(w) > 1 for w in writers.values())
+                    for o in model.accesses:
+                        if o is a or o.tensor != a.tensor or o.kind == 'atomic': continue
+                        for e in executions(model, o, env):
+                            prog = tuple(e[p] for p in pids)
+                            race = race or any(w[0] != prog for w in writers.get(e['address'], ()))
             total += 1
+            if race and not oob:
+                assert r.verdict == 'REJECT' and any(d.kind == 'race' for d in r.defects), (name, str(r))
+                killed += 1
             if oob:
                 assert r.verdict == 'REJECT', (name, str(r))
                 killed += 1
             else: assert not any(d.kind == 'out_of_bounds' for d in r.defects), (name, str(r))
-    assert total >= 60 and killed >= 60, (total, killed)  # measured: 69 mutants, 68 out of bounds, all 68 rejected
+    assert total >= 80 and killed >= 80, (total, killed)  # measured: 85 mutants, 83 with an OOB or a race, all 83 rejected
 
 def test_without_z3_auto_uses_bounded(monkeypatch):
     "With z3 absent, 'auto' falls back to the bounded search, says so, gives the same witnesses and proves no UNSAT."
