@@ -43,7 +43,9 @@ class Prover:
             s = self.symbols.get(f)
             return (s.lo, s.hi) if s else (Poly.const(0), None)
         a = f.args
-        if f.op == '%' and self.le0(1 - a[1]): return Poly.const(0), a[1] - 1
+        # `//` and `%` are read as Python's floor operations; Triton truncates toward zero instead, and the two agree
+        # on the non-negative dividends index arithmetic uses, so a range is only claimed once the dividend is >= 0.
+        if f.op == '%' and self.le0(-a[0]) and self.le0(1 - a[1]): return Poly.const(0), a[1] - 1
         if f.op == '//' and self.le0(-a[0]) and self.le0(1 - a[1]):  # 0 <= x // c <= x; >= 1 once x >= c
             return Poly.const(1 if self.le0(a[1] - a[0]) else 0), a[0]
         if f.op == 'next_pow2': return Poly.const(1), None

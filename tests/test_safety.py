@@ -182,7 +182,6 @@ def test_grouped_tutorial_matmul_is_unknown_not_rejected():
     "The Triton tutorial's grouped ordering (min, nested % and //) is beyond the prover: honest UNKNOWN, no false defect."
     r = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'matmul_grouped.py'), backend='bounded').run()
     assert r.verdict == 'UNKNOWN' and not r.defects and r.open
-    assert [p.proved for p in r.proofs if p.prop == 'in_bounds'][:2] == [True, True]  # the `% M`-wrapped loads
 
 def test_helpers_inlined_and_proved():
     r = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'helper_rows.py')).run()
