@@ -10,7 +10,7 @@ __all__ = ['COMPONENTS', 'RND', 'RED', 'LIB', 'CAST', 'SAFETY', 'GENERATORS', 'P
            'LayerNormRules', 'ContractionRules', 'Analysis', 'heuristic_tolerance', 'ToleranceBound',
            'adversarial_rows', 'Measured', 'measure']
 
-# %% ../nbs/litmus/02_bounds.ipynb #f677f114
+# %% ../nbs/litmus/02_bounds.ipynb #7de84438
 import math
 from dataclasses import dataclass, field
 import numpy as np
@@ -44,7 +44,7 @@ def gamma(n: int, u: float) -> float:
     "Higham's gamma_n = n*u / (1 - n*u); None where it diverges (n*u >= 1)."
     return 0.0 if n <= 0 else (None if n * u >= 1 else n * u / (1 - n * u) * SAFETY)
 
-# %% ../nbs/litmus/02_bounds.ipynb #2d96c5db
+# %% ../nbs/litmus/02_bounds.ipynb #803d0bb4
 class Err:
     """|computed - exact| <= A + R*|exact|, with A and R each split over the four COMPONENTS.
 
@@ -108,7 +108,7 @@ class Info:
     @property
     def m(self): return self.rng.mag
 
-# %% ../nbs/litmus/02_bounds.ipynb #1a9c2032
+# %% ../nbs/litmus/02_bounds.ipynb #7b02466c
 def _sup_piecewise(lo, hi, f_piece, steps=(0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)):
     """An upper bound on sup_{x in [lo, hi]} of a function, from a bound f_piece(p, q) on each
     piece [p, q]. Pieces are fine near hi and geometric below, where the functions bounded here
@@ -153,7 +153,7 @@ def _deriv_max(op, iv):
     if op == "erf": return 2 / math.sqrt(math.pi) * math.exp(-min(m * m, 700)) + 1e-16
     raise ValueError(op)
 
-# %% ../nbs/litmus/02_bounds.ipynb #1b8fce26
+# %% ../nbs/litmus/02_bounds.ipynb #bae58bf1
 class ElementwiseRules:
     "Error rules for + - * / max min and the DSL's functions of one argument (a mixin of Analysis)."
     def _aff(self, a, b, f):
@@ -304,7 +304,7 @@ class ElementwiseRules:
     def op_sigmoid(self, n, a): return self._lipschitz(n, a, "sigmoid", a.rng.sigmoid())
     def op_erf(self, n, a): return self._lipschitz(n, a, "erf", a.rng.erf())
 
-# %% ../nbs/litmus/02_bounds.ipynb #ea724779
+# %% ../nbs/litmus/02_bounds.ipynb #e9b2251f
 class ReductionRules:
     "Row sum, mean, max, min: Higham's Thm 4.1 for sums, exactness for max and min (a mixin of Analysis)."
     def _sum_errs(self, a, N, g):
@@ -351,7 +351,7 @@ class ReductionRules:
         errs = [e if coherent and e.r <= 1 else e.absolute(a.m) for e in a.errs]
         return Info(a.rng, errs, a.chain, Affine.from_interval(a.rng), a.exact)
 
-# %% ../nbs/litmus/02_bounds.ipynb #9f1088ac
+# %% ../nbs/litmus/02_bounds.ipynb #10b3e845
 def written_out(analysis, n):
     "A Norm composite written out in elementwise ops and reductions: what the analysis sees when its lemma is switched off."
     from litmus.spec import row_max, row_sum, row_mean, exp, log, rsqrt
@@ -361,7 +361,7 @@ def written_out(analysis, n):
     if n.op == "layernorm": d = x - row_mean(x); return analysis.node(d * rsqrt(row_mean(d * d) + n.arg))
     if n.op == "rmsnorm": return analysis.node(x * rsqrt(row_mean(x * x) + n.arg))
 
-# %% ../nbs/litmus/02_bounds.ipynb #1df700d1
+# %% ../nbs/litmus/02_bounds.ipynb #83669640
 class SoftmaxRules:
     "softmax and log-softmax, with lemmas R1 and R2 (a mixin of Analysis)."
     def _softmax_parts(self, x: Info):
@@ -422,7 +422,7 @@ class SoftmaxRules:
         self.notes.append("log_softmax: R1 and R2 applied")
         return Info(rng, [e], x.chain + 2 * N + 2, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #d8e599b4
+# %% ../nbs/litmus/02_bounds.ipynb #9b0ac50d
 class LayerNormRules:
     "layernorm with lemma R3, and rms-norm (a mixin of Analysis)."
     def op_layernorm(self, n):
@@ -496,7 +496,7 @@ class LayerNormRules:
         rng = Interval(-Y, Y)
         return Info(rng, [Err(Err.fresh(RND, A=p.eta).A, kap_v)], N + 4, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #e411d41d
+# %% ../nbs/litmus/02_bounds.ipynb #a86037b7
 class ContractionRules:
     "One contraction of length K, any accumulator dtype (a mixin of Analysis)."
     def op_matmul(self, n):
@@ -515,7 +515,7 @@ class ContractionRules:
         e = Err(under, g_v) if coherent else Err(g_v * K * a.m * b.m + under)
         return Info(rng, [e], n_round, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #7e6f78ed
+# %% ../nbs/litmus/02_bounds.ipynb #0366e9d8
 class Analysis(ElementwiseRules, ReductionRules, SoftmaxRules, LayerNormRules, ContractionRules):
     """Forward error analysis of a spec: per node, an enclosure of the exact value (affine forms,
     refined by the lemmas) and bounds on |computed - exact| (Err pairs)."""
@@ -577,7 +577,7 @@ class Analysis(ElementwiseRules, ReductionRules, SoftmaxRules, LayerNormRules, C
         err = abs(fl - v) * (1 + 1e-15)
         return Info(Interval(v), [Err.fresh(RND, A=err)], int(err > 0), Affine(v), exact=err == 0)
 
-# %% ../nbs/litmus/02_bounds.ipynb #d1d5cae2
+# %% ../nbs/litmus/02_bounds.ipynb #f68bb550
 def heuristic_tolerance(spec: Spec, dtype, acc_dtype=None) -> float:
     """A tolerance for what is not certified: not sound, labelled tolerance_kind='heuristic' (C6).
     Loose on purpose, to favour precision over recall: 16*u*sqrt(ops + reduction length) times the
@@ -652,16 +652,17 @@ class ToleranceBound:
         parts = ", ".join(f"{k}={v:.3g}" for k, v in self.components.items())
         return f"{head}: certified |err| <= {self.total:.4g} per element ({parts})"
 
-# %% ../nbs/litmus/02_bounds.ipynb #b15193ad
+# %% ../nbs/litmus/02_bounds.ipynb #5ee3e2d7
 # ---- the adversarial soundness harness (used by the chapter's tightness table and tests/test_bounds_soundness.py) ----
 
 GENERATORS = ("uniform", "large_same_sign", "large_mixed", "all_negative", "cancellation", "constant", "near_constant",
-              "subnormal", "sorted", "ill_conditioned", "one_dominant", "half_ulp_tail")
+              "subnormal", "sorted", "ill_conditioned", "one_dominant", "half_ulp_tail", "half_ulp_square_tail", "steered", "steered_constant")
 
 def adversarial_rows(kind: str, lo: float, hi: float, rows: int, n: int, dtype="float32", seed=0):
     """`rows` rows of length `n` inside [lo, hi], rounded to `dtype`, drawn to stress one failure mode:
     large magnitude, all negative, cancellation, constant rows, subnormals, sorted, ill-conditioned sums,
-    one dominant entry (softmax), and tails just above half an ulp of the running sum."""
+    one dominant entry (softmax), and tails just above half an ulp of the running sum (or of the running
+    sum of squares), where every addition rounds the same way."""
     rng = np.random.default_rng(seed)
     dt = FLOATS[dtype_name(dtype)]
     mag = max(abs(lo), abs(hi)); top = hi if abs(hi) >= abs(lo) else lo
@@ -690,9 +691,39 @@ def adversarial_rows(kind: str, lo: float, hi: float, rows: int, n: int, dtype="
     elif kind == "half_ulp_tail":
         big = top * rng.uniform(0.9, 1.0, (rows, 1)); eps = float(np.finfo(dt).eps) if dt is not ml_dtypes.bfloat16 else 2.0 ** -7
         x = np.repeat(big * eps * rng.choice([0.51, 0.75, 1.49], (rows, 1)), n, axis=1); x[:, 0] = big[:, 0]
+    elif kind == "half_ulp_square_tail":   # the same for a sum of squares: the tail's squares just above half an ulp of big^2
+        big = top * rng.uniform(0.9, 1.0, (rows, 1)); eps = float(np.finfo(dt).eps) if dt is not ml_dtypes.bfloat16 else 2.0 ** -7
+        x = np.repeat(big * np.sqrt(eps * rng.choice([0.51, 0.75, 1.49], (rows, 1))), n, axis=1); x[:, 0] = big[:, 0]
+    elif kind in ("steered", "steered_constant"):
+        c = abs(top) * (rng.uniform(0.5, 1.0, rows) if kind == "steered_constant" else np.ones(rows))
+        x = _steered_rows(c, n, dt, rng, kind == "steered") * (1.0 if top >= 0 else -1.0)
     else: raise ValueError(f"kind must be one of {GENERATORS}, got {kind!r}")
     x = np.clip(x, lo, hi).astype(dt)
     return np.clip(x, np.asarray(lo).astype(dt), np.asarray(hi).astype(dt))
+
+def _steered_rows(c, n, dt, rng, spread):
+    """Rows near c (one value per row; within 10% if `spread`) whose sequential partial sums each land just above a
+    rounding midpoint, so that every addition rounds up by almost half an ulp: the worst case of Higham's bound, made real."""
+    rows = c.shape[0]
+    out, s = np.repeat(c[:, None], n, axis=1), np.zeros(rows, dt)
+    fmax = float(np.finfo(dt).max if dt is not ml_dtypes.bfloat16 else ml_dtypes.finfo(dt).max)
+    alive = np.ones(rows, bool)
+    for k in range(n):
+        s64 = s.astype(np.float64)
+        want = s64 + c * (rng.uniform(0.9, 1.0, rows) if spread else 1.0)
+        alive &= np.abs(want) < fmax / 4                  # past that the sum could overflow: the row stays at c
+        if not alive.any(): break
+        ulp = np.spacing(np.abs(want).astype(dt)).astype(np.float64)
+        mid = (np.floor(want / ulp) + 0.5) * ulp
+        v = (mid - s64).astype(dt)
+        for _ in range(4):
+            low = s64 + v.astype(np.float64) <= mid
+            if not low.any(): break
+            v = np.where(low, np.nextafter(v, dt(np.inf)), v)
+        v = np.where(alive, v, np.asarray(c).astype(dt))
+        out[:, k] = v.astype(np.float64)
+        s = np.where(alive, (s + v).astype(dt), s)
+    return out
 
 def _inputs_for(spec: Spec, kind: str, rows: int, dtype, seed: int):
     "One batch of inputs for every input of the spec; a matmul's operands are drawn along K."
