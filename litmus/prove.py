@@ -245,6 +245,14 @@ class _RaceFreedom:
         if missing: return False, steps + [f"the address does not depend on {', '.join(missing)}: those threads share addresses"]
         return True, steps
 
+    def same_address_map(self, access, other):
+        "The two accesses compute the same address from (program, lanes): equal offsets once other's lanes, axis by axis, are renamed to this one's (equal extents)."
+        if other.offset == access.offset: return True
+        if len(other.lanes) != len(access.lanes): return False
+        S = self.model.symbols
+        if any(S[a].hi != S[b].hi or S[a].lo != S[b].lo for a, b in zip(other.lanes, access.lanes)): return False
+        return other.offset.subs({a: Poly.var(b) for a, b in zip(other.lanes, access.lanes)}) == access.offset
+
     def race_free(self, access, others=()):
         "No two distinct (program, lane) pairs write one address non-atomically, nor read what another writes."
         pf = self.in_bounds(access)
@@ -256,7 +264,7 @@ class _RaceFreedom:
             steps = steps + [x for x in raw if x not in steps]
         if not ok: return Proof('race_free', str(access), access.line, False, steps)
         for o in others:
-            if o.offset != access.offset:
+            if not self.same_address_map(access, o):
                 return Proof('race_free', str(access), access.line, False,
                              steps + [f"line {o.line} ({o.kind}) uses a different address {o.offset}"])
         steps.append(f"layout of {access.tensor} does not alias; distinct threads get distinct addresses")

@@ -7,9 +7,9 @@ Docs: https://limn-dev.github.io/limn/litmus/tritonir.html.md"""
 # %% auto #0
 __all__ = ['TRUE', 'FALSE', 'Atom', 'Poly', 'make_atom', 'cdiv', 'evaluate_poly', 'Formula', 'Cmp', 'And', 'Or', 'Not', 'Opaque',
            'compare', 'conj', 'disj', 'negate', 'evaluate_formula', 'conjuncts', 'parse_expr', 'IVal', 'BVal', 'PVal',
-           'DVal', 'UVal', 'Access', 'Barrier', 'Unsupported', 'Symbol', 'TensorInfo', 'KernelModel', 'build_model',
-           'numeric_ranges', 'executions', 'draw_accesses', 'triton_available', 'ttir', 'ttir_memory_ops',
-           'model_memory_ops']
+           'CVal', 'DVal', 'UVal', 'Access', 'Barrier', 'Unsupported', 'Symbol', 'TensorInfo', 'KernelModel',
+           'build_model', 'numeric_ranges', 'executions', 'draw_accesses', 'triton_available', 'ttir',
+           'ttir_memory_ops', 'model_memory_ops']
 
 # %% ../nbs/litmus/03_tritonir.ipynb #d64398da
 import ast, itertools, math
@@ -310,6 +310,22 @@ class PVal:
     axes: tuple = ()
 
 @dataclass
+class CVal:
+    """An index or pointer value chosen by a condition (`tl.where(c, a, b)`, or a variable assigned in both branches of an
+    `if`): `cases` pairs each condition with the value it selects. Arithmetic maps over the cases; an access through a
+    chosen pointer is recorded once per case, with the case's condition added to its guard."""
+    cases: tuple
+    axes: tuple = ()
+
+def _cases(v): return v.cases if isinstance(v, CVal) else ((TRUE, v),)
+
+def _choice(cases):
+    "A CVal from (condition, value) pairs, dropping impossible cases; one case is just its value."
+    cases = tuple((c, v) for c, v in cases if c is not FALSE)
+    if len(cases) == 1 and cases[0][0] is TRUE: return cases[0][1]
+    return CVal(cases, cases[0][1].axes if cases else ())
+
+@dataclass
 class DVal:
     "Data: anything computed from loaded values or floats. Its value is ignored; `origin` says where an index became data."
     origin: str = ''
@@ -332,6 +348,7 @@ class Access:
     loops: tuple
     line: int
     text: str
+    case: int = 0  # > 0 for the second and later cases of an access through a chosen pointer (CVal)
     def __str__(self): return f"line {self.line}: {self.op} {self.tensor}[{self.offset}] if {self.guard}"
 
 @dataclass
@@ -510,7 +527,7 @@ class _Setup:
 
     def broadcast(self, values, node):
         "Right-align the axes of index/bool/pointer values; two lanes meeting on one axis are the same lane (renamed)."
-        shaped = [v for v in values if isinstance(v, (IVal, BVal, PVal))]
+        shaped = [v for v in values if isinstance(v, (IVal, BVal, PVal, CVal))]
         rank = max((len(v.axes) for v in shaped), default=0)
         axes, rename = [None] * rank, {}
         for v in shaped:
@@ -528,6 +545,9 @@ class _Setup:
             if isinstance(v, IVal): v = IVal(v.poly.subs(env), tuple(axes))
             elif isinstance(v, BVal): v = BVal(v.formula.subs(env), tuple(axes))
             elif isinstance(v, PVal): v = PVal(v.tensor, v.offset.subs(env), tuple(axes))
+            elif isinstance(v, CVal):
+                v = CVal(tuple((c.subs(env), IVal(x.poly.subs(env), tuple(axes)) if isinstance(x, IVal)
+                                else PVal(x.tensor, x.offset.subs(env), tuple(axes))) for c, x in v.cases), tuple(axes))
             out.append(v)
         return out, tuple(axes)
 
@@ -574,6 +594,13 @@ class _Expressions:
             if isinstance(v, UVal): return v
         for v in (a, b):
             if isinstance(v, DVal): return v
+        if isinstance(a, CVal) or isinstance(b, CVal):
+            out = []
+            for (ca, va), (cb, vb) in itertools.product(_cases(a), _cases(b)):
+                r = self.binop(op, va, vb, n)
+                if not isinstance(r, (IVal, PVal)): return r
+                out.append((conj(ca, cb), r))
+            return _choice(out)
         if isinstance(a, BVal) and isinstance(b, BVal) and isinstance(op, (ast.BitAnd, ast.BitOr)):
             (a, b), axes = self.broadcast([a, b], n)
             return BVal(conj(a.formula, b.formula) if isinstance(op, ast.BitAnd) else disj(a.formula, b.formula), axes)
@@ -603,10 +630,12 @@ class _Expressions:
             if type(op) not in ops: return UVal(f'comparison {type(op).__name__}', n.lineno)
             for v in (left, right):
                 if isinstance(v, (UVal, DVal)): return v
-            if not (isinstance(left, IVal) and isinstance(right, IVal)):
+            if not all(isinstance(x, IVal) for v in (left, right) for _, x in _cases(v)):
                 return UVal('comparison of non-index values', n.lineno)
             (l, r), ax = self.broadcast([left, right], n)
-            result, axes = conj(result, compare(l.poly, ops[type(op)], r.poly)), ax
+            cmp = disj(*(conj(cl, cr, compare(xl.poly, ops[type(op)], xr.poly))
+                         for (cl, xl), (cr, xr) in itertools.product(_cases(l), _cases(r))))
+            result, axes = conj(result, cmp), ax
             left = right
         return BVal(result, axes)
     def _e_BoolOp(self, n):
@@ -629,6 +658,15 @@ class _Expressions:
     def _e_Subscript(self, n):
         base = self.eval(n.value)
         if isinstance(base, (DVal, UVal)): return base
+        if isinstance(base, CVal):
+            out = []
+            for c, x in base.cases:
+                r = self._subscript(x, n)
+                if not isinstance(r, (IVal, PVal)): return r
+                out.append((c, r))
+            return _choice(out)
+        return self._subscript(base, n)
+    def _subscript(self, base, n):
         idx = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
         if not isinstance(base, (IVal, BVal, PVal)): return UVal('subscript', n.lineno)
         axes, it = [], iter(base.axes)
@@ -657,7 +695,7 @@ class _Calls:
         fname = _dotted(n.func)
         if fname is None and isinstance(n.func, ast.Attribute):  # a method: x.to(...), x.dtype...
             base = self.eval(n.func.value)
-            if n.func.attr == 'to' and isinstance(base, IVal):
+            if n.func.attr == 'to' and isinstance(base, (IVal, CVal)):
                 target = self.eval(n.args[0]) if n.args else None
                 if isinstance(target, tuple) and target[:1] == ('dtype',) and target[1] in _INT_DTYPES: return base
                 return DVal(f'.to({ast.unparse(n.args[0]) if n.args else ""})')
@@ -667,7 +705,7 @@ class _Calls:
         head, _, short = fname.rpartition('.')
         if head.split('.')[0] in self.env and head:  # method call on a local variable
             base = self.env[head.split('.')[0]]
-            if short == 'to' and isinstance(base, IVal):
+            if short == 'to' and isinstance(base, (IVal, CVal)):
                 target = self.eval(n.args[0]) if n.args else None
                 if isinstance(target, tuple) and target[:1] == ('dtype',) and target[1] in _INT_DTYPES: return base
                 return DVal(f'.to({ast.unparse(n.args[0]) if n.args else ""})')
@@ -717,6 +755,13 @@ class _Calls:
         if short == 'debug_barrier':
             self.barriers.append(Barrier(self.pc, self.loops, n.lineno, ast.unparse(n))); return None
         if short in _NOOP_FNS: return None
+        if short == 'where' and len(n.args) == 3:
+            c, a, b = [self.eval(x) for x in n.args]
+            if isinstance(c, BVal) and all(isinstance(x, (IVal, PVal, CVal)) for x in (a, b)):
+                (c, a, b), axes = self.broadcast([c, a, b], n)
+                return _choice([(conj(c.formula, ca), x) for ca, x in _cases(a)] +
+                               [(conj(negate(c.formula), cb), x) for cb, x in _cases(b)])
+            return DVal('tl.where') if not any(isinstance(x, (IVal, PVal, CVal)) for x in (a, b)) else UVal('tl.where on mixed values', n.lineno)
         if short in _DATA_FNS or head in ('tl.math', 'tl.extra.cuda.libdevice', 'libdevice', 'tl.libdevice'):
             for a in n.args: self.eval(a)
             return DVal(f'{fname}')
@@ -767,6 +812,18 @@ class _Calls:
         mask = self.eval(a['mask']) if a.get('mask') is not None else None
         for key in ('value', 'val', 'other', 'cmp'):
             if a.get(key) is not None: self.eval(a[key])
+        if isinstance(ptr, CVal) and all(isinstance(x, PVal) for _, x in ptr.cases):
+            saved = self.pc
+            for i, (c, x) in enumerate(ptr.cases):  # one access per case, under the case's condition
+                self.pc = conj(saved, c)
+                before = len(self.accesses)
+                self._record(kind, fname, n, x, mask)
+                for acc in self.accesses[before:]: acc.case = i
+            self.pc = saved
+            return DVal(fname)
+        return self._record(kind, fname, n, ptr, mask)
+
+    def _record(self, kind, fname, n, ptr, mask):
         if not isinstance(ptr, PVal):
             what = ptr.construct if isinstance(ptr, UVal) else ptr.origin if isinstance(ptr, DVal) else type(ptr).__name__
             self._unsupported(f'{fname} address', n, f'the pointer is not an affine tensor offset ({what})')
@@ -851,6 +908,8 @@ class _Statements:
             a, b = e1.get(k), e2.get(k)
             if k not in e1 or k not in e2 or a is b or a == b: self.env[k] = a if k in e1 else b
             elif isinstance(a, DVal) or isinstance(b, DVal): self.env[k] = a if isinstance(a, DVal) else b
+            elif all(isinstance(x, (IVal, PVal, CVal)) for x in (a, b)) and not (c is TRUE or c is FALSE):
+                self.env[k] = _choice([(conj(c, ca), x) for ca, x in _cases(a)] + [(conj(negate(c), cb), x) for cb, x in _cases(b)])
             else: self.env[k] = UVal(f'variable {k} assigned differently in the branches of the if at line {s.lineno}', s.lineno)
     def _s_For(self, s):
         it = s.iter
@@ -965,7 +1024,7 @@ def build_model(kernel):
     return KernelModel(kernel.name, fn_ast.name, interp.symbols, interp.tensors, interp.grid, interp.accesses,
                        interp.barriers, interp.unsupported, interp.facts, dict(interp.dims), interp.constexprs)
 
-# %% ../nbs/litmus/03_tritonir.ipynb #29112b0b
+# %% ../nbs/litmus/03_tritonir.ipynb #315a22c7
 def numeric_ranges(model, names, env, limit=100_000):
     """Integer boxes [lo, hi] for program ids, loop counters and lanes at concrete sizes `env`, in order. A bound may
     depend on an earlier symbol (`for j in range(pid)`): then it is the extreme over the earlier symbols' boxes. A box
@@ -1040,7 +1099,7 @@ def draw_accesses(model, access, env, max_cells=48):
             g.edge(f"l{prog}_{key}", f"m{e['address']}", color='#c00000' if e['address'] not in live else '#555555')
     return g
 
-# %% ../nbs/litmus/03_tritonir.ipynb #2572a1c0
+# %% ../nbs/litmus/03_tritonir.ipynb #ac365dd2
 _TT_DTYPES = {'float32': 'fp32', 'float16': 'fp16', 'bfloat16': 'bf16', 'float64': 'fp64', 'int32': 'i32',
               'int64': 'i64', 'int8': 'i8', 'uint8': 'u8', 'bool': 'i1'}
 _TT_KINDS = {'tt.load': 'load', 'tt.store': 'store', 'tt.atomic_rmw': 'atomic', 'tt.atomic_cas': 'atomic',
@@ -1111,5 +1170,5 @@ def ttir_memory_ops(text):
 
 def model_memory_ops(model):
     "The (kind, source line) of every load, store, atomic and barrier the symbolic model found."
-    ops = [(a.kind, a.line) for a in model.accesses] + [('barrier', b.line) for b in model.barriers]
+    ops = [(a.kind, a.line) for a in model.accesses if a.case == 0] + [('barrier', b.line) for b in model.barriers]
     return sorted(ops, key=lambda x: (x[1], x[0]))

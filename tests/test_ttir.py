@@ -15,7 +15,7 @@ TEST_KERNELS = Path(__file__).parent / 'kernels'
 CHECKED = corpus.kernels() + [corpus.load(TEST_KERNELS / f) for f in ('matmul_masked.py', 'barrier_divergent.py',
                                                                     'early_exit_barrier.py', 'matmul_grouped.py', 'helper_rows.py',
                                                                     'tutorial_layernorm.py', 'tutorial_dropout.py',
-                                                                    'attention_causal.py')]
+                                                                    'attention_causal.py', 'where_clamp.py', 'where_clamp_bad.py')]
 
 @pytest.mark.parametrize('kernel', CHECKED, ids=lambda k: k.name)
 def test_model_and_front_end_ttir_agree(kernel):
