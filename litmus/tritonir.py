@@ -21,7 +21,10 @@ class Atom:
     __slots__ = ('op', 'args', '_key')
     def __init__(self, op, args):
         self.op, self.args = op, tuple(args)
-        a = [str(x) if len(x.terms) <= 1 and not any(c < 0 for c in x.terms.values()) else f"({x})" for x in self.args]
+        def bare(x):  # a number or a single factor prints as it is; anything else gets parentheses
+            return x.value() is not None and x.value() >= 0 or (len(x.terms) == 1 and list(x.terms.values())[0] == 1
+                                                                 and len(next(iter(x.terms))) == 1)
+        a = [str(x) if bare(x) else f"({x})" for x in self.args]
         self._key = f"({a[0]} {op} {a[1]})" if op in ('//', '%') else f"{op}({', '.join(map(str, self.args))})"
     def __repr__(self): return self._key
     def __eq__(self, other): return isinstance(other, Atom) and self._key == other._key
