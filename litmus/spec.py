@@ -8,9 +8,9 @@ Docs: https://limn-dev.github.io/limn/litmus/spec.html.md"""
 __all__ = ['UNARY', 'BINARY', 'REDUCE', 'NORM', 'UNSUPPORTED', 'exp', 'log', 'sqrt', 'rsqrt', 'tanh', 'sigmoid', 'erf', 'FLOATS',
            'ORDERS', 'LIBM_ULPS', 'Expr', 'lift', 'var', 'const', 'maximum', 'minimum', 'relu', 'row_sum', 'row_mean',
            'row_max', 'row_min', 'softmax', 'log_softmax', 'layernorm', 'rmsnorm', 'matmul', 'render', 'draw', 'parse',
-           'parse_domain', 'parse_dims', 'Fragment', 'classify', 'dtype_name', 'Spec', 'reduce_sum']
+           'parse_domain', 'parse_dims', 'Fragment', 'classify', 'normalise', 'dtype_name', 'Spec', 'reduce_sum']
 
-# %% ../nbs/litmus/01_spec.ipynb #94d2509d
+# %% ../nbs/litmus/01_spec.ipynb #bf09bbd0
 import ast, math, re
 from dataclasses import dataclass, field
 import numpy as np
@@ -102,7 +102,7 @@ def render(e: Expr) -> str:
     name = e.arg if e.op in ("unsupported",) else _NAMES.get(e.op, e.op)
     return f"{name}({', '.join(args)})"
 
-# %% ../nbs/litmus/01_spec.ipynb #a3c537c6
+# %% ../nbs/litmus/01_spec.ipynb #ae5c6673
 _KIND_COLOUR = {"input": "#dde8f5", "const": "#eeeeee", "reduce": "#f5e2c8", "norm": "#d9f0d3", "matmul": "#f3d0d0", "unsupported": "#ffb3b3"}
 def draw(e: Expr, **graph_attrs):
     "The spec as a graph through limn.viz: inputs blue, reductions orange, Norm composites green, contractions red."
@@ -120,7 +120,7 @@ def draw(e: Expr, **graph_attrs):
     return viz.Graph.from_dag([canon[e]], srcs=lambda n: tuple(canon[s] for s in n.srcs), label=label, attrs=attrs,
                               **{"rankdir": "LR", **graph_attrs})
 
-# %% ../nbs/litmus/01_spec.ipynb #ba6c5489
+# %% ../nbs/litmus/01_spec.ipynb #bad4a284
 _FUNCS1 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "tanh", "sigmoid": "sigmoid",
            "erf": "erf", "abs": "abs", "softmax": "softmax", "log_softmax": "log_softmax", "sum": "sum", "mean": "mean"}
 
@@ -189,7 +189,7 @@ def _from_ast(n, text):
         raise bad(f"unknown function {f!r} or wrong number of arguments")
     raise bad("unsupported syntax")
 
-# %% ../nbs/litmus/01_spec.ipynb #3bdb7276
+# %% ../nbs/litmus/01_spec.ipynb #dcbe86e0
 def parse_domain(domain) -> dict:
     """'x in [-1e3, 1e3]; w in [0, 1]' (or a dict name -> (lo, hi)) -> {name: (lo, hi)}."""
     if isinstance(domain, dict): items = domain.items()
@@ -224,7 +224,7 @@ def parse_dims(dims) -> dict:
         out[k] = int(v)
     return out
 
-# %% ../nbs/litmus/01_spec.ipynb #1d3bf999
+# %% ../nbs/litmus/01_spec.ipynb #ac5e6e86
 @dataclass
 class Fragment:
     "What classify() found: the fragment's kind, whether a bound can be certified, and why not."
@@ -272,7 +272,41 @@ def classify(e: Expr) -> Fragment:
     if red == 1: return Fragment("row_reduction", True)
     return Fragment("elementwise", True)
 
-# %% ../nbs/litmus/01_spec.ipynb #c0a850a9
+# %% ../nbs/litmus/01_spec.ipynb #94c14cac
+def normalise(e: Expr) -> Expr:
+    """Rewrite a Norm composite written out by hand into its named form, bottom-up: the two are the same
+    function, and only the named form has a certified bound (it needs lemmas R1-R3, which look at the whole).
+    Recognised: exp(x - max(x)) / sum(exp(x - max(x))), (x - max(x)) - log(sum(exp(x - max(x)))),
+    (x - mean(x)) * rsqrt(mean((x - mean(x))**2) + eps) (or / sqrt(...)), and x * rsqrt(mean(x*x) + eps) (or / sqrt)."""
+    memo = {}
+    def shift(d):                      # d == x - max(x): returns x
+        if d.op == "sub" and d.srcs[1].op == "rmax" and d.srcs[1].srcs[0] == d.srcs[0]: return d.srcs[0]
+    def centred(d):                    # d == x - mean(x): returns x
+        if d.op == "sub" and d.srcs[1].op == "mean" and d.srcs[1].srcs[0] == d.srcs[0]: return d.srcs[0]
+    def inv_root(r):                   # r == rsqrt(v + eps) or the pair (div, sqrt(v + eps)): returns (v, eps)
+        if r.op in ("rsqrt", "sqrt") and r.srcs[0].op == "add" and r.srcs[0].srcs[1].op == "const" and r.srcs[0].srcs[1].arg > 0:
+            return r.op, r.srcs[0].srcs[0], r.srcs[0].srcs[1].arg
+    def go(n):
+        if n in memo: return memo[n]
+        m = Expr(n.op, tuple(go(s) for s in n.srcs), n.arg)
+        if m.op == "div" and m.srcs[0].op == "exp" and m.srcs[1].op == "sum" and m.srcs[1].srcs[0] == m.srcs[0]:
+            x = shift(m.srcs[0].srcs[0])
+            if x is not None: m = softmax(x)
+        elif m.op == "sub" and m.srcs[1].op == "log" and m.srcs[1].srcs[0].op == "sum":
+            x, inner = shift(m.srcs[0]), m.srcs[1].srcs[0].srcs[0]
+            if x is not None and inner == Expr("exp", (m.srcs[0],)): m = log_softmax(x)
+        elif m.op in ("mul", "div"):
+            root = inv_root(m.srcs[1])
+            if root is not None and (root[0] == "rsqrt") == (m.op == "mul"):
+                _, v, eps = root
+                x = centred(m.srcs[0])
+                if x is not None and v.op == "mean" and v.srcs[0] == Expr("mul", (m.srcs[0], m.srcs[0])): m = layernorm(x, eps)
+                elif v.op == "mean" and v.srcs[0] == Expr("mul", (m.srcs[0], m.srcs[0])): m = rmsnorm(m.srcs[0], eps)
+        memo[n] = m
+        return m
+    return go(e)
+
+# %% ../nbs/litmus/01_spec.ipynb #e738b515
 FLOATS = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 def dtype_name(dt) -> str:
     if isinstance(dt, str) and dt in FLOATS: return dt
@@ -292,7 +326,7 @@ class Spec:
     dims: dict = field(default_factory=dict)
 
     def __init__(self, expr, domain=None, dims=None):
-        self.expr = parse(expr) if isinstance(expr, str) else expr
+        self.expr = normalise(parse(expr) if isinstance(expr, str) else expr)
         if not isinstance(self.expr, Expr): raise TypeError(f"expr must be a str or an Expr, got {type(expr).__name__}")
         dom = parse_domain(domain or {})
         names = set(self.inputs)   # a kernel's domain may name the pointer ('x_ptr') for the spec's input 'x'
@@ -328,7 +362,7 @@ class Spec:
 
 # ---- a correct implementation in floating point, parametrised by reduction order ----
 
-# %% ../nbs/litmus/01_spec.ipynb #464fcade
+# %% ../nbs/litmus/01_spec.ipynb #fc76a876
 ORDERS = ("sequential", "reversed", "pairwise", "block8", "block32", "block128", "perm0", "perm1", "online16", "online128")
 
 def reduce_sum(x, order="sequential"):
@@ -360,7 +394,7 @@ def reduce_sum(x, order="sequential"):
         return reduce_sum(x[:, p], "sequential")
     raise ValueError(f"order must be one of {ORDERS} (or blockB/permS), got {order!r}")
 
-# %% ../nbs/litmus/01_spec.ipynb #2c34fef3
+# %% ../nbs/litmus/01_spec.ipynb #c24d492e
 LIBM_ULPS = {"exp": 2, "log": 2, "sqrt": 0.5, "rsqrt": 2, "tanh": 2, "sigmoid": 3, "erf": 2}
 _F64 = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v), "tanh": np.tanh,
         "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "erf": None}
@@ -447,7 +481,7 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed):
     out = go(e)
     with np.errstate(all="ignore"): return out.astype(outd)
 
-# %% ../nbs/litmus/01_spec.ipynb #ae50f3a5
+# %% ../nbs/litmus/01_spec.ipynb #adf24600
 def _fsum_rows(x):
     x = np.asarray(x, np.float64)
     if x.ndim == 1: x = x[None]
