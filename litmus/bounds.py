@@ -10,7 +10,7 @@ __all__ = ['COMPONENTS', 'RND', 'RED', 'LIB', 'CAST', 'SAFETY', 'GENERATORS', 'P
            'LayerNormRules', 'ContractionRules', 'Analysis', 'heuristic_tolerance', 'ToleranceBound',
            'adversarial_rows', 'Measured', 'measure']
 
-# %% ../nbs/litmus/02_bounds.ipynb #e7582219
+# %% ../nbs/litmus/02_bounds.ipynb #1b673c94
 import math
 from dataclasses import dataclass, field
 import numpy as np
@@ -44,7 +44,7 @@ def gamma(n: int, u: float) -> float:
     "Higham's gamma_n = n*u / (1 - n*u); None where it diverges (n*u >= 1)."
     return 0.0 if n <= 0 else (None if n * u >= 1 else n * u / (1 - n * u) * SAFETY)
 
-# %% ../nbs/litmus/02_bounds.ipynb #50e703af
+# %% ../nbs/litmus/02_bounds.ipynb #70f93ef7
 class Err:
     """|computed - exact| <= A + R*|exact|, with A and R each split over the four COMPONENTS.
 
@@ -108,7 +108,7 @@ class Info:
     @property
     def m(self): return self.rng.mag
 
-# %% ../nbs/litmus/02_bounds.ipynb #f30a54c1
+# %% ../nbs/litmus/02_bounds.ipynb #80ff63db
 def _sup_piecewise(lo, hi, f_piece, steps=(0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)):
     """An upper bound on sup_{x in [lo, hi]} of a function, from a bound f_piece(p, q) on each
     piece [p, q]. Pieces are fine near hi and geometric below, where the functions bounded here
@@ -153,7 +153,7 @@ def _deriv_max(op, iv):
     if op == "erf": return 2 / math.sqrt(math.pi) * math.exp(-min(m * m, 700)) + 1e-16
     raise ValueError(op)
 
-# %% ../nbs/litmus/02_bounds.ipynb #135bd0aa
+# %% ../nbs/litmus/02_bounds.ipynb #0e9ae5a9
 class ElementwiseRules:
     "Error rules for + - * / max min and the DSL's functions of one argument (a mixin of Analysis)."
     def _aff(self, a, b, f):
@@ -304,7 +304,7 @@ class ElementwiseRules:
     def op_sigmoid(self, n, a): return self._lipschitz(n, a, "sigmoid", a.rng.sigmoid())
     def op_erf(self, n, a): return self._lipschitz(n, a, "erf", a.rng.erf())
 
-# %% ../nbs/litmus/02_bounds.ipynb #ba307969
+# %% ../nbs/litmus/02_bounds.ipynb #efb5c388
 class ReductionRules:
     "Row sum, mean, max, min: Higham's Thm 4.1 for sums, exactness for max and min (a mixin of Analysis)."
     def _sum_errs(self, a, N, g):
@@ -351,7 +351,7 @@ class ReductionRules:
         errs = [e if coherent and e.r <= 1 else e.absolute(a.m) for e in a.errs]
         return Info(a.rng, errs, a.chain, Affine.from_interval(a.rng), a.exact)
 
-# %% ../nbs/litmus/02_bounds.ipynb #6fbc882b
+# %% ../nbs/litmus/02_bounds.ipynb #856db318
 def written_out(analysis, n):
     "A Norm composite written out in elementwise ops and reductions: what the analysis sees when its lemma is switched off."
     from litmus.spec import row_max, row_sum, row_mean, exp, log, rsqrt
@@ -361,7 +361,7 @@ def written_out(analysis, n):
     if n.op == "layernorm": d = x - row_mean(x); return analysis.node(d * rsqrt(row_mean(d * d) + n.arg))
     if n.op == "rmsnorm": return analysis.node(x * rsqrt(row_mean(x * x) + n.arg))
 
-# %% ../nbs/litmus/02_bounds.ipynb #8657deb1
+# %% ../nbs/litmus/02_bounds.ipynb #23e664ff
 class SoftmaxRules:
     "softmax and log-softmax, with lemmas R1 and R2 (a mixin of Analysis)."
     def _softmax_parts(self, x: Info):
@@ -422,7 +422,7 @@ class SoftmaxRules:
         self.notes.append("log_softmax: R1 and R2 applied")
         return Info(rng, [e], x.chain + 2 * N + 2, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #e4ecab25
+# %% ../nbs/litmus/02_bounds.ipynb #62b9c30a
 class LayerNormRules:
     "layernorm with lemma R3, and rms-norm (a mixin of Analysis)."
     def op_layernorm(self, n):
@@ -496,7 +496,7 @@ class LayerNormRules:
         rng = Interval(-Y, Y)
         return Info(rng, [Err(Err.fresh(RND, A=p.eta).A, kap_v)], N + 4, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #885ab5f1
+# %% ../nbs/litmus/02_bounds.ipynb #5286ba2b
 class ContractionRules:
     "One contraction of length K, any accumulator dtype (a mixin of Analysis)."
     def op_matmul(self, n):
@@ -515,7 +515,7 @@ class ContractionRules:
         e = Err(under, g_v) if coherent else Err(g_v * K * a.m * b.m + under)
         return Info(rng, [e], n_round, Affine.from_interval(rng))
 
-# %% ../nbs/litmus/02_bounds.ipynb #6f3da5b7
+# %% ../nbs/litmus/02_bounds.ipynb #7008543e
 class Analysis(ElementwiseRules, ReductionRules, SoftmaxRules, LayerNormRules, ContractionRules):
     """Forward error analysis of a spec: per node, an enclosure of the exact value (affine forms,
     refined by the lemmas) and bounds on |computed - exact| (Err pairs)."""
@@ -577,7 +577,7 @@ class Analysis(ElementwiseRules, ReductionRules, SoftmaxRules, LayerNormRules, C
         err = abs(fl - v) * (1 + 1e-15)
         return Info(Interval(v), [Err.fresh(RND, A=err)], int(err > 0), Affine(v), exact=err == 0)
 
-# %% ../nbs/litmus/02_bounds.ipynb #0cb860fd
+# %% ../nbs/litmus/02_bounds.ipynb #e28da7f1
 def heuristic_tolerance(spec: Spec, dtype, acc_dtype=None) -> float:
     """A tolerance for what is not certified: not sound, labelled tolerance_kind='heuristic' (C6).
     Loose on purpose, to favour precision over recall: 16*u*sqrt(ops + reduction length) times the
@@ -654,7 +654,7 @@ class ToleranceBound:
         parts = ", ".join(f"{k}={v:.3g}" for k, v in self.components.items())
         return f"{head}: certified |err| <= {self.total:.4g} per element ({parts})"
 
-# %% ../nbs/litmus/02_bounds.ipynb #5c7c2072
+# %% ../nbs/litmus/02_bounds.ipynb #f68c86e5
 # ---- the adversarial soundness harness (used by the chapter's tightness table and tests/test_bounds_soundness.py) ----
 
 GENERATORS = ("uniform", "large_same_sign", "large_mixed", "all_negative", "cancellation", "constant", "near_constant",
