@@ -1017,7 +1017,11 @@ def build_model(kernel):
     for attr in ('source', 'args', 'grid', 'dims'):
         if not hasattr(kernel, attr):
             raise TypeError(f"kernel must be a litmus.corpus.Kernel (needs .{attr}); got {type(kernel).__name__}")
-    module = getattr(kernel, 'module_ast', None) or ast.parse(kernel.source)
+    module = getattr(kernel, 'module_ast', None)
+    if module is None:
+        try: module = ast.parse(kernel.source)
+        except SyntaxError as e:
+            raise ValueError(f"kernel {getattr(kernel, 'name', '?')}: source does not parse (line {e.lineno}: {e.msg})") from None
     fn_ast = getattr(kernel, 'fn_ast', None) or _find_function(module, getattr(kernel, 'fn_name', None))
     helpers = {f.name: f for f in module.body if isinstance(f, ast.FunctionDef) and f.name != fn_ast.name
                and any('jit' in ast.unparse(d) for d in f.decorator_list)}

@@ -168,6 +168,8 @@ def test_shape_space_is_small_and_witnessed():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="backend must be"): GPUSafetyCheck(corpus.get('vadd'), backend='cvc5')
     with pytest.raises(TypeError, match="kernel must be"): build_model(object())
+    with pytest.raises(ValueError, match="source does not parse"):
+        build_model(_K('def k(:\n  pass', [], ['1'], {'N': 1}))
 
 def test_loop_barrier_and_early_exit():
     "A barrier in `for j in range(pid)`: programs disagree on how often they reach it; the early return guards the rest."
