@@ -5,3 +5,10 @@ It bounds the error a correct kernel may have (litmus.bounds), proves memory saf
 (litmus.corpus). The modules are exported from the notebooks in nbs/litmus/.
 """
 __version__ = "0.0.1"
+
+from .affine import Interval, Affine
+from .spec import Spec, parse as parse_spec, classify
+from .bounds import ToleranceBound, heuristic_tolerance
+from .safety import GPUSafetyCheck
+from .shapes import SymbolicShapeSpace
+from . import corpus
