@@ -13,6 +13,11 @@ def clone(tmp_path):
     return tmp_path / "repo"
 
 
+def commit_all(repo, message):
+    "Commit in the clone, as a hand edit that reached main would be."
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", message], cwd=repo, check=True)
+
+
 def check(repo):
     return subprocess.run(["bash", "tools/check_sync.sh", str(BIN)], cwd=repo, capture_output=True, text=True)
 
@@ -25,6 +30,7 @@ def test_clean_clone_is_in_sync(clone):
 def test_module_edited_without_its_notebook_fails(clone):
     viz = clone / "limn" / "viz.py"
     viz.write_text(viz.read_text() + "\nEDITED_BY_HAND = True\n")
+    commit_all(clone, "edit a module by hand")
     run = check(clone)
     assert run.returncode != 0 and "nbdev-export changed modules" in run.stderr and "limn/viz.py" in run.stderr
 
@@ -32,5 +38,6 @@ def test_module_edited_without_its_notebook_fails(clone):
 def test_readme_edited_without_the_front_page_fails(clone):
     readme = clone / "README.md"
     readme.write_text(readme.read_text() + "\nedited by hand\n")
+    commit_all(clone, "edit the README by hand")
     run = check(clone)
     assert run.returncode != 0 and "README.md is made from nbs/index.ipynb" in run.stderr

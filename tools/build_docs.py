@@ -10,7 +10,7 @@ longer produces.
     python tools/build_docs.py              # every chapter is executed, so pages show fresh outputs
     python tools/build_docs.py --readme     # only README.md, from nbs/index.ipynb
 """
-import argparse, html, json, os, re, shutil, sys
+import argparse, functools, html, json, os, re, shutil, sys
 from pathlib import Path
 import yaml
 
@@ -23,9 +23,17 @@ def execute_every_cell(cell) -> bool:
     return cell.cell_type == "code" and bool(cell.source.strip()) and cell.directives_.get("eval", "").lower() != "false"
 
 
+def exec_in_notebook_folder(src, dst, cb, exec_nb=None):
+    "nbdev's per-notebook step, run from the notebook's own folder as Jupyter and nbdev-test run it."
+    here = os.getcwd()
+    os.chdir(Path(src).resolve().parent)
+    try: exec_nb(src, dst, cb)
+    finally: os.chdir(here)
+
+
 def prepare(file_re: str = "") -> Path:
     "Refresh nbdev's quarto config and sidebar, then process and execute the notebooks into _proc/ (all offline)."
-    import nbdev.processors
+    import nbdev.processors, nbdev.serve_drv
     from nbdev.config import get_config
     from nbdev.quarto import refresh_quarto_yml, nbdev_sidebar
     from nbdev.serve import proc_nbs
@@ -33,7 +41,9 @@ def prepare(file_re: str = "") -> Path:
     cfg = get_config()
     refresh_quarto_yml()
     nbdev_sidebar.__wrapped__(path=cfg.nbs_path)      # the CLI wrapper would also list llms.txt and nbdev.yml
-    nbdev.processors._do_eval = execute_every_cell     # n_workers=0 keeps the processing in this process, patched
+    # n_workers=0 keeps the processing in this process, where these two patches apply
+    nbdev.processors._do_eval = execute_every_cell
+    nbdev.serve_drv.exec_nb = functools.partial(exec_in_notebook_folder, exec_nb=nbdev.serve_drv.exec_nb)
     return proc_nbs(cfg.nbs_path, n_workers=0, force=True, file_re=file_re)
 
 
