@@ -1,4 +1,4 @@
-"""A kernel sees a size only through its guards, so the infinitely many sizes fall into a few classes per dimension: one, just under a block, a block, just over, two blocks, a ragged tail, a size coprime to the block, a deep reduction. This chapter derives the classes from the symbolic model (chapter 03), asks the solver (chapter 05) for a witness of each, and lays out O(#dims x 8) configurations, with dtypes as a second axis. The safety search (chapter 06) and the falsifier walk these configurations.
+"""A kernel sees a size only through its guards, so the infinitely many sizes fall into a few classes per dimension: one, just under a block, a block, just over, two blocks, a ragged tail, a size coprime to the block, a deep reduction. This chapter derives the classes from the symbolic model (chapter 03), asks the solver (chapter 05) for a witness of each, and lays out O(#dims x 8) configurations, with dtypes as a second axis. The safety search (chapter 06) and the falsifier (chapter 09) walk these configurations instead of a size sweep.
 
 Docs: https://limn-dev.github.io/limn/litmus/shapes.html.md"""
 
@@ -19,7 +19,7 @@ def _constexpr_symbols(model, p):
 def dim_blocks(model):
     """For each size, the block constexprs it is compared against in a guard, a loop bound or the grid: the sizes
     whose remainder modulo that block changes which lanes are live."""
-    rel = {d: [] for d in model.dims}
+    blocks_of = {d: [] for d in model.dims}
     def note(p):
         dims = [s for s in p.symbols() if s in model.dims]
         blocks = set(_constexpr_symbols(model, p))
@@ -28,7 +28,7 @@ def dim_blocks(model):
             if sym is not None and sym.kind in ('lane', 'loop') and sym.hi is not None: blocks |= _constexpr_symbols(model, sym.hi)
         for d in dims:
             for b in sorted(blocks):
-                if b not in rel[d]: rel[d].append(b)
+                if b not in blocks_of[d]: blocks_of[d].append(b)
     for a in model.accesses:
         for c in conjuncts(a.guard):
             if isinstance(c, Cmp): note(c.lhs)
@@ -37,8 +37,8 @@ def dim_blocks(model):
     for g in model.grid: note(g)
     for name, expr in model.constexprs.items():  # BLOCK = next_pow2(N): N is measured against BLOCK
         for d in expr.symbols():
-            if d in rel and name not in rel[d]: rel[d].append(name)
-    return rel
+            if d in blocks_of and name not in blocks_of[d]: blocks_of[d].append(name)
+    return blocks_of
 
 # %% ../nbs/litmus/07_shapes.ipynb #4e62d080
 @dataclass
@@ -66,7 +66,8 @@ class SymbolicShapeSpace:
     sees N only modulo BLOCK, so each size gets about eight classes relative to its block (1, BLOCK-1, BLOCK, BLOCK+1,
     2*BLOCK, a ragged tail, a size coprime to the block, and a deep reduction for the reduced size), each witnessed by
     the solver. Configurations vary one size at a time around a ragged baseline: O(#dims x 8) of them.
-    `block` shrinks every constant block size to at most that value (small-scope search); None keeps them."""
+    `block` shrinks every constant block size to at most that value (small-scope search: the tail behaviours
+    of a block of 4 are those of a block of 128, in boxes a solver can enumerate); None keeps them."""
     def __init__(self, kernel, block=None, backend='auto', deep=2048):
         self.model = kernel if isinstance(kernel, KernelModel) else build_model(kernel)
         self.kernel, self.backend, self.block, self.deep = kernel, backend, block, deep
@@ -92,34 +93,34 @@ class SymbolicShapeSpace:
         if r.status != 'sat': return None
         return ShapeClass(d, name, rule, r.model[d], r.backend, constraint)
     def _classes(self, d):
-        D, out = Poly.var(d), []
+        size, out = Poly.var(d), []
         b = self.block_of(d)
         def add(name, rule, f, lo=1):
             c = self._witness(d, name, rule, f, lo=lo)
             if c is not None and all(c.value != o.value for o in out): out.append(c)
         if d in self.pads:
-            bb = b or 4
-            add('none', 'P = 0', compare(D, '==', 0), lo=0)
-            add('one', 'P = 1', compare(D, '==', 1), lo=0)
-            add('odd', 'P odd, P > 1', conj(compare(make_atom('%', D, 2), '==', 1), compare(D, '>', 1)), lo=0)
-            add('block', f'P = b ({bb})', compare(D, '==', bb), lo=0)
+            pad_block = b or 4
+            add('none', 'P = 0', compare(size, '==', 0), lo=0)
+            add('one', 'P = 1', compare(size, '==', 1), lo=0)
+            add('odd', 'P odd, P > 1', conj(compare(make_atom('%', size, 2), '==', 1), compare(size, '>', 1)), lo=0)
+            add('block', f'P = b ({pad_block})', compare(size, '==', pad_block), lo=0)
             return out
         if b is None:
             for name, v in (('one', 1), ('two', 2), ('three', 3), ('five', 5)):
-                add(name, f'{d} = {v}', compare(D, '==', v))
+                add(name, f'{d} = {v}', compare(size, '==', v))
             return out
-        add('one', f'{d} = 1', compare(D, '==', 1))
-        if b > 2: add('block-1', f'{d} = b-1', compare(D, '==', b - 1))
-        add('block', f'{d} = b', compare(D, '==', b))
-        add('block+1', f'{d} = b+1', compare(D, '==', b + 1))
-        add('2block', f'{d} = 2b', compare(D, '==', 2 * b))
-        tail = [compare(make_atom('%', D, b), '!=', r) for r in {0, 1, b - 1}] if b > 3 else [compare(make_atom('%', D, b), '!=', 0)]
-        add('ragged', f'{d} > 2b, {d} mod b not in {{0, 1, b-1}}', conj(compare(D, '>', 2 * b), *tail))
+        add('one', f'{d} = 1', compare(size, '==', 1))
+        if b > 2: add('block-1', f'{d} = b-1', compare(size, '==', b - 1))
+        add('block', f'{d} = b', compare(size, '==', b))
+        add('block+1', f'{d} = b+1', compare(size, '==', b + 1))
+        add('2block', f'{d} = 2b', compare(size, '==', 2 * b))
+        tail = [compare(make_atom('%', size, b), '!=', r) for r in {0, 1, b - 1}] if b > 3 else [compare(make_atom('%', size, b), '!=', 0)]
+        add('ragged', f'{d} > 2b, {d} mod b not in {{0, 1, b-1}}', conj(compare(size, '>', 2 * b), *tail))
         primes = [p for p in range(2, b + 1) if b % p == 0 and all(p % q for q in range(2, p))]
-        add('coprime', f'{d} > 3b, gcd({d}, b) = 1', conj(compare(D, '>', 3 * b), *[compare(make_atom('%', D, p), '!=', 0) for p in primes]))
+        add('coprime', f'{d} > 3b, gcd({d}, b) = 1', conj(compare(size, '>', 3 * b), *[compare(make_atom('%', size, p), '!=', 0) for p in primes]))
         if d == self.reduce:
             add('deep', f'{d} > max({self.deep}, 16b), {d} mod b != 0',
-                conj(compare(D, '>', max(self.deep, 16 * b)), compare(make_atom('%', D, b), '!=', 0)))
+                conj(compare(size, '>', max(self.deep, 16 * b)), compare(make_atom('%', size, b), '!=', 0)))
         return out
     def baseline(self):
         "Every size at a ragged value: BLOCK+1 against its block, 3 when unrelated, padding 1."
