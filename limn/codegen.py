@@ -407,7 +407,7 @@ def lower(kernel: Kernel) -> list:
             fill_idx = [Index.of(v) if s != 1 else Index() for v, s in zip(fill_vars, out.shape)]
             for d in fill_dims: low.instrs.append(Loop(fill_vars[d]))
         else: open_(fill_dims)
-        ident = 0.0 if root.op is Ops.SCATTER and out.dtype.is_float else 0 if root.op is Ops.SCATTER else reduce_identity(root.op, out.dtype)
+        ident = reduce_identity(Ops.SUM if root.op is Ops.SCATTER else root.op, out.dtype)    # a scatter adds into zeros
         v = low.emit(lambda d: Const(d, ident, out.dtype), out.dtype)
         low.instrs.append(Store("out", flat_index(fill_idx, out.shape), v))
         if root.op is Ops.SCATTER:
