@@ -1,4 +1,4 @@
-"""When a proof from chapter 04 fails, the safety check asks a solver for a concrete witness: sizes, a program id, a lane and an address that break the property. This chapter is that solver: z3 when the optional `z3-solver` package is installed, a bounded depth-first search otherwise, with the same answer from both and an honest account of what each answer means.
+"""When a proof from chapter 04 fails, the safety check asks a solver for a concrete witness: sizes, a program id, a lane and an address that break the property. The shape classes (chapter 07) use the same solver to pick the smallest size in each class. This chapter is that solver: z3 when the optional `z3-solver` package is installed, a bounded depth-first search otherwise, with the same answer from both and an honest account of what each answer means.
 
 Docs: https://limn-dev.github.io/limn/litmus/smt.html.md"""
 
@@ -112,12 +112,12 @@ def solve_z3(problem, timeout_ms=20_000):
     """z3's optimiser with the variables minimised lexicographically in order, so its witness is the bounded search's.
     An 'unsat' from z3 is a proof that the box holds no solution (`proved_unsat`)."""
     import z3
-    zv = {n: z3.Int(n) for n, _, _ in problem.variables}
+    z3_vars = {n: z3.Int(n) for n, _, _ in problem.variables}
     def poly(p):
         total = z3.IntVal(0)
         for m, c in p.terms.items():
             t = z3.IntVal(c)
-            for f in m: t = t * (zv[f] if isinstance(f, str) else atom(f))
+            for f in m: t = t * (z3_vars[f] if isinstance(f, str) else atom(f))
             total = total + t
         return total
     def atom(a):
@@ -137,18 +137,18 @@ def solve_z3(problem, timeout_ms=20_000):
         if isinstance(f, And): return z3.And(*[formula(i) for i in f.items])
         if isinstance(f, Or): return z3.Or(*[formula(i) for i in f.items])
         if isinstance(f, Not): return z3.Not(formula(f.item))
-        if isinstance(f, Opaque): return zv[f.name] != 0
+        if isinstance(f, Opaque): return z3_vars[f.name] != 0
         raise TypeError(f"not a formula: {f!r}")
     opt = z3.Optimize()
     opt.set('timeout', timeout_ms)
     opt.set(priority='lex')
-    for n, lo, hi in problem.variables: opt.add(zv[n] >= lo, zv[n] <= hi)
+    for n, lo, hi in problem.variables: opt.add(z3_vars[n] >= lo, z3_vars[n] <= hi)
     for c in problem.constraints: opt.add(formula(c))
-    for n, _, _ in problem.variables: opt.minimize(zv[n])
+    for n, _, _ in problem.variables: opt.minimize(z3_vars[n])
     r = opt.check()
     if r == z3.sat:
         m = opt.model()
-        return SolveResult('sat', {n: m.eval(zv[n], model_completion=True).as_long() for n in zv}, 'z3')
+        return SolveResult('sat', {n: m.eval(z3_vars[n], model_completion=True).as_long() for n in z3_vars}, 'z3')
     if r == z3.unsat: return SolveResult('unsat', None, 'z3', proved_unsat=True, note='z3 refuted the constraints in this box')
     return SolveResult('unknown', None, 'z3', note=f'z3: {opt.reason_unknown()}')
 
