@@ -150,16 +150,16 @@ def _reshape(self, shape) -> View | None:
     old = [(s, st, m) for s, st, m in zip(self.shape, self.strides, self.mask or [None] * len(self.shape)) if s != 1]
     new = [(d, s) for d, s in enumerate(shape) if s != 1]
     strides, mask = [0] * len(shape), [(0, s) for s in shape]
-    oi = ni = 0
-    while oi < len(old) and ni < len(new):
-        oj, nj = oi + 1, ni + 1
-        op, np_ = old[oi][0], new[ni][1]
-        while op != np_:
-            if op < np_: op *= old[oj][0]; oj += 1
-            else: np_ *= new[nj][1]; nj += 1
-        group_old, group_new = old[oi:oj], new[ni:nj]
-        for (s0, st0, _), (s1, st1, _) in zip(group_old, group_old[1:]):
-            if st0 != s1 * st1: return None                     # merged dims are not evenly spaced
+    old_start = new_start = 0
+    while old_start < len(old) and new_start < len(new):
+        old_end, new_end = old_start + 1, new_start + 1
+        old_size, new_size = old[old_start][0], new[new_start][1]   # grow the smaller group until they agree
+        while old_size != new_size:
+            if old_size < new_size: old_size *= old[old_end][0]; old_end += 1
+            else: new_size *= new[new_end][1]; new_end += 1
+        group_old, group_new = old[old_start:old_end], new[new_start:new_end]
+        for (_, outer_stride, _), (inner_size, inner_stride, _) in zip(group_old, group_old[1:]):
+            if outer_stride != inner_size * inner_stride: return None      # merged dims are not evenly spaced
         masked = [m for s, _, m in group_old if m is not None and m != (0, s)]
         if masked:
             if len(group_old) != 1 or len(group_new) != 1: return None
@@ -167,7 +167,7 @@ def _reshape(self, shape) -> View | None:
         stride = group_old[-1][1]
         for d, s in reversed(group_new):
             strides[d] = stride; stride *= s
-        oi, ni = oj, nj
+        old_start, new_start = old_end, new_end
     return View(shape, strides, self.offset, tuple(mask) if self.mask is not None else None)
 
 View.reshape = _reshape
