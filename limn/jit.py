@@ -84,7 +84,8 @@ class Record:
 
 # %% ../nbs/limn/07_jit.ipynb #a5d5d37f
 class Executor:
-    "Plans graphs once per structure, caches programs by source hash, runs plans, commits assigns last."
+    """Plans graphs once per structure, caches programs by source hash, runs plans, commits assigns last.
+    `check(sinks)`, when given, vets each new graph before it is planned (the c device declines half widths there)."""
     def __init__(self, backend: Backend, check=None):
         self.backend, self.check = backend, check
         self.plans: dict = {}
@@ -118,11 +119,11 @@ class Executor:
         steps = [(p, [ref.index for _, ref in k.args], k) for p, k in zip(self.programs_for(sched.kernels), sched.kernels)]
         inputs = [(ref.index, slot[id(ref.buffer)]) for ref in sched.inputs]
         temps = [(ref.index, ref.numel, ref.dtype) for ref in sched.buffers if ref.buffer is None]
-        kinds = []
+        sink_entries = []
         for node, s in zip(sinks, sched.sinks):
-            kinds.append((s.buf.index, s.shape, s.dtype, "assign" if node.op is Ops.ASSIGN else "input" if s.buf.buffer is not None else "temp"))
+            sink_entries.append((s.buf.index, s.shape, s.dtype, "assign" if node.op is Ops.ASSIGN else "input" if s.buf.buffer is not None else "temp"))
         self.stats["plans"] += 1
-        return Plan(sched, steps, inputs, temps, kinds, [(t.index, v.index) for t, v in sched.assigns], len(sched.buffers))
+        return Plan(sched, steps, inputs, temps, sink_entries, [(t.index, v.index) for t, v in sched.assigns], len(sched.buffers))
 
     def bind(self, plan: Plan, buffers: list[Buffer]) -> list:
         "Memory for one run: inputs uploaded from their slots, the rest freshly allocated."
