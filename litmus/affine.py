@@ -1,4 +1,4 @@
-"""Enclosures that never lie: intervals whose float bounds are rounded outward, and affine forms that remember which quantities are one and the same, so that `x - x` is 0 and a centred value stays tight. `litmus.bounds` uses them for the range of every intermediate value of a spec; nothing in this chapter knows about kernels.
+"""Enclosures that never lie: intervals whose float bounds are rounded outward, and affine forms that remember which quantities are one and the same, so that `x - x` is 0 and a centred value stays tight. This is the bottom of litmus: it takes plain numbers, and `litmus.bounds` (chapter 02) uses it for the range of every intermediate value of a spec. Nothing in this chapter knows about kernels.
 
 Docs: https://limn-dev.github.io/limn/litmus/affine.html.md"""
 
@@ -20,13 +20,15 @@ def up(x: float) -> float:
     return math.nextafter(x, math.inf)
 
 def _lo(f, *args, steps=1):
-    "A lower bound on the exact value that `f(*args)` (a float computation) approximates."
+    """A lower bound on the exact value that `f(*args)` (a float computation) approximates.
+    An OverflowError says only that the value is beyond every float, not its sign: the bound is then -inf."""
     try: v = f(*args)
-    except OverflowError: return math.inf
+    except OverflowError: return -math.inf
     for _ in range(steps): v = down(v)
     return v
 
 def _hi(f, *args, steps=1):
+    "An upper bound on the exact value that `f(*args)` approximates; +inf when it overflows."
     try: v = f(*args)
     except OverflowError: return math.inf
     for _ in range(steps): v = up(v)
