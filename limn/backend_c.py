@@ -108,7 +108,7 @@ class _CRender:
 
     def render(self) -> str:
         for name, ref in self.kernel.args:
-            c_type(ref.dtype)
+            c_type(ref.dtype)                             # raises for a dtype the c device declines
         self.params = [f"{'' if name == 'out' else 'const '}{c_type(ref.dtype)} *restrict {name}" for name, ref in self.kernel.args]
         casts = ", ".join(f"({c_type(ref.dtype)} *)args[{i}]" for i, (name, ref) in enumerate(self.kernel.args))
         self.lines, self.functions, self.bad = ["  int bad = 0;"], [], "bad"
@@ -153,9 +153,9 @@ class _CRender:
             ins = self.instrs[pc]
             if isinstance(ins, Loop):
                 end = self.match[pc]
-                par = self.parallel_loops(pc) if depth == 1 and self.bad == "bad" else []   # not inside a nest function
-                if par:
-                    self.threaded(pc, par, resolved); pc = end + 1; continue
+                parallel = self.parallel_loops(pc) if depth == 1 and self.bad == "bad" else []   # not inside a nest function
+                if parallel:
+                    self.threaded(pc, parallel, resolved); pc = end + 1; continue
                 if self.split_masks and self.innermost(pc):
                     self.innermost_loop(pc, end, depth, resolved, outer); pc = end + 1; continue
                 if not ins.reduce and self.unroll > 1 and self.jammable(pc):
@@ -170,23 +170,23 @@ class _CRender:
             else:
                 self.instr(ins, pc, depth, resolved); pc += 1
 
-    def threaded(self, pc, par, resolved):
-        """Hand the loops `par` (a perfectly nested run starting at `pc`) to OpenMP. The loop body goes into a function of
+    def threaded(self, pc, parallel, resolved):
+        """Hand the loops `parallel` (a perfectly nested run starting at `pc`) to OpenMP. The loop body goes into a function of
         its own whose pointers are `restrict` parameters: GCC's outlined parallel region would otherwise lose them and,
         with them, the vectoriser's licence to assume that `out` and the inputs do not overlap."""
-        vars_ = [self.instrs[p].var for p in par]
+        vars_ = [self.instrs[p].var for p in parallel]
         name, buffers = f"limn_nest{len(self.parallel_nests)}", [n for n, _ in self.kernel.args]
         self.parallel_nests.append([v.name for v in vars_])
-        jam = len(par) == 1 and self.unroll > 1 and self.jammable(pc)
+        jam = len(parallel) == 1 and self.unroll > 1 and self.jammable(pc)
         loop_vars = [f"{vars_[0].name}_base"] if jam else [v.name for v in vars_]
         main, self.lines, self.bad = self.lines, [], "*bad"
         if jam: self.jam_rows(pc, loop_vars[0], 1, resolved, [])
-        else: self.block(par[-1] + 1, self.match[par[-1]], 1, resolved, [v.name for v in vars_])
+        else: self.block(parallel[-1] + 1, self.match[parallel[-1]], 1, resolved, [v.name for v in vars_])
         body, self.lines, self.bad = self.lines, main, "bad"
         params = [f"const int64_t {v}" for v in loop_vars] + self.params + ["int *restrict bad"]
         self.functions += [f"static __attribute__((noinline)) void {name}({', '.join(params)}) {{"] + body + ["}", ""]
         call = f"{name}({', '.join(loop_vars + buffers)}, &bad);"
-        collapse = f" collapse({len(par)})" if len(par) > 1 else ""
+        collapse = f" collapse({len(parallel)})" if len(parallel) > 1 else ""
         self.emit(1, f"#pragma omp parallel for{collapse} schedule(dynamic)")
         if jam:
             row = vars_[0]
@@ -357,8 +357,8 @@ class _CRender:
         a, b = f"c{self.fresh}", f"c{self.fresh + 1}"; self.fresh += 2
         self.emit(depth, "{")
         self.emit(depth + 1, f"const int64_t {a} = limn_clamp({c_index(lo)}, {start}, {stop}), {b} = limn_clamp({c_index(hi)}, {a}, {stop});")
-        for s_, e_, inside in ((start, a, False), (a, b, True), (b, stop, False)):
-            self.cut_nested(rest, s_, e_, pc, end, depth + 1, {**resolved, check: inside}, outer, var)
+        for piece_start, piece_stop, inside in ((start, a, False), (a, b, True), (b, stop, False)):
+            self.cut_nested(rest, piece_start, piece_stop, pc, end, depth + 1, {**resolved, check: inside}, outer, var)
         self.emit(depth, "}")
 
     # -- one instruction ----------------------------------------------------------------------------------------------
