@@ -1,4 +1,4 @@
-"""Out-of-bounds accesses, races and divergent barriers, decided for a Triton kernel without running it. Each property is proved for all shapes first (chapter 04); only what the proof leaves open is searched with the solver (chapter 05) over the shape classes of chapter 07, and a defect is reported only with a concrete witness.
+"""Out-of-bounds accesses, races and divergent barriers, decided for a Triton kernel without running it. Each property is proved for all shapes first (chapter 04); only what the proof leaves open is searched with the solver (chapter 05) over the shape classes of chapter 07, and a defect is reported only with a concrete witness. The verdict (ACCEPT, REJECT or UNKNOWN, exit code 0 / 1 / 2) is the memory half of what litmus says about a kernel; the numerical half is the error bound of chapter 02.
 
 Docs: https://limn-dev.github.io/limn/litmus/safety.html.md"""
 
@@ -148,24 +148,24 @@ class _Search:
         incomplete = None
         for cfg in self.configs():
             env = self.model.config_env(cfg.dims, cfg.constexprs)
-            pa, la, na, da = self._thread_symbols(access)
-            pb, lb, nb, db = self._thread_symbols(other)
-            ra = _rename(pa + la + na + da, '_a'); rb = _rename(pb + lb + nb + db, '_b')
-            variables = self._vars(env, pa + la + na + da, '_a') + self._vars(env, pb + lb + nb + db, '_b')
-            oa, ob = access.offset.subs(env).subs(ra), other.offset.subs(env).subs(rb)
-            differ = [compare(Poly.var(p + '_a'), '!=', Poly.var(p + '_b')) for p in pa]
-            if other is access: differ += [compare(Poly.var(l + '_a'), '!=', Poly.var(l + '_b')) for l in na]
-            cons = [access.guard.subs(env).subs(ra), other.guard.subs(env).subs(rb), compare(oa, '==', ob), disj(*differ)]
-            r = self._race_by_address(access, other, env, pa + la + na + da, pb + lb + nb + db) \
-                if self.backend == 'bounded' else self._solve(variables, cons)
+            pids_a, loops_a, lanes_a, data_a = self._thread_symbols(access)
+            pids_b, loops_b, lanes_b, data_b = self._thread_symbols(other)
+            rename_a = _rename(pids_a + loops_a + lanes_a + data_a, '_a'); rename_b = _rename(pids_b + loops_b + lanes_b + data_b, '_b')
+            variables = self._vars(env, pids_a + loops_a + lanes_a + data_a, '_a') + self._vars(env, pids_b + loops_b + lanes_b + data_b, '_b')
+            offset_a, offset_b = access.offset.subs(env).subs(rename_a), other.offset.subs(env).subs(rename_b)
+            differ = [compare(Poly.var(p + '_a'), '!=', Poly.var(p + '_b')) for p in pids_a]
+            if other is access: differ += [compare(Poly.var(l + '_a'), '!=', Poly.var(l + '_b')) for l in lanes_a]
+            constraints = [access.guard.subs(env).subs(rename_a), other.guard.subs(env).subs(rename_b), compare(offset_a, '==', offset_b), disj(*differ)]
+            r = self._race_by_address(access, other, env, pids_a + loops_a + lanes_a + data_a, pids_b + loops_b + lanes_b + data_b) \
+                if self.backend == 'bounded' else self._solve(variables, constraints)
             if r is not None and r.status == 'sat':
                 m = r.model
-                w = {'tensor': access.tensor, 'address': evaluate_poly(oa, m), 'dims': cfg.dims, 'blocks': cfg.constexprs,
+                w = {'tensor': access.tensor, 'address': evaluate_poly(offset_a, m), 'dims': cfg.dims, 'blocks': cfg.constexprs,
                      'config': cfg.label,
-                     'first': {'line': access.line, 'op': access.kind, 'program': tuple(m[p + '_a'] for p in pa),
-                               'lanes': {l: m[l + '_a'] for l in na}},
-                     'second': {'line': other.line, 'op': other.kind, 'program': tuple(m[p + '_b'] for p in pb),
-                                'lanes': {l: m[l + '_b'] for l in nb}}}
+                     'first': {'line': access.line, 'op': access.kind, 'program': tuple(m[p + '_a'] for p in pids_a),
+                               'lanes': {l: m[l + '_a'] for l in lanes_a}},
+                     'second': {'line': other.line, 'op': other.kind, 'program': tuple(m[p + '_b'] for p in pids_b),
+                                'lanes': {l: m[l + '_b'] for l in lanes_b}}}
                 return Defect('race', access.line, access.text, w, r.backend), None
             if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
         return None, incomplete
@@ -239,28 +239,28 @@ class GPUSafetyCheck(_Search):
         for a in m.accesses:
             p = self.prover.in_bounds(a); proofs.append(p)
             if not p.proved:
-                d, inc = self.search_oob(a)
+                d, incomplete = self.search_oob(a)
                 if d is not None: defects.append(d)
-                else: open_.append(unresolved(f"in_bounds line {a.line}", inc))
+                else: open_.append(unresolved(f"in_bounds line {a.line}", incomplete))
         for a in m.accesses:
             if a.kind != 'store': continue
             others = [o for o in m.accesses if o is not a and o.tensor == a.tensor]
             p = self.prover.race_free(a, others); proofs.append(p)
             if p.proved: continue
-            found, inc = None, None
+            found, incomplete = None, None
             for o in [a] + others:
                 if o.kind == 'store' and o is not a and o.line < a.line: continue  # that pair is searched from o
-                d, i = self.search_race(a, o)
-                inc = inc or i
+                d, unfinished = self.search_race(a, o)
+                incomplete = incomplete or unfinished
                 if d is not None: found = d; break
             if found: defects.append(found)
-            else: open_.append(unresolved(f"race_free line {a.line}", inc))
+            else: open_.append(unresolved(f"race_free line {a.line}", incomplete))
         for b in m.barriers:
             p = self.prover.barrier_uniform(b); proofs.append(p)
             if not p.proved:
-                d, inc = self.search_barrier(b)
+                d, incomplete = self.search_barrier(b)
                 if d is not None: defects.append(d)
-                else: open_.append(unresolved(f"barrier_uniform line {b.line}", inc))
+                else: open_.append(unresolved(f"barrier_uniform line {b.line}", incomplete))
         verdict = 'REJECT' if defects else 'UNKNOWN' if (m.unsupported or open_) else 'ACCEPT'
         n = len(self.configs()) if (defects or open_) else 0
         return SafetyReport(m.name, verdict, proofs, defects, list(m.unsupported), open_, self.backend, n)
