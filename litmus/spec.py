@@ -1,4 +1,4 @@
-"""What a kernel should compute, written down: an expression over named inputs, each with a declared domain, and the symbolic dims. `classify` names the fragment an expression belongs to, or says why no bound can be certified for it; `Spec.evaluate` runs a correct floating-point implementation under any reduction order and `Spec.reference` the exact one. `litmus.bounds` turns a spec into a ToleranceBound; a kernel file carries its spec as a line of this DSL.
+"""What a kernel should compute, written down: an expression over named inputs, each with a declared domain, plus the symbolic dims. A kernel file carries its spec as one line of this DSL; `litmus.bounds` (chapter 02) turns a `Spec` into a ToleranceBound; `classify` names the fragment a spec belongs to, or says why no bound can be certified for it. `Spec.evaluate` (a correct floating-point implementation, under any reduction order) and `Spec.reference` (the exact result) are what every bound is tested against.
 
 Docs: https://limn-dev.github.io/limn/litmus/spec.html.md"""
 
@@ -239,11 +239,11 @@ def _reductions(e):
     def go(n):
         if n in memo: return memo[n]
         sub = [go(s) for s in n.srcs] or [(0, 0)]
-        red, con = max(s[0] for s in sub), max(s[1] for s in sub)
-        if n.op in REDUCE or n.op in NORM: red += 1
-        if n.op == "matmul": con += 1
-        memo[n] = (red, con)
-        return red, con
+        depth, contractions = max(s[0] for s in sub), max(s[1] for s in sub)
+        if n.op in REDUCE or n.op in NORM: depth += 1
+        if n.op == "matmul": contractions += 1
+        memo[n] = (depth, contractions)
+        return depth, contractions
     return go(e)
 
 def classify(e: Expr) -> Fragment:
@@ -251,11 +251,11 @@ def classify(e: Expr) -> Fragment:
     nodes = e.walk()
     for n in nodes:
         if n.op == "unsupported": return Fragment("unsupported", False, f"{UNSUPPORTED[n.arg]} ({n.arg})")
-    red, con = _reductions(e)
-    if con > 1 or sum(n.op == "matmul" for n in nodes) > 1:
+    depth, contractions = _reductions(e)
+    if contractions > 1 or sum(n.op == "matmul" for n in nodes) > 1:
         return Fragment("chained_contraction", False, "chained contractions (e.g. attention QK^T -> softmax -> PV)")
-    if con == 1:
-        if red: return Fragment("chained_contraction", False, "a row reduction over a contraction's result (e.g. softmax(QK^T)) is a chained contraction")
+    if contractions == 1:
+        if depth: return Fragment("chained_contraction", False, "a row reduction over a contraction's result (e.g. softmax(QK^T)) is a chained contraction")
         mm = next(n for n in nodes if n.op == "matmul")
         for s in mm.srcs:
             if s.op != "input": return Fragment("matmul", False, "a matmul operand must be a named input; a prologue before the contraction is not certified")
@@ -263,13 +263,13 @@ def classify(e: Expr) -> Fragment:
         for s in mm.srcs:
             if s.arg in uses: raise ValueError(f"matmul operand {s.arg!r} is also used elementwise in {render(e)!r}; it is [M, K] or [K, N], the epilogue works on [M, N]")
         return Fragment("matmul", True)
-    if red > 1: return Fragment("nested_reduction", False, "nested reductions (a reduction of an expression that already contains one)")
+    if depth > 1: return Fragment("nested_reduction", False, "nested reductions (a reduction of an expression that already contains one)")
     for n in nodes:
         if n.op in ("layernorm", "rmsnorm") and n.srcs[0].op != "input":
             return Fragment("norm", False, f"{n.op} of a computed expression: lemma R3 is stated for an input row")
     norms = [n.op for n in nodes if n.op in NORM]
     if norms: return Fragment(f"norm:{norms[0]}", True)
-    if red == 1: return Fragment("row_reduction", True)
+    if depth == 1: return Fragment("row_reduction", True)
     return Fragment("elementwise", True)
 
 # %% ../nbs/litmus/01_spec.ipynb #94c14cac
@@ -309,6 +309,7 @@ def normalise(e: Expr) -> Expr:
 # %% ../nbs/litmus/01_spec.ipynb #e738b515
 FLOATS = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 def dtype_name(dt) -> str:
+    "The canonical name ('float32', ...) of a float format given by name, numpy dtype or type: the four formats litmus bounds."
     if isinstance(dt, str) and dt in FLOATS: return dt
     for k, v in FLOATS.items():
         try:
@@ -359,8 +360,6 @@ class Spec:
         (correctly rounded), so no cancellation error; checked against mpmath in the tests."""
         return _reference(self.expr, {k: np.asarray(v, np.float64) for k, v in inputs.items()})
 
-
-# ---- a correct implementation in floating point, parametrised by reduction order ----
 
 # %% ../nbs/litmus/01_spec.ipynb #fc76a876
 ORDERS = ("sequential", "reversed", "pairwise", "block8", "block32", "block128", "perm0", "perm1", "online16", "online128")
@@ -420,7 +419,7 @@ def _libm(op, x, acc, ulps, rng):
     return r.astype(acc)
 
 def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed):
-    accd, outd = np.dtype(FLOATS[acc]).type, np.dtype(FLOATS[dtype]).type
+    acc_type, out_type = np.dtype(FLOATS[acc]).type, np.dtype(FLOATS[dtype]).type
     rng = np.random.default_rng(seed)
     memo = {}
     def row(v): return v if v.ndim == 2 else v.reshape(1, -1)
@@ -428,8 +427,8 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed):
         if n in memo: return memo[n]
         s = [go(a) for a in n.srcs]
         with np.errstate(all="ignore"):
-            if n.op == "input": r = np.asarray(inputs[n.arg]).astype(outd).astype(accd)
-            elif n.op == "const": r = np.asarray(n.arg).astype(accd)
+            if n.op == "input": r = np.asarray(inputs[n.arg]).astype(out_type).astype(acc_type)
+            elif n.op == "const": r = np.asarray(n.arg).astype(acc_type)
             elif n.op == "add": r = s[0] + s[1]
             elif n.op == "sub": r = s[0] - s[1]
             elif n.op == "mul": r = s[0] * s[1]
@@ -438,48 +437,48 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed):
             elif n.op == "min": r = np.minimum(s[0], s[1])
             elif n.op == "neg": r = -s[0]
             elif n.op == "abs": r = np.abs(s[0])
-            elif n.op in LIBM_ULPS: r = _libm(n.op, s[0], accd, libm_ulps, rng)
+            elif n.op in LIBM_ULPS: r = _libm(n.op, s[0], acc_type, libm_ulps, rng)
             elif n.op in ("sum", "mean"):
                 x = row(s[0])
                 r = reduce_sum(x, order)[:, None]
-                if n.op == "mean": r = r / accd(x.shape[1])
+                if n.op == "mean": r = r / acc_type(x.shape[1])
             elif n.op == "rmax": r = row(s[0]).max(axis=1, keepdims=True)
             elif n.op == "rmin": r = row(s[0]).min(axis=1, keepdims=True)
             elif n.op in ("softmax", "log_softmax"):
                 x = row(s[0])
                 if order.startswith("online"):   # one pass: running max m and running sum, rescaled when m grows
-                    b = int(order[6:]); m = np.full(x.shape[0], -np.inf, accd); tot = np.zeros(x.shape[0], accd)
+                    b = int(order[6:]); m = np.full(x.shape[0], -np.inf, acc_type); tot = np.zeros(x.shape[0], acc_type)
                     for k in range(0, x.shape[1], b):
                         blk = x[:, k:k + b]; m_new = np.maximum(m, blk.max(axis=1))
-                        tot = tot * _libm("exp", m - m_new, accd, libm_ulps, rng) + reduce_sum(_libm("exp", blk - m_new[:, None], accd, libm_ulps, rng), "sequential")
+                        tot = tot * _libm("exp", m - m_new, acc_type, libm_ulps, rng) + reduce_sum(_libm("exp", blk - m_new[:, None], acc_type, libm_ulps, rng), "sequential")
                         m = m_new
                     tot, d = tot[:, None], x - m[:, None]
-                    ex = _libm("exp", d, accd, libm_ulps, rng)
+                    ex = _libm("exp", d, acc_type, libm_ulps, rng)
                 else:
                     d = x - x.max(axis=1, keepdims=True)
-                    ex = _libm("exp", d, accd, libm_ulps, rng)
+                    ex = _libm("exp", d, acc_type, libm_ulps, rng)
                     tot = reduce_sum(ex, order)[:, None]
-                r = ex / tot if n.op == "softmax" else d - _libm("log", tot, accd, libm_ulps, rng)
+                r = ex / tot if n.op == "softmax" else d - _libm("log", tot, acc_type, libm_ulps, rng)
             elif n.op == "layernorm":
-                x = row(s[0]); nn = accd(x.shape[1])
-                mu = reduce_sum(x, order)[:, None] / nn
+                x = row(s[0]); row_len = acc_type(x.shape[1])
+                mu = reduce_sum(x, order)[:, None] / row_len
                 d = x - mu
-                var_ = reduce_sum(d * d, order)[:, None] / nn
-                r = d * _libm("rsqrt", var_ + accd(n.arg), accd, libm_ulps, rng)
+                var_ = reduce_sum(d * d, order)[:, None] / row_len
+                r = d * _libm("rsqrt", var_ + acc_type(n.arg), acc_type, libm_ulps, rng)
             elif n.op == "rmsnorm":
-                x = row(s[0]); nn = accd(x.shape[1])
-                ms = reduce_sum(x * x, order)[:, None] / nn
-                r = x * _libm("rsqrt", ms + accd(n.arg), accd, libm_ulps, rng)
+                x = row(s[0]); row_len = acc_type(x.shape[1])
+                ms = reduce_sum(x * x, order)[:, None] / row_len
+                r = x * _libm("rsqrt", ms + acc_type(n.arg), acc_type, libm_ulps, rng)
             elif n.op == "matmul":
                 a, b = s
-                prod = (a[:, :, None] * b[None, :, :]).astype(accd)  # [M, K, N], each product rounded in acc
+                prod = (a[:, :, None] * b[None, :, :]).astype(acc_type)  # [M, K, N], each product rounded in acc
                 m_, k_, n_ = prod.shape
                 r = reduce_sum(prod.transpose(0, 2, 1).reshape(m_ * n_, k_), order).reshape(m_, n_)
             else: raise ValueError(f"cannot evaluate op {n.op!r} ({render(n)})")
-        memo[n] = np.asarray(r).astype(accd)
+        memo[n] = np.asarray(r).astype(acc_type)
         return memo[n]
     out = go(e)
-    with np.errstate(all="ignore"): return out.astype(outd)
+    with np.errstate(all="ignore"): return out.astype(out_type)
 
 # %% ../nbs/litmus/01_spec.ipynb #adf24600
 def _fsum_rows(x):
@@ -513,14 +512,14 @@ def _reference(e, inputs):
                 tot = _fsum_rows(np.exp(d))
                 r = np.exp(d) / tot if n.op == "softmax" else d - np.log(tot)
             elif n.op == "layernorm":
-                x = row(s[0]); nn = x.shape[1]
-                mu = _fsum_rows(x) / nn
+                x = row(s[0]); row_len = x.shape[1]
+                mu = _fsum_rows(x) / row_len
                 d = x - mu   # |error| <= ulp(mu)/2 per element, far below any bound in a narrower dtype
-                dc = d - _fsum_rows(d) / nn
-                r = dc / np.sqrt(_fsum_rows(dc * dc) / nn + n.arg)
+                dc = d - _fsum_rows(d) / row_len
+                r = dc / np.sqrt(_fsum_rows(dc * dc) / row_len + n.arg)
             elif n.op == "rmsnorm":
-                x = row(s[0]); nn = x.shape[1]
-                r = x / np.sqrt(_fsum_rows(x * x) / nn + n.arg)
+                x = row(s[0]); row_len = x.shape[1]
+                r = x / np.sqrt(_fsum_rows(x * x) / row_len + n.arg)
             elif n.op == "matmul":
                 a, b = s
                 r = np.array([[math.fsum(a[i] * b[:, j]) for j in range(b.shape[1])] for i in range(a.shape[0])])
