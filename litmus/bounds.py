@@ -20,7 +20,7 @@ from litmus.affine import Interval, Affine
 from litmus.spec import Spec, Expr, classify, render, dtype_name, parse_dims, FLOATS, REDUCE, NORM, LIBM_ULPS
 
 COMPONENTS = ("rounding", "reduction_order", "libm", "dtype_cast")
-RND, RED, LIB, CAST = range(4)
+RND, RED, LIB, CAST = range(4)   # indices into COMPONENTS: rounding, reduction order, libm, dtype cast
 SAFETY = 1 + 1e-9   # covers the float64 rounding of the bound arithmetic itself (a few hundred ops at 2**-53 each)
 
 @dataclass(frozen=True)
@@ -100,13 +100,13 @@ class NotCertified(Exception):
 @dataclass
 class Info:
     "What the analysis knows about one node: an enclosure of its exact value, error pairs, rounding chain."
-    rng: Interval
+    rng: Interval           # encloses the exact value over the domain
     errs: list
     chain: int = 0          # roundings along the longest path from the inputs: gamma_chain must not diverge
     aff: Affine = None
     exact: bool = False     # the computed value equals the exact one (inputs, max/min of inputs)
     @property
-    def m(self): return self.rng.mag
+    def m(self): "the largest |exact value|"; return self.rng.mag
 
 # %% ../nbs/litmus/02_bounds.ipynb #80ff63db
 def _sup_piecewise(lo, hi, f_piece, steps=(0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)):
