@@ -1,4 +1,4 @@
-"""`capture(step)` wraps a step function. Its first call runs normally on a compiled device while the executor records every plan it runs and the memory each ran on; every later call skips the Python entirely and replays those kernel launches against the new batch's buffers.
+"""`capture(step)` wraps a training step function and sits on top of the shared executor (chapter 07). Its first call runs normally on a compiled device while the executor records every plan it runs and the memory each ran on; every later call skips the Python entirely and replays those kernel launches against the new batch's buffers.
 
 Docs: https://limn-dev.github.io/limn/limn/capture.html.md"""
 
@@ -97,7 +97,7 @@ def draw_recording(step: Captured):
     g = Graph(rankdir="TB")
     for n, (shape, dtype) in enumerate(step.signature):
         g.node(f"arg{n}", f"argument {n}\n{dtype.name}{list(shape)}", shape="ellipse", fillcolor="#fff3c4")
-    states = set()
+    state_ids: dict = {}                                # id(Buffer) -> node id, numbered in drawing order so the picture is stable
     for r, (rec, swaps) in enumerate(zip(step.records, step.swaps)):
         arg_at = dict(swaps)
         with g.cluster(f"realize{r}", label=f"realize {r}", style="rounded,filled", fillcolor="#eef3fb"):
@@ -110,8 +110,8 @@ def draw_recording(step: Captured):
         writer = {args[-1]: k for k, (_, args, _) in enumerate(rec.plan.steps)}
         for target, staged in rec.plan.assigns:
             buf = rec.buffers[dict(rec.plan.inputs)[target]]
-            if id(buf) not in states:
-                states.add(id(buf))
-                g.node(f"state{id(buf)}", f"{buf!r}\n{buf.dtype.name}{list(buf.shape)}", shape="ellipse", fillcolor="#dcefdc")
-            g.edge(f"r{r}k{writer[staged]}", f"state{id(buf)}", label="commit", style="dashed")
+            if id(buf) not in state_ids:
+                state_ids[id(buf)] = f"state{len(state_ids)}"
+                g.node(state_ids[id(buf)], f"{buf!r}\n{buf.dtype.name}{list(buf.shape)}", shape="ellipse", fillcolor="#dcefdc")
+            g.edge(f"r{r}k{writer[staged]}", state_ids[id(buf)], label="commit", style="dashed")
     return g
