@@ -159,12 +159,12 @@ class Memory:
         out = np.zeros(offs.shape, dtype=buf.dtype)
         if other is not None: out[...] = np.broadcast_to(np.asarray(other).astype(buf.dtype), offs.shape)
         bad = self._check("load", Ptr(buf, offs), active)
-        o = offs[active]
+        active_offsets = offs[active]
         inside = ~bad
-        values = poison(o, buf.dtype)
-        oi = o[inside]
-        mine = buf.writer[oi] == self.program
-        values[inside] = np.where(mine, buf.live[oi], buf.at_launch[oi])
+        values = poison(active_offsets, buf.dtype)
+        inside_offsets = active_offsets[inside]
+        mine = buf.writer[inside_offsets] == self.program   # this program's own stores are visible to it, nobody else's
+        values[inside] = np.where(mine, buf.live[inside_offsets], buf.at_launch[inside_offsets])
         out[active] = values
         return as_block(out)
 
@@ -173,9 +173,9 @@ class Memory:
         buf = ptr.buffer
         values = np.broadcast_to(np.asarray(value), offs.shape).astype(buf.dtype)[active]
         bad = self._check("store", Ptr(buf, offs), active)
-        o = offs[active][~bad]
-        buf.live[o] = values[~bad]            # duplicate addresses: the last lane in row-major order wins
-        buf.writer[o] = self.program
+        inside_offsets = offs[active][~bad]
+        buf.live[inside_offsets] = values[~bad]            # duplicate addresses: the last lane in row-major order wins
+        buf.writer[inside_offsets] = self.program
 
     def atomic(self, op, ptr, value, mask, compare=None):
         offs, active = _lanes(ptr, mask)
@@ -188,11 +188,11 @@ class Memory:
         for lane, is_bad in zip(lanes, bad):
             lane = tuple(lane)
             if is_bad: old[lane] = poison(offs[lane], buf.dtype); continue
-            o = offs[lane]; old[lane] = current = buf.live[o]; v = values[lane]
+            offset = offs[lane]; old[lane] = current = buf.live[offset]; v = values[lane]
             new = {"add": lambda: current + v, "max": lambda: max(current, v), "min": lambda: min(current, v),
                    "xchg": lambda: v, "cas": lambda: v if current == cmp[lane] else current}[op]()
-            buf.live[o] = new; buf.at_launch[o] = new   # atomics act on live memory, visible to every later program
-            buf.writer[o] = -1
+            buf.live[offset] = new; buf.at_launch[offset] = new   # atomics act on live memory, visible to every later program
+            buf.writer[offset] = -1
         return as_block(old)
 
 def _lanes(ptr, mask):
@@ -221,10 +221,10 @@ def _reduce(fn, x, axis, keep_dims):
     return as_block(fn(x, axis=None if axis is None else int(axis), keepdims=keep_dims, **extra))
 
 def _where(cond, x, y):
-    dts = [np.asarray(v).dtype for v in (x, y) if isinstance(v, (np.ndarray, np.generic))]
-    floats = [d for d in dts if _is_float(d)]
+    dtypes = [np.asarray(v).dtype for v in (x, y) if isinstance(v, (np.ndarray, np.generic))]
+    floats = [d for d in dtypes if _is_float(d)]
     if floats: dtype = _widest(floats)
-    elif dts: dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else max(dts, key=lambda d: d.itemsize)
+    elif dtypes: dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else max(dtypes, key=lambda d: d.itemsize)
     else: dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else np.int32
     return as_block(np.where(np.asarray(cond, dtype=bool), np.asarray(x).astype(dtype), np.asarray(y).astype(dtype)))
 
