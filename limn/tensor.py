@@ -48,7 +48,7 @@ class IndexOutOfRange(IndexError, ValueError):
     "An index outside a dim: an IndexError (so Python protocols see one) that is also a ValueError."
 
 def _shape_arg(shape, name="shape") -> tuple:
-    "Accept f(2, 3) and f((2, 3)) alike; sizes must be non-negative ints."
+    "Accept f(2, 3) and f((2, 3)) alike; sizes must be non-negative ints, or -1, which reshape infers and expand keeps."
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
     for s in shape:
         if not isinstance(s, numbers.Integral) or isinstance(s, bool) or s < -1:
@@ -394,14 +394,14 @@ Tensor.broadcast_to = _broadcast_to
 def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
     "Tensors (first one is a Tensor) promoted to one dtype and broadcast to one shape."
     anchor = next(v for v in values if isinstance(v, Tensor))
-    ts = [_ensure(v, anchor) for v in values]
+    tensors = [_ensure(v, anchor) for v in values]
     dt = dtype
     if dt is None:
-        dt = ts[0].dtype
-        for t in ts[1:]: dt = promote(dt, t.dtype)
-    shape = broadcast_shape(*(t.shape for t in ts))
+        dt = tensors[0].dtype
+        for t in tensors[1:]: dt = promote(dt, t.dtype)
+    shape = broadcast_shape(*(t.shape for t in tensors))
     return [_const(t.node.arg if t.dtype is dt else np.array(t.node.arg, t.dtype.np).item(), dt, shape)
-            if t.node.op is Ops.CONST and not t.requires_grad else t.cast(dt).broadcast_to(shape) for t in ts]
+            if t.node.op is Ops.CONST and not t.requires_grad else t.cast(dt).broadcast_to(shape) for t in tensors]
 
 # %% ../nbs/limn/02_tensor.ipynb #e6d6c8b8
 def _add(a, b): a, b = _operands(a, b); return _elementwise(Ops.ADD, a, b, rule="add")
