@@ -327,8 +327,8 @@ class Spec:
     dims: dict = field(default_factory=dict)
 
     def __init__(self, expr, domain=None, dims=None):
+        if not isinstance(expr, (str, Expr)): raise TypeError(f"expr must be a str or an Expr, got {type(expr).__name__}")
         self.expr = normalise(parse(expr) if isinstance(expr, str) else expr)
-        if not isinstance(self.expr, Expr): raise TypeError(f"expr must be a str or an Expr, got {type(expr).__name__}")
         dom = parse_domain(domain or {})
         names = set(self.inputs)   # a kernel's domain may name the pointer ('x_ptr') for the spec's input 'x'
         self.domain = {(k[:-4] if k.endswith("_ptr") and k[:-4] in names and k[:-4] not in dom else k): v for k, v in dom.items()}
