@@ -244,7 +244,7 @@ class Affine:
         slope = -0.5 * iv.hi ** -1.5
         return self.linearise(Interval.rsqrt, slope, slack=up(4 * math.ulp(slope) * iv.width))
     def apply(self, name: str):
-        "Any DSL function of one argument; those without a linearisation get a fresh symbol."
+        "Any function of one argument in the spec language (chapter 01); those without a linearisation get a fresh symbol."
         if name in ("exp", "log", "sqrt", "rsqrt"): return getattr(self, name)()
         if name == "neg": return -self
         if name == "abs":

@@ -62,6 +62,7 @@ class Expr:
         return out
 
 def lift(v):
+    "An operand as an Expr: a finite number becomes a `const` node."
     if isinstance(v, Expr): return v
     if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v): return Expr("const", (), float(v))
     raise TypeError(f"a spec operand must be an Expr or a finite number, got {v!r} of type {type(v).__name__}")
