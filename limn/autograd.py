@@ -96,17 +96,18 @@ def _walk(outputs, seeds, wanted, create_graph: bool) -> dict:
     return grads
 
 def _seeds(outputs, grad_outputs):
+    "The cotangent each output starts the walk with: 1 for a one-element output, else the gradient the caller gave, in the output's dtype."
     seeds = []
     for i, t in enumerate(outputs):
-        go = None if grad_outputs is None else grad_outputs[i]
-        if go is None:
+        seed = None if grad_outputs is None else grad_outputs[i]
+        if seed is None:
             if t.numel() != 1:
                 raise ValueError(f"gradient of a non-scalar output (shape {t.shape}) needs an explicit gradient= / grad_outputs= of that shape")
-            go = t.ones_like()
+            seed = t.ones_like()
         else:
-            go = type(t).ensure(go, like=t)
-            if go.shape != t.shape: raise ValueError(f"gradient has shape {go.shape}, expected the output's shape {t.shape}")
-        seeds.append(go.cast(t.dtype) if go.dtype is not t.dtype else go)
+            seed = type(t).ensure(seed, like=t)
+            if seed.shape != t.shape: raise ValueError(f"gradient has shape {seed.shape}, expected the output's shape {t.shape}")
+        seeds.append(seed.cast(t.dtype) if seed.dtype is not t.dtype else seed)
     return seeds
 
 # %% ../nbs/limn/03_autograd.ipynb #eba88366
