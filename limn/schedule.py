@@ -76,7 +76,7 @@ class BufferRef:
 class Kernel:
     "One fused kernel: computes `root` for every point of `loop_shape` and writes it to `output`."
     name: str                     # 'k0', 'k1', ... in execution order
-    root: Node                    # the materialised node this kernel computes
+    root: Node                    # the materialized node this kernel computes
     loop_shape: tuple             # iteration space, in dim order (a reduce's source shape; a scatter's values shape)
     reduce_axes: tuple            # dims of loop_shape that are folded away (empty unless op is SUM/MAX)
     inputs: list                  # BufferRefs read, in order of first use: in0, in1, ...
