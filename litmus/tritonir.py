@@ -6,10 +6,10 @@ Docs: https://limn-dev.github.io/limn/litmus/tritonir.html.md"""
 
 # %% auto #0
 __all__ = ['TRUE', 'FALSE', 'Atom', 'Poly', 'make_atom', 'cdiv', 'evaluate_poly', 'Formula', 'Cmp', 'And', 'Or', 'Not', 'Opaque',
-           'compare', 'conj', 'disj', 'negate', 'evaluate_formula', 'conjuncts', 'parse_expr', 'IVal', 'BVal', 'PVal',
-           'CVal', 'DVal', 'UVal', 'Access', 'Barrier', 'Unsupported', 'Symbol', 'TensorInfo', 'KernelModel',
-           'build_model', 'numeric_ranges', 'executions', 'draw_accesses', 'triton_available', 'ttir',
-           'ttir_memory_ops', 'model_memory_ops']
+           'compare', 'conj', 'disj', 'negate', 'evaluate_formula', 'conjuncts', 'parse_expr', 'IndexValue',
+           'BoolValue', 'PointerValue', 'ChosenValue', 'DataValue', 'UnsupportedValue', 'Access', 'Barrier',
+           'Unsupported', 'Symbol', 'TensorInfo', 'KernelModel', 'build_model', 'numeric_ranges', 'executions',
+           'draw_accesses', 'triton_available', 'ttir', 'ttir_memory_ops', 'model_memory_ops']
 
 # %% ../nbs/litmus/03_tritonir.ipynb #d64398da
 import ast, itertools, math
@@ -294,47 +294,47 @@ def parse_expr(text, names=None):
 
 # %% ../nbs/litmus/03_tritonir.ipynb #f515418b
 @dataclass
-class IVal:
+class IndexValue:
     "An integer index value: a Poly over parameters, program ids, lanes and loop counters; `axes` are its lane symbols (None = broadcast axis of size 1)."
     poly: Poly
     axes: tuple = ()
 
 @dataclass
-class BVal:
+class BoolValue:
     "A boolean (mask or condition) value over the same symbols."
     formula: Formula
     axes: tuple = ()
 
 @dataclass
-class PVal:
+class PointerValue:
     "A pointer: `tensor` base plus an element offset."
     tensor: str
     offset: Poly
     axes: tuple = ()
 
 @dataclass
-class CVal:
+class ChosenValue:
     """An index or pointer value chosen by a condition (`tl.where(c, a, b)`, or a variable assigned in both branches of an
     `if`): `cases` pairs each condition with the value it selects. Arithmetic maps over the cases; an access through a
     chosen pointer is recorded once per case, with the case's condition added to its guard."""
     cases: tuple
     axes: tuple = ()
 
-def _cases(v): return v.cases if isinstance(v, CVal) else ((TRUE, v),)
+def _cases(v): return v.cases if isinstance(v, ChosenValue) else ((TRUE, v),)
 
 def _choice(cases):
-    "A CVal from (condition, value) pairs, dropping impossible cases; one case is just its value."
+    "A ChosenValue from (condition, value) pairs, dropping impossible cases; one case is just its value."
     cases = tuple((c, v) for c, v in cases if c is not FALSE)
     if len(cases) == 1 and cases[0][0] is TRUE: return cases[0][1]
-    return CVal(cases, cases[0][1].axes if cases else ())
+    return ChosenValue(cases, cases[0][1].axes if cases else ())
 
 @dataclass
-class DVal:
+class DataValue:
     "Data: anything computed from loaded values or floats. Its value is ignored; `origin` says where an index became data."
     origin: str = ''
 
 @dataclass
-class UVal:
+class UnsupportedValue:
     "A value the model could not represent; using it in an address, mask or branch makes the result UNKNOWN."
     construct: str
     line: int
@@ -351,7 +351,7 @@ class Access:
     loops: tuple
     line: int
     text: str
-    case: int = 0  # > 0 for the second and later cases of an access through a chosen pointer (CVal)
+    case: int = 0  # > 0 for the second and later cases of an access through a chosen pointer (ChosenValue)
     def __str__(self): return f"line {self.line}: {self.op} {self.tensor}[{self.offset}] if {self.guard}"
 
 @dataclass
@@ -464,7 +464,7 @@ class _Setup:
         self.symbols, self.accesses, self.barriers, self.unsupported, self.facts = {}, [], [], [], []
         self.helpers, self.call_stack = dict(helpers or {}), []
         self.tensors, self.constexprs, self.counter = {}, {}, itertools.count()
-        self.pc, self.loops, self.lines, self.name = TRUE, (), source_lines, name
+        self.path_condition, self.loops, self.lines, self.name = TRUE, (), source_lines, name
         self.dims = {k: int(v) for k, v in dims.items()}
         for d in self.dims:  # sizes are >= 1; a padding dim (LITMUS 'pads') may be 0
             self._symbol(d, 'param', Poly.const(0 if d in pads else 1), note='padding' if d in pads else 'dim')
@@ -481,19 +481,19 @@ class _Setup:
             try: expr = parse_expr(value, names) if not isinstance(value, bool) else None
             except ValueError: expr = None
             v = expr.value() if expr is not None else None
-            if isinstance(value, bool): self.env[p] = IVal(Poly.const(int(value)))  # a specialisation flag
+            if isinstance(value, bool): self.env[p] = IndexValue(Poly.const(int(value)))  # a specialisation flag
             elif expr is None:
-                self.env[p] = value if not isinstance(value, str) else DVal(f'constexpr {p}')
+                self.env[p] = value if not isinstance(value, str) else DataValue(f'constexpr {p}')
             elif v is not None and not (v >= 2 and v & (v - 1) == 0):
-                self.env[p] = IVal(Poly.const(v))
+                self.env[p] = IndexValue(Poly.const(v))
             elif v is None and all(isinstance(f, str) for f in expr.factors()):  # a polynomial in the sizes: D = E
                 names[p] = expr
-                self.env[p] = IVal(expr)
+                self.env[p] = IndexValue(expr)
             else:  # a block size, or one defined through next_pow2/min/max: a symbol, so proofs hold for every value
                 self._symbol(p, 'param', Poly.const(1), note=f'constexpr = {value}')
                 self.constexprs[p] = expr
                 names[p] = Poly.var(p)
-                self.env[p] = IVal(Poly.var(p))
+                self.env[p] = IndexValue(Poly.var(p))
                 if v is None: self.facts.append(compare(Poly.var(p), '==', expr))
                 if isinstance(value, str) and value.strip().startswith('next_pow2('):
                     self.facts.append(compare(Poly.var(p), '>=', parse_expr(value.strip()[10:-1], names)))
@@ -509,10 +509,10 @@ class _Setup:
                     strides = tuple(reversed(strides))
                 else: strides = tuple(parse_expr(s, names) for s in strides)
                 self.tensors[p] = TensorInfo(p, shape, strides, meta.get('dtype', '?'), meta.get('role', '?'))
-                self.env[p] = PVal(p, Poly.const(0))
+                self.env[p] = PointerValue(p, Poly.const(0))
             elif kind == 'scalar':
-                try: self.env[p] = IVal(parse_expr(meta['value'], names))
-                except (ValueError, TypeError): self.env[p] = DVal(f'scalar {p}')
+                try: self.env[p] = IndexValue(parse_expr(meta['value'], names))
+                except (ValueError, TypeError): self.env[p] = DataValue(f'scalar {p}')
             elif kind != 'constexpr':
                 raise ValueError(f"kernel {name}: arg {p!r} has kind {kind!r}; expected 'tensor', 'scalar' or 'constexpr'")
         self.grid = [parse_expr(g, names) for g in grid]
@@ -530,7 +530,7 @@ class _Setup:
 
     def broadcast(self, values, node):
         "Right-align the axes of index/bool/pointer values; two lanes meeting on one axis are the same lane (renamed)."
-        shaped = [v for v in values if isinstance(v, (IVal, BVal, PVal, CVal))]
+        shaped = [v for v in values if isinstance(v, (IndexValue, BoolValue, PointerValue, ChosenValue))]
         rank = max((len(v.axes) for v in shaped), default=0)
         axes, rename = [None] * rank, {}
         for v in shaped:
@@ -545,32 +545,32 @@ class _Setup:
         env = {k: Poly.var(v) for k, v in rename.items()}
         out = []
         for v in values:
-            if isinstance(v, IVal): v = IVal(v.poly.subs(env), tuple(axes))
-            elif isinstance(v, BVal): v = BVal(v.formula.subs(env), tuple(axes))
-            elif isinstance(v, PVal): v = PVal(v.tensor, v.offset.subs(env), tuple(axes))
-            elif isinstance(v, CVal):
-                v = CVal(tuple((c.subs(env), IVal(x.poly.subs(env), tuple(axes)) if isinstance(x, IVal)
-                                else PVal(x.tensor, x.offset.subs(env), tuple(axes))) for c, x in v.cases), tuple(axes))
+            if isinstance(v, IndexValue): v = IndexValue(v.poly.subs(env), tuple(axes))
+            elif isinstance(v, BoolValue): v = BoolValue(v.formula.subs(env), tuple(axes))
+            elif isinstance(v, PointerValue): v = PointerValue(v.tensor, v.offset.subs(env), tuple(axes))
+            elif isinstance(v, ChosenValue):
+                v = ChosenValue(tuple((c.subs(env), IndexValue(x.poly.subs(env), tuple(axes)) if isinstance(x, IndexValue)
+                                else PointerValue(x.tensor, x.offset.subs(env), tuple(axes))) for c, x in v.cases), tuple(axes))
             out.append(v)
         return out, tuple(axes)
 
 # %% ../nbs/litmus/03_tritonir.ipynb #4715dfdd
 class _Expressions:
-    "Index arithmetic, comparisons, masks and `[:, None]` broadcasting; anything that touches data becomes DVal."
+    "Index arithmetic, comparisons, masks and `[:, None]` broadcasting; anything that touches data becomes DataValue."
     def eval(self, node):
         m = getattr(self, f'_e_{type(node).__name__}', None)
         if m is None:
             self._unsupported(type(node).__name__, node, 'expression kind not modelled')
-            return UVal(type(node).__name__, node.lineno)
+            return UnsupportedValue(type(node).__name__, node.lineno)
         return m(node)
     def _e_Constant(self, n):
-        if isinstance(n.value, bool) or isinstance(n.value, int): return IVal(Poly.const(int(n.value)))
+        if isinstance(n.value, bool) or isinstance(n.value, int): return IndexValue(Poly.const(int(n.value)))
         if n.value is None: return None
-        if isinstance(n.value, float): return DVal('float literal')
+        if isinstance(n.value, float): return DataValue('float literal')
         return n.value
     def _e_Name(self, n):
         if n.id in self.env: return self.env[n.id]
-        if n.id in ('True', 'False'): return IVal(Poly.const(n.id == 'True'))
+        if n.id in ('True', 'False'): return IndexValue(Poly.const(n.id == 'True'))
         return ('global', n.id)
     def _e_Tuple(self, n): return tuple(self.eval(e) for e in n.elts)
     _e_List = _e_Tuple
@@ -579,110 +579,110 @@ class _Expressions:
         if name and (name.startswith('tl.') or name.startswith('triton.')):
             return ('dtype', n.attr) if n.attr in _INT_DTYPES or n.attr.startswith(('float', 'bfloat')) else ('global', name)
         base = self.eval(n.value)
-        if isinstance(base, (DVal, UVal)): return base
-        if n.attr == 'T': return DVal('.T')
-        return DVal(f'.{n.attr}')
+        if isinstance(base, (DataValue, UnsupportedValue)): return base
+        if n.attr == 'T': return DataValue('.T')
+        return DataValue(f'.{n.attr}')
     def _e_UnaryOp(self, n):
         v = self.eval(n.operand)
-        if isinstance(n.op, ast.USub) and isinstance(v, IVal): return IVal(-v.poly, v.axes)
+        if isinstance(n.op, ast.USub) and isinstance(v, IndexValue): return IndexValue(-v.poly, v.axes)
         if isinstance(n.op, ast.UAdd): return v
-        if isinstance(n.op, (ast.Not, ast.Invert)) and isinstance(v, BVal): return BVal(negate(v.formula), v.axes)
-        if isinstance(n.op, ast.Not) and isinstance(v, IVal): return BVal(compare(v.poly, '==', 0), v.axes)
-        if isinstance(v, (DVal, UVal)): return v
-        return UVal(f'unary {type(n.op).__name__}', n.lineno)
+        if isinstance(n.op, (ast.Not, ast.Invert)) and isinstance(v, BoolValue): return BoolValue(negate(v.formula), v.axes)
+        if isinstance(n.op, ast.Not) and isinstance(v, IndexValue): return BoolValue(compare(v.poly, '==', 0), v.axes)
+        if isinstance(v, (DataValue, UnsupportedValue)): return v
+        return UnsupportedValue(f'unary {type(n.op).__name__}', n.lineno)
     def _e_BinOp(self, n):
         return self.binop(n.op, self.eval(n.left), self.eval(n.right), n)
     def binop(self, op, a, b, n):
         for v in (a, b):
-            if isinstance(v, UVal): return v
+            if isinstance(v, UnsupportedValue): return v
         for v in (a, b):
-            if isinstance(v, DVal): return v
-        if isinstance(a, CVal) or isinstance(b, CVal):
+            if isinstance(v, DataValue): return v
+        if isinstance(a, ChosenValue) or isinstance(b, ChosenValue):
             out = []
             for (ca, va), (cb, vb) in itertools.product(_cases(a), _cases(b)):
                 r = self.binop(op, va, vb, n)
-                if not isinstance(r, (IVal, PVal)): return r
+                if not isinstance(r, (IndexValue, PointerValue)): return r
                 out.append((conj(ca, cb), r))
             return _choice(out)
-        if isinstance(a, BVal) and isinstance(b, BVal) and isinstance(op, (ast.BitAnd, ast.BitOr)):
+        if isinstance(a, BoolValue) and isinstance(b, BoolValue) and isinstance(op, (ast.BitAnd, ast.BitOr)):
             (a, b), axes = self.broadcast([a, b], n)
-            return BVal(conj(a.formula, b.formula) if isinstance(op, ast.BitAnd) else disj(a.formula, b.formula), axes)
-        if not all(isinstance(v, (IVal, PVal)) for v in (a, b)):
-            return UVal(f'operator {type(op).__name__} on {type(a).__name__}/{type(b).__name__}', n.lineno)
+            return BoolValue(conj(a.formula, b.formula) if isinstance(op, ast.BitAnd) else disj(a.formula, b.formula), axes)
+        if not all(isinstance(v, (IndexValue, PointerValue)) for v in (a, b)):
+            return UnsupportedValue(f'operator {type(op).__name__} on {type(a).__name__}/{type(b).__name__}', n.lineno)
         (a, b), axes = self.broadcast([a, b], n)
-        if isinstance(a, PVal) or isinstance(b, PVal):
-            if isinstance(op, ast.Add) and not (isinstance(a, PVal) and isinstance(b, PVal)):
-                p, i = (a, b) if isinstance(a, PVal) else (b, a)
-                return PVal(p.tensor, p.offset + i.poly, axes)
-            if isinstance(op, ast.Sub) and isinstance(a, PVal) and isinstance(b, IVal):
-                return PVal(a.tensor, a.offset - b.poly, axes)
-            return UVal(f'pointer arithmetic {type(op).__name__}', n.lineno)
+        if isinstance(a, PointerValue) or isinstance(b, PointerValue):
+            if isinstance(op, ast.Add) and not (isinstance(a, PointerValue) and isinstance(b, PointerValue)):
+                p, i = (a, b) if isinstance(a, PointerValue) else (b, a)
+                return PointerValue(p.tensor, p.offset + i.poly, axes)
+            if isinstance(op, ast.Sub) and isinstance(a, PointerValue) and isinstance(b, IndexValue):
+                return PointerValue(a.tensor, a.offset - b.poly, axes)
+            return UnsupportedValue(f'pointer arithmetic {type(op).__name__}', n.lineno)
         x, y = a.poly, b.poly
-        if isinstance(op, ast.Add): return IVal(x + y, axes)
-        if isinstance(op, ast.Sub): return IVal(x - y, axes)
-        if isinstance(op, ast.Mult): return IVal(x * y, axes)
-        if isinstance(op, ast.FloorDiv): return IVal(make_atom('//', x, y), axes)
-        if isinstance(op, ast.Mod): return IVal(make_atom('%', x, y), axes)
-        if isinstance(op, ast.Div): return DVal('true division')
-        return UVal(f'operator {type(op).__name__} on indices', n.lineno)
+        if isinstance(op, ast.Add): return IndexValue(x + y, axes)
+        if isinstance(op, ast.Sub): return IndexValue(x - y, axes)
+        if isinstance(op, ast.Mult): return IndexValue(x * y, axes)
+        if isinstance(op, ast.FloorDiv): return IndexValue(make_atom('//', x, y), axes)
+        if isinstance(op, ast.Mod): return IndexValue(make_atom('%', x, y), axes)
+        if isinstance(op, ast.Div): return DataValue('true division')
+        return UnsupportedValue(f'operator {type(op).__name__} on indices', n.lineno)
     def _e_Compare(self, n):
         ops = {ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.Eq: '==', ast.NotEq: '!='}
         left, result, axes = self.eval(n.left), TRUE, ()
         for op, right_node in zip(n.ops, n.comparators):
             right = self.eval(right_node)
-            if type(op) not in ops: return UVal(f'comparison {type(op).__name__}', n.lineno)
+            if type(op) not in ops: return UnsupportedValue(f'comparison {type(op).__name__}', n.lineno)
             for v in (left, right):
-                if isinstance(v, (UVal, DVal)): return v
-            if not all(isinstance(x, IVal) for v in (left, right) for _, x in _cases(v)):
-                return UVal('comparison of non-index values', n.lineno)
+                if isinstance(v, (UnsupportedValue, DataValue)): return v
+            if not all(isinstance(x, IndexValue) for v in (left, right) for _, x in _cases(v)):
+                return UnsupportedValue('comparison of non-index values', n.lineno)
             (l, r), ax = self.broadcast([left, right], n)
             cmp = disj(*(conj(cl, cr, compare(xl.poly, ops[type(op)], xr.poly))
                          for (cl, xl), (cr, xr) in itertools.product(_cases(l), _cases(r))))
             result, axes = conj(result, cmp), ax
             left = right
-        return BVal(result, axes)
+        return BoolValue(result, axes)
     def _e_BoolOp(self, n):
         vals = [self.eval(v) for v in n.values]
         for v in vals:
-            if isinstance(v, (UVal, DVal)): return v
-        vals = [BVal(compare(v.poly, '!=', 0), v.axes) if isinstance(v, IVal) else v for v in vals]
-        if not all(isinstance(v, BVal) for v in vals): return UVal('boolean operator', n.lineno)
+            if isinstance(v, (UnsupportedValue, DataValue)): return v
+        vals = [BoolValue(compare(v.poly, '!=', 0), v.axes) if isinstance(v, IndexValue) else v for v in vals]
+        if not all(isinstance(v, BoolValue) for v in vals): return UnsupportedValue('boolean operator', n.lineno)
         vals, axes = self.broadcast(vals, n)
-        return BVal((conj if isinstance(n.op, ast.And) else disj)(*(v.formula for v in vals)), axes)
+        return BoolValue((conj if isinstance(n.op, ast.And) else disj)(*(v.formula for v in vals)), axes)
     def _e_IfExp(self, n):
         c = self.eval(n.test)
-        if isinstance(c, IVal) and c.poly.value() is not None:
+        if isinstance(c, IndexValue) and c.poly.value() is not None:
             return self.eval(n.body if c.poly.value() else n.orelse)
-        if isinstance(c, BVal) and c.formula in (TRUE, FALSE): return self.eval(n.body if c.formula is TRUE else n.orelse)
+        if isinstance(c, BoolValue) and c.formula in (TRUE, FALSE): return self.eval(n.body if c.formula is TRUE else n.orelse)
         a, b = self.eval(n.body), self.eval(n.orelse)
-        if isinstance(a, DVal) and isinstance(b, DVal): return a
+        if isinstance(a, DataValue) and isinstance(b, DataValue): return a
         if a == b: return a
-        return UVal('conditional expression on index values', n.lineno)
+        return UnsupportedValue('conditional expression on index values', n.lineno)
     def _e_Subscript(self, n):
         base = self.eval(n.value)
-        if isinstance(base, (DVal, UVal)): return base
-        if isinstance(base, CVal):
+        if isinstance(base, (DataValue, UnsupportedValue)): return base
+        if isinstance(base, ChosenValue):
             out = []
             for c, x in base.cases:
                 r = self._subscript(x, n)
-                if not isinstance(r, (IVal, PVal)): return r
+                if not isinstance(r, (IndexValue, PointerValue)): return r
                 out.append((c, r))
             return _choice(out)
         return self._subscript(base, n)
     def _subscript(self, base, n):
         idx = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
-        if not isinstance(base, (IVal, BVal, PVal)): return UVal('subscript', n.lineno)
+        if not isinstance(base, (IndexValue, BoolValue, PointerValue)): return UnsupportedValue('subscript', n.lineno)
         axes, it = [], iter(base.axes)
         for e in idx:
             if isinstance(e, ast.Constant) and e.value is None: axes.append(None)
             elif isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None:
                 try: axes.append(next(it))
-                except StopIteration: return UVal('subscript with more slices than axes', n.lineno)
-            else: return UVal('subscript other than [:, None] / [None, :]', n.lineno)
+                except StopIteration: return UnsupportedValue('subscript with more slices than axes', n.lineno)
+            else: return UnsupportedValue('subscript other than [:, None] / [None, :]', n.lineno)
         axes.extend(it)
-        if isinstance(base, IVal): return IVal(base.poly, tuple(axes))
-        if isinstance(base, BVal): return BVal(base.formula, tuple(axes))
-        return PVal(base.tensor, base.offset, tuple(axes))
+        if isinstance(base, IndexValue): return IndexValue(base.poly, tuple(axes))
+        if isinstance(base, BoolValue): return BoolValue(base.formula, tuple(axes))
+        return PointerValue(base.tensor, base.offset, tuple(axes))
 
     def _kwargs(self, n, names):
         "Bind a call's positional and keyword arguments to `names` (AST nodes, None where absent)."
@@ -698,57 +698,57 @@ class _Calls:
         fname = _dotted(n.func)
         if fname is None and isinstance(n.func, ast.Attribute):  # a method: x.to(...), x.dtype...
             base = self.eval(n.func.value)
-            if n.func.attr == 'to' and isinstance(base, (IVal, CVal)):
+            if n.func.attr == 'to' and isinstance(base, (IndexValue, ChosenValue)):
                 target = self.eval(n.args[0]) if n.args else None
                 if isinstance(target, tuple) and target[:1] == ('dtype',) and target[1] in _INT_DTYPES: return base
-                return DVal(f'.to({ast.unparse(n.args[0]) if n.args else ""})')
-            if isinstance(base, (DVal, UVal)): return base
-            return UVal(f'method .{n.func.attr}', n.lineno)
-        if fname is None: return UVal('call', n.lineno)
+                return DataValue(f'.to({ast.unparse(n.args[0]) if n.args else ""})')
+            if isinstance(base, (DataValue, UnsupportedValue)): return base
+            return UnsupportedValue(f'method .{n.func.attr}', n.lineno)
+        if fname is None: return UnsupportedValue('call', n.lineno)
         head, _, short = fname.rpartition('.')
         if head.split('.')[0] in self.env and head:  # method call on a local variable
             base = self.env[head.split('.')[0]]
-            if short == 'to' and isinstance(base, (IVal, CVal)):
+            if short == 'to' and isinstance(base, (IndexValue, ChosenValue)):
                 target = self.eval(n.args[0]) if n.args else None
                 if isinstance(target, tuple) and target[:1] == ('dtype',) and target[1] in _INT_DTYPES: return base
-                return DVal(f'.to({ast.unparse(n.args[0]) if n.args else ""})')
-            if isinstance(base, (DVal, UVal)): return base
-            return DVal(f'.{short}()')
+                return DataValue(f'.to({ast.unparse(n.args[0]) if n.args else ""})')
+            if isinstance(base, (DataValue, UnsupportedValue)): return base
+            return DataValue(f'.{short}()')
         is_tl = head in ('tl', 'triton.language', 'triton', 'tl.math', 'tl.extra.cuda.libdevice', 'libdevice', 'tl.libdevice')
         if not is_tl and head == '':
             return self._builtin(short, n)
         if not is_tl or any(p in _UNMODELLED_MEMORY for p in fname.split('.')):
             self._unsupported(fname, n, 'block pointers, tensor descriptors and inline asm are outside the model')
-            return UVal(fname, n.lineno)
+            return UnsupportedValue(fname, n.lineno)
         if short == 'program_id':
             a = self._kwargs(n, ['axis']).get('axis')
             axis = self.eval(a).poly.value() if a is not None else 0
-            return IVal(Poly.var(f'pid{axis}')) if axis < len(self.grid) else IVal(Poly.const(0))
+            return IndexValue(Poly.var(f'pid{axis}')) if axis < len(self.grid) else IndexValue(Poly.const(0))
         if short == 'num_programs':
             axis = self.eval(self._kwargs(n, ['axis'])['axis']).poly.value()
-            return IVal(self.grid[axis] if axis < len(self.grid) else Poly.const(1))
+            return IndexValue(self.grid[axis] if axis < len(self.grid) else Poly.const(1))
         if short == 'arange':
             a = self._kwargs(n, ['start', 'end'])
             start, end = self.eval(a['start']), self.eval(a['end'])
-            if not (isinstance(start, IVal) and isinstance(end, IVal)): return UVal('tl.arange with non-integer bounds', n.lineno)
+            if not (isinstance(start, IndexValue) and isinstance(end, IndexValue)): return UnsupportedValue('tl.arange with non-integer bounds', n.lineno)
             lane = self._symbol(self._fresh('lane'), 'lane', Poly.const(0), end.poly - start.poly - 1, note=f'line {n.lineno}')
-            return IVal(start.poly + Poly.var(lane), (lane,))
+            return IndexValue(start.poly + Poly.var(lane), (lane,))
         if short == 'cdiv':
             a, b = [self.eval(x) for x in n.args[:2]]
-            if isinstance(a, IVal) and isinstance(b, IVal): return IVal(cdiv(a.poly, b.poly), a.axes)
-            return a if isinstance(a, (DVal, UVal)) else b
+            if isinstance(a, IndexValue) and isinstance(b, IndexValue): return IndexValue(cdiv(a.poly, b.poly), a.axes)
+            return a if isinstance(a, (DataValue, UnsupportedValue)) else b
         if short in _HINT_FNS: return self.eval(n.args[0])
         if short in ('maximum', 'minimum'):
             a, b = [self.eval(x) for x in n.args[:2]]
-            if isinstance(a, IVal) and isinstance(b, IVal):
+            if isinstance(a, IndexValue) and isinstance(b, IndexValue):
                 (a, b), axes = self.broadcast([a, b], n)
-                return IVal(make_atom('max' if short == 'maximum' else 'min', a.poly, b.poly), axes)
+                return IndexValue(make_atom('max' if short == 'maximum' else 'min', a.poly, b.poly), axes)
         if short == 'expand_dims':
             v, ax = self.eval(n.args[0]), self.eval(n.args[1])
-            if isinstance(v, (IVal, BVal, PVal)) and isinstance(ax, IVal) and ax.poly.value() is not None:
+            if isinstance(v, (IndexValue, BoolValue, PointerValue)) and isinstance(ax, IndexValue) and ax.poly.value() is not None:
                 axes = list(v.axes); k = ax.poly.value(); axes.insert(k if k >= 0 else len(axes) + 1 + k, None)
-                return type(v)(*([v.poly] if isinstance(v, IVal) else [v.formula] if isinstance(v, BVal) else [v.tensor, v.offset]), tuple(axes))
-            return v if isinstance(v, (DVal, UVal)) else UVal('tl.expand_dims', n.lineno)
+                return type(v)(*([v.poly] if isinstance(v, IndexValue) else [v.formula] if isinstance(v, BoolValue) else [v.tensor, v.offset]), tuple(axes))
+            return v if isinstance(v, (DataValue, UnsupportedValue)) else UnsupportedValue('tl.expand_dims', n.lineno)
         if short == 'load': return self._access('load', fname, n, self._kwargs(n, ['pointer', 'mask', 'other']))
         if short == 'store':
             self._access('store', fname, n, self._kwargs(n, ['pointer', 'value', 'mask'])); return None
@@ -756,46 +756,46 @@ class _Calls:
             names = ['pointer', 'cmp', 'val'] if short == 'atomic_cas' else ['pointer', 'val', 'mask']
             return self._access('atomic', fname, n, self._kwargs(n, names))
         if short == 'debug_barrier':
-            self.barriers.append(Barrier(self.pc, self.loops, n.lineno, ast.unparse(n))); return None
+            self.barriers.append(Barrier(self.path_condition, self.loops, n.lineno, ast.unparse(n))); return None
         if short in _NOOP_FNS: return None
         if short == 'where' and len(n.args) == 3:
             c, a, b = [self.eval(x) for x in n.args]
-            if isinstance(c, BVal) and all(isinstance(x, (IVal, PVal, CVal)) for x in (a, b)):
+            if isinstance(c, BoolValue) and all(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)):
                 (c, a, b), axes = self.broadcast([c, a, b], n)
                 return _choice([(conj(c.formula, ca), x) for ca, x in _cases(a)] +
                                [(conj(negate(c.formula), cb), x) for cb, x in _cases(b)])
-            return DVal('tl.where') if not any(isinstance(x, (IVal, PVal, CVal)) for x in (a, b)) else UVal('tl.where on mixed values', n.lineno)
+            return DataValue('tl.where') if not any(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)) else UnsupportedValue('tl.where on mixed values', n.lineno)
         if short in _DATA_FNS or head in ('tl.math', 'tl.extra.cuda.libdevice', 'libdevice', 'tl.libdevice'):
             for a in n.args: self.eval(a)
-            return DVal(f'{fname}')
-        return UVal(fname, n.lineno)
+            return DataValue(f'{fname}')
+        return UnsupportedValue(fname, n.lineno)
 
     def _builtin(self, short, n):
         if short in ('min', 'max') and len(n.args) == 2:
             a, b = [self.eval(x) for x in n.args]
-            if isinstance(a, IVal) and isinstance(b, IVal): return IVal(make_atom(short, a.poly, b.poly), a.axes or b.axes)
-            return DVal(short)
+            if isinstance(a, IndexValue) and isinstance(b, IndexValue): return IndexValue(make_atom(short, a.poly, b.poly), a.axes or b.axes)
+            return DataValue(short)
         if short == 'int' and n.args: return self.eval(n.args[0])
-        if short == 'float': return DVal('float()')
+        if short == 'float': return DataValue('float()')
         if short == 'print': return None
         if short in self.helpers: return self._inline(self.helpers[short], n)
         self._unsupported(f'call to {short}', n, 'not a @triton.jit function of this file; the call may touch memory')
-        return UVal(f'call to {short}', n.lineno)
+        return UnsupportedValue(f'call to {short}', n.lineno)
 
     def _inline(self, fn, n):
         "A call to a @triton.jit helper of the same file: its body runs in a fresh scope on the caller's symbolic values."
         if len(self.call_stack) >= 8 or fn.name in self.call_stack:
             self._unsupported(f'call to {fn.name}', n, 'recursive or too deeply nested helper calls')
-            return UVal(f'call to {fn.name}', n.lineno)
+            return UnsupportedValue(f'call to {fn.name}', n.lineno)
         params = [a.arg for a in fn.args.args]
         defaults = dict(zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults))
         given = dict(zip(params, n.args)); given.update({k.arg: k.value for k in n.keywords if k.arg})
         missing = [p for p in params if p not in given and p not in defaults]
         if missing or len(n.args) > len(params):
             self._unsupported(f'call to {fn.name}', n, f'arguments do not bind (missing {missing})')
-            return UVal(f'call to {fn.name}', n.lineno)
+            return UnsupportedValue(f'call to {fn.name}', n.lineno)
         scope = {p: self.eval(given[p]) if p in given else self.eval(defaults[p]) for p in params}
-        saved_env, entry_pc = self.env, self.pc
+        saved_env, entry_path = self.env, self.path_condition
         self.env, result = scope, None
         self.call_stack.append(fn.name)
         try: self.block(fn.body)
@@ -803,11 +803,11 @@ class _Calls:
         except _Return: result = None
         finally:
             self.call_stack.pop()
-            self.env, returned_pc = saved_env, self.pc
-            self.pc = entry_pc
-        if returned_pc is not entry_pc and returned_pc != entry_pc:
+            self.env, returned_path = saved_env, self.path_condition
+            self.path_condition = entry_path
+        if returned_path is not entry_path and returned_path != entry_path:
             self._unsupported(f'call to {fn.name}', n, 'a return inside a branch of a helper is not modelled')
-            return UVal(f'call to {fn.name}', n.lineno)
+            return UnsupportedValue(f'call to {fn.name}', n.lineno)
         return result
 
     def _access(self, kind, fname, n, a):
@@ -815,35 +815,35 @@ class _Calls:
         mask = self.eval(a['mask']) if a.get('mask') is not None else None
         for key in ('value', 'val', 'other', 'cmp'):
             if a.get(key) is not None: self.eval(a[key])
-        if isinstance(ptr, CVal) and all(isinstance(x, PVal) for _, x in ptr.cases):
-            saved = self.pc
+        if isinstance(ptr, ChosenValue) and all(isinstance(x, PointerValue) for _, x in ptr.cases):
+            saved = self.path_condition
             for i, (c, x) in enumerate(ptr.cases):  # one access per case, under the case's condition
-                self.pc = conj(saved, c)
+                self.path_condition = conj(saved, c)
                 before = len(self.accesses)
                 self._record(kind, fname, n, x, mask)
                 for acc in self.accesses[before:]: acc.case = i
-            self.pc = saved
-            return DVal(fname)
+            self.path_condition = saved
+            return DataValue(fname)
         return self._record(kind, fname, n, ptr, mask)
 
     def _record(self, kind, fname, n, ptr, mask):
-        if not isinstance(ptr, PVal):
-            what = ptr.construct if isinstance(ptr, UVal) else ptr.origin if isinstance(ptr, DVal) else type(ptr).__name__
+        if not isinstance(ptr, PointerValue):
+            what = ptr.construct if isinstance(ptr, UnsupportedValue) else ptr.origin if isinstance(ptr, DataValue) else type(ptr).__name__
             self._unsupported(f'{fname} address', n, f'the pointer is not an affine tensor offset ({what})')
-            return DVal(fname)
-        if mask is None: m = BVal(TRUE)
-        elif isinstance(mask, BVal): m = mask
-        elif isinstance(mask, IVal): m = BVal(compare(mask.poly, '!=', 0), mask.axes)
-        elif isinstance(mask, DVal):
+            return DataValue(fname)
+        if mask is None: m = BoolValue(TRUE)
+        elif isinstance(mask, BoolValue): m = mask
+        elif isinstance(mask, IndexValue): m = BoolValue(compare(mask.poly, '!=', 0), mask.axes)
+        elif isinstance(mask, DataValue):
             name = self._symbol(self._fresh('data'), 'data', Poly.const(0), Poly.const(1), note=f'mask at line {n.lineno}')
-            m = BVal(Opaque(name))
+            m = BoolValue(Opaque(name))
         else:
             self._unsupported(f'{fname} mask', n, f'the mask is not modelled ({getattr(mask, "construct", mask)})')
-            m = BVal(TRUE)
+            m = BoolValue(TRUE)
         (ptr, m), axes = self.broadcast([ptr, m], n)
-        self.accesses.append(Access(kind, fname, ptr.tensor, ptr.offset, conj(self.pc, m.formula),
+        self.accesses.append(Access(kind, fname, ptr.tensor, ptr.offset, conj(self.path_condition, m.formula),
                                     tuple(x for x in axes if x is not None), self.loops, n.lineno, ast.unparse(n)))
-        return DVal(fname)
+        return DataValue(fname)
 
 # %% ../nbs/litmus/03_tritonir.ipynb #727ddfc2
 class _Statements:
@@ -873,7 +873,7 @@ class _Statements:
         elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, tuple) and len(value) == len(target.elts):
             for t, v in zip(target.elts, value): self.assign(t, v, node)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for t in target.elts: self.assign(t, DVal('unpacked value') if isinstance(value, DVal) else UVal('tuple unpacking', node.lineno), node)
+            for t in target.elts: self.assign(t, DataValue('unpacked value') if isinstance(value, DataValue) else UnsupportedValue('tuple unpacking', node.lineno), node)
         else: self._unsupported(f'assignment to {type(target).__name__}', node, 'only names can be assigned')
     def _s_Assign(self, s):
         v = self.eval(s.value)
@@ -887,33 +887,33 @@ class _Statements:
         self._unsupported('while loop', s, 'its trip count is not modelled, nor the accesses inside it')
     def _condition(self, v, node):
         "A branch condition as a formula; data conditions become Opaque symbols."
-        if isinstance(v, IVal) and not v.axes: return compare(v.poly, '!=', 0)
-        if isinstance(v, BVal) and not v.axes: return v.formula
-        if isinstance(v, DVal):
+        if isinstance(v, IndexValue) and not v.axes: return compare(v.poly, '!=', 0)
+        if isinstance(v, BoolValue) and not v.axes: return v.formula
+        if isinstance(v, DataValue):
             return Opaque(self._symbol(self._fresh('data'), 'data', Poly.const(0), Poly.const(1), note=f'branch at line {node.lineno}'))
-        what = v.construct if isinstance(v, UVal) else 'a block-valued condition' if isinstance(v, (IVal, BVal)) else repr(v)
+        what = v.construct if isinstance(v, UnsupportedValue) else 'a block-valued condition' if isinstance(v, (IndexValue, BoolValue)) else repr(v)
         self._unsupported('if condition', node, f'cannot model the condition ({what})')
         return Opaque(self._symbol(self._fresh('data'), 'data', Poly.const(0), Poly.const(1), note=f'branch at line {node.lineno}'))
     def _s_If(self, s):
         c = self._condition(self.eval(s.test), s)
         if c is TRUE or c is FALSE: return self.block(s.body if c is TRUE else s.orelse)
-        outer, env0, results = self.pc, dict(self.env), []
+        outer, env0, results = self.path_condition, dict(self.env), []
         for branch, cond in ((s.body, c), (s.orelse, negate(c))):
-            self.env, self.pc = dict(env0), conj(outer, cond)
-            try: self.block(branch); results.append((False, self.env, self.pc))
-            except _Return: results.append((True, self.env, self.pc))
-        live = [(env, pc) for returned, env, pc in results if not returned]
-        if not live: self.pc = outer; raise _Return()
-        if len(live) == 1: self.env, self.pc = live[0]; return
+            self.env, self.path_condition = dict(env0), conj(outer, cond)
+            try: self.block(branch); results.append((False, self.env, self.path_condition))
+            except _Return: results.append((True, self.env, self.path_condition))
+        live = [(env, path_condition) for returned, env, path_condition in results if not returned]
+        if not live: self.path_condition = outer; raise _Return()
+        if len(live) == 1: self.env, self.path_condition = live[0]; return
         (e1, _), (e2, _) = live
-        self.pc, self.env = outer, {}
+        self.path_condition, self.env = outer, {}
         for k in set(e1) | set(e2):
             a, b = e1.get(k), e2.get(k)
             if k not in e1 or k not in e2 or a is b or a == b: self.env[k] = a if k in e1 else b
-            elif isinstance(a, DVal) or isinstance(b, DVal): self.env[k] = a if isinstance(a, DVal) else b
-            elif all(isinstance(x, (IVal, PVal, CVal)) for x in (a, b)) and not (c is TRUE or c is FALSE):
+            elif isinstance(a, DataValue) or isinstance(b, DataValue): self.env[k] = a if isinstance(a, DataValue) else b
+            elif all(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)) and not (c is TRUE or c is FALSE):
                 self.env[k] = _choice([(conj(c, ca), x) for ca, x in _cases(a)] + [(conj(negate(c), cb), x) for cb, x in _cases(b)])
-            else: self.env[k] = UVal(f'variable {k} assigned differently in the branches of the if at line {s.lineno}', s.lineno)
+            else: self.env[k] = UnsupportedValue(f'variable {k} assigned differently in the branches of the if at line {s.lineno}', s.lineno)
     def _s_For(self, s):
         it = s.iter
         fname = _dotted(it.func) if isinstance(it, ast.Call) else None
@@ -922,7 +922,7 @@ class _Statements:
             self._unsupported('for loop', s, 'only `for i in range(...)` / tl.range / tl.static_range loops are modelled')
             return
         bounds = [self.eval(a) for a in it.args[:3]]
-        if not all(isinstance(b, IVal) and not b.axes for b in bounds):
+        if not all(isinstance(b, IndexValue) and not b.axes for b in bounds):
             self._unsupported('for loop bounds', s, 'range bounds must be scalar integer expressions')
             return
         start, stop, step = (Poly.const(0), bounds[0].poly, Poly.const(1)) if len(bounds) == 1 else \
@@ -935,19 +935,19 @@ class _Statements:
         k = start + step * Poly.var(t)
         cond = compare(k, '<', stop)
         assigned = {x.id for st in s.body for x in ast.walk(st) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
-        outer_pc, env0 = self.pc, dict(self.env)
+        outer_path, env0 = self.path_condition, dict(self.env)
         # probe pass: how does one iteration change the loop-carried index values?
         markers, probe_env = {}, dict(env0)
         for name in assigned & set(env0):
             v = env0[name]
-            if isinstance(v, (IVal, PVal)):
+            if isinstance(v, (IndexValue, PointerValue)):
                 markers[name] = self._fresh('carry_')
-                probe_env[name] = IVal(v.poly + Poly.var(markers[name]), v.axes) if isinstance(v, IVal) else \
-                    PVal(v.tensor, v.offset + Poly.var(markers[name]), v.axes)
+                probe_env[name] = IndexValue(v.poly + Poly.var(markers[name]), v.axes) if isinstance(v, IndexValue) else \
+                    PointerValue(v.tensor, v.offset + Poly.var(markers[name]), v.axes)
         saved = (self.accesses, self.barriers, self.unsupported, self.counter)
         self.accesses, self.barriers, self.unsupported = [], [], []
-        self.env, self.pc = probe_env, conj(outer_pc, cond)
-        self.env[s.target.id] = IVal(k)
+        self.env, self.path_condition = probe_env, conj(outer_path, cond)
+        self.env[s.target.id] = IndexValue(k)
         returned = False
         try: self.block(s.body)
         except (_Return, _HelperReturn): returned = True
@@ -959,44 +959,44 @@ class _Statements:
         for name in assigned & set(env0):
             old, new = env0[name], probe_after.get(name)
             if name not in markers:
-                carried[name] = new if isinstance(new, DVal) else old if isinstance(old, DVal) else \
-                    UVal(f'loop-carried value {name}', s.lineno) if new is not old else old
+                carried[name] = new if isinstance(new, DataValue) else old if isinstance(old, DataValue) else \
+                    UnsupportedValue(f'loop-carried value {name}', s.lineno) if new is not old else old
                 continue
             marker = markers[name]
-            newpoly = new.poly if isinstance(new, IVal) else new.offset if isinstance(new, PVal) else None
-            if newpoly is None or (isinstance(new, PVal) and new.tensor != old.tensor):
-                carried[name] = UVal(f'loop-carried value {name} changes kind', s.lineno); continue
+            newpoly = new.poly if isinstance(new, IndexValue) else new.offset if isinstance(new, PointerValue) else None
+            if newpoly is None or (isinstance(new, PointerValue) and new.tensor != old.tensor):
+                carried[name] = UnsupportedValue(f'loop-carried value {name} changes kind', s.lineno); continue
             a, b = newpoly.split(marker)
-            oldpoly = old.poly if isinstance(old, IVal) else old.offset
+            oldpoly = old.poly if isinstance(old, IndexValue) else old.offset
             if a.terms == {} and marker in newpoly.symbols():
-                carried[name] = UVal(f'loop-carried index {name} (non-additive update)', s.lineno); continue
+                carried[name] = UnsupportedValue(f'loop-carried index {name} (non-additive update)', s.lineno); continue
             if a.terms == {}:  # overwritten every iteration: a value local to the body, unless read before the write
                 if any(marker in x.offset.symbols() or marker in x.guard.symbols() for x in probe_accesses):
-                    carried[name] = UVal(f'loop-carried index {name} (read before its reassignment)', s.lineno)
+                    carried[name] = UnsupportedValue(f'loop-carried index {name} (read before its reassignment)', s.lineno)
                 else: carried[name] = old
                 continue
             delta = b - oldpoly
             if a != Poly.const(1) or t in delta.symbols() or marker in delta.symbols() \
                     or any(x.startswith('carry_') for x in delta.symbols()):
-                carried[name] = UVal(f'loop-carried index {name} (update is not a constant stride)', s.lineno); continue
+                carried[name] = UnsupportedValue(f'loop-carried index {name} (update is not a constant stride)', s.lineno); continue
             step_poly = oldpoly + Poly.var(t) * delta
-            carried[name] = IVal(step_poly, old.axes) if isinstance(old, IVal) else PVal(old.tensor, step_poly, old.axes)
+            carried[name] = IndexValue(step_poly, old.axes) if isinstance(old, IndexValue) else PointerValue(old.tensor, step_poly, old.axes)
             if any(self.symbols.get(x) and self.symbols[x].kind == 'lane' and x not in old.axes for x in delta.symbols()):
-                carried[name] = UVal(f'loop-carried index {name} (stride varies per lane)', s.lineno)
+                carried[name] = UnsupportedValue(f'loop-carried index {name} (stride varies per lane)', s.lineno)
         # the real pass, with the carried values written as functions of the iteration counter
         self.env = dict(env0); self.env.update(carried)
-        self.env[s.target.id] = IVal(k)
-        self.pc, self.loops = conj(outer_pc, cond), self.loops + (t,)
+        self.env[s.target.id] = IndexValue(k)
+        self.path_condition, self.loops = conj(outer_path, cond), self.loops + (t,)
         try: self.block(s.body)
         except (_Return, _HelperReturn): pass
-        self.loops, self.pc = self.loops[:-1], outer_pc
+        self.loops, self.path_condition = self.loops[:-1], outer_path
         after = self.env
         self.env = dict(env0)
         for name, v in after.items():
             c = carried.get(name)
-            if isinstance(c, (IVal, PVal)) and name in markers:  # the value after the last iteration
-                p = (c.poly if isinstance(c, IVal) else c.offset).subs({t: trip})
-                self.env[name] = IVal(p, c.axes) if isinstance(c, IVal) else PVal(c.tensor, p, c.axes)
+            if isinstance(c, (IndexValue, PointerValue)) and name in markers:  # the value after the last iteration
+                p = (c.poly if isinstance(c, IndexValue) else c.offset).subs({t: trip})
+                self.env[name] = IndexValue(p, c.axes) if isinstance(c, IndexValue) else PointerValue(c.tensor, p, c.axes)
             elif name in env0 or name in assigned: self.env[name] = v
 
 class _Interpreter(_Setup, _Expressions, _Calls, _Statements):
