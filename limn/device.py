@@ -109,7 +109,8 @@ class NumpyDevice(Device):
         return [s.srcs[0].arg if s.op is Ops.ASSIGN else r for s, r in zip(sinks, results)]
 
     def run(self, node: Node, srcs: list, custom_cache: dict) -> np.ndarray:
-        "The value of one node from the values of its srcs."
+        """The value of one node from the values of its srcs. `custom_cache` lives for one realize: the k sibling
+        nodes of a k-output CUSTOM kernel share it, so the kernel runs once for all of them."""
         op, dt = node.op, node.dtype
         if op is Ops.BUFFER: return node.arg.array
         if op is Ops.CONST: return np.array(node.arg, dtype=dt.np)
