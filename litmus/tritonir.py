@@ -558,23 +558,24 @@ class _Setup:
 class _Expressions:
     "Index arithmetic, comparisons, masks and `[:, None]` broadcasting; anything that touches data becomes DataValue."
     def eval(self, node):
-        m = getattr(self, f'_e_{type(node).__name__}', None)
+        "The value of an expression node, by the method named for its type (`_expr_BinOp` for an `ast.BinOp`)."
+        m = getattr(self, f'_expr_{type(node).__name__}', None)
         if m is None:
             self._unsupported(type(node).__name__, node, 'expression kind not modelled')
             return UnsupportedValue(type(node).__name__, node.lineno)
         return m(node)
-    def _e_Constant(self, n):
+    def _expr_Constant(self, n):
         if isinstance(n.value, bool) or isinstance(n.value, int): return IndexValue(Poly.const(int(n.value)))
         if n.value is None: return None
         if isinstance(n.value, float): return DataValue('float literal')
         return n.value
-    def _e_Name(self, n):
+    def _expr_Name(self, n):
         if n.id in self.env: return self.env[n.id]
         if n.id in ('True', 'False'): return IndexValue(Poly.const(n.id == 'True'))
         return ('global', n.id)
-    def _e_Tuple(self, n): return tuple(self.eval(e) for e in n.elts)
-    _e_List = _e_Tuple
-    def _e_Attribute(self, n):
+    def _expr_Tuple(self, n): return tuple(self.eval(e) for e in n.elts)
+    _expr_List = _expr_Tuple
+    def _expr_Attribute(self, n):
         name = _dotted(n)
         if name and (name.startswith('tl.') or name.startswith('triton.')):
             return ('dtype', n.attr) if n.attr in _INT_DTYPES or n.attr.startswith(('float', 'bfloat')) else ('global', name)
@@ -582,7 +583,7 @@ class _Expressions:
         if isinstance(base, (DataValue, UnsupportedValue)): return base
         if n.attr == 'T': return DataValue('.T')
         return DataValue(f'.{n.attr}')
-    def _e_UnaryOp(self, n):
+    def _expr_UnaryOp(self, n):
         v = self.eval(n.operand)
         if isinstance(n.op, ast.USub) and isinstance(v, IndexValue): return IndexValue(-v.poly, v.axes)
         if isinstance(n.op, ast.UAdd): return v
@@ -590,7 +591,7 @@ class _Expressions:
         if isinstance(n.op, ast.Not) and isinstance(v, IndexValue): return BoolValue(compare(v.poly, '==', 0), v.axes)
         if isinstance(v, (DataValue, UnsupportedValue)): return v
         return UnsupportedValue(f'unary {type(n.op).__name__}', n.lineno)
-    def _e_BinOp(self, n):
+    def _expr_BinOp(self, n):
         return self.binop(n.op, self.eval(n.left), self.eval(n.right), n)
     def binop(self, op, a, b, n):
         for v in (a, b):
@@ -625,7 +626,7 @@ class _Expressions:
         if isinstance(op, ast.Mod): return IndexValue(make_atom('%', x, y), axes)
         if isinstance(op, ast.Div): return DataValue('true division')
         return UnsupportedValue(f'operator {type(op).__name__} on indices', n.lineno)
-    def _e_Compare(self, n):
+    def _expr_Compare(self, n):
         ops = {ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.Eq: '==', ast.NotEq: '!='}
         left, result, axes = self.eval(n.left), TRUE, ()
         for op, right_node in zip(n.ops, n.comparators):
@@ -641,7 +642,7 @@ class _Expressions:
             result, axes = conj(result, cmp), ax
             left = right
         return BoolValue(result, axes)
-    def _e_BoolOp(self, n):
+    def _expr_BoolOp(self, n):
         vals = [self.eval(v) for v in n.values]
         for v in vals:
             if isinstance(v, (UnsupportedValue, DataValue)): return v
@@ -649,7 +650,7 @@ class _Expressions:
         if not all(isinstance(v, BoolValue) for v in vals): return UnsupportedValue('boolean operator', n.lineno)
         vals, axes = self.broadcast(vals, n)
         return BoolValue((conj if isinstance(n.op, ast.And) else disj)(*(v.formula for v in vals)), axes)
-    def _e_IfExp(self, n):
+    def _expr_IfExp(self, n):
         c = self.eval(n.test)
         if isinstance(c, IndexValue) and c.poly.value() is not None:
             return self.eval(n.body if c.poly.value() else n.orelse)
@@ -658,7 +659,7 @@ class _Expressions:
         if isinstance(a, DataValue) and isinstance(b, DataValue): return a
         if a == b: return a
         return UnsupportedValue('conditional expression on index values', n.lineno)
-    def _e_Subscript(self, n):
+    def _expr_Subscript(self, n):
         base = self.eval(n.value)
         if isinstance(base, (DataValue, UnsupportedValue)): return base
         if isinstance(base, ChosenValue):
@@ -694,7 +695,7 @@ class _Expressions:
 # %% ../nbs/litmus/03_tritonir.ipynb #9fcc30c3
 class _Calls:
     "The `tl.*` calls: program ids, aranges, loads, stores, atomics, barriers; everything else is data or UNKNOWN."
-    def _e_Call(self, n):
+    def _expr_Call(self, n):
         fname = _dotted(n.func)
         if fname is None and isinstance(n.func, ast.Attribute):  # a method: x.to(...), x.dtype...
             base = self.eval(n.func.value)
@@ -853,18 +854,18 @@ class _Statements:
         except _Return: pass
     def block(self, stmts):
         for s in stmts:
-            m = getattr(self, f'_s_{type(s).__name__}', None)
+            m = getattr(self, f'_stmt_{type(s).__name__}', None)
             if m is None: self._unsupported(type(s).__name__, s, 'statement kind not modelled'); continue
             try: m(s)
             except (_Return, _HelperReturn): raise
             except Exception as e:  # a kernel the interpreter cannot follow is UNKNOWN, never a crash
                 self._unsupported(type(s).__name__, s, f'the interpreter failed here ({type(e).__name__}: {e})')
-    def _s_Expr(self, s):
+    def _stmt_Expr(self, s):
         if isinstance(s.value, ast.Constant): return
         self.eval(s.value)
-    def _s_Pass(self, s): pass
-    def _s_Assert(self, s): pass
-    def _s_Return(self, s):
+    def _stmt_Pass(self, s): pass
+    def _stmt_Assert(self, s): pass
+    def _stmt_Return(self, s):
         value = self.eval(s.value) if s.value is not None else None
         if self.call_stack: raise _HelperReturn(value)
         raise _Return()
@@ -875,15 +876,15 @@ class _Statements:
         elif isinstance(target, (ast.Tuple, ast.List)):
             for t in target.elts: self.assign(t, DataValue('unpacked value') if isinstance(value, DataValue) else UnsupportedValue('tuple unpacking', node.lineno), node)
         else: self._unsupported(f'assignment to {type(target).__name__}', node, 'only names can be assigned')
-    def _s_Assign(self, s):
+    def _stmt_Assign(self, s):
         v = self.eval(s.value)
         for t in s.targets: self.assign(t, v, s)
-    def _s_AnnAssign(self, s):
+    def _stmt_AnnAssign(self, s):
         if s.value is not None: self.assign(s.target, self.eval(s.value), s)
-    def _s_AugAssign(self, s):
+    def _stmt_AugAssign(self, s):
         if not isinstance(s.target, ast.Name): return self._unsupported('augmented assignment to a subscript', s, 'only names can be assigned')
         self.env[s.target.id] = self.binop(s.op, self.eval(s.target), self.eval(s.value), s)
-    def _s_While(self, s):
+    def _stmt_While(self, s):
         self._unsupported('while loop', s, 'its trip count is not modelled, nor the accesses inside it')
     def _condition(self, v, node):
         "A branch condition as a formula; data conditions become Opaque symbols."
@@ -894,27 +895,27 @@ class _Statements:
         what = v.construct if isinstance(v, UnsupportedValue) else 'a block-valued condition' if isinstance(v, (IndexValue, BoolValue)) else repr(v)
         self._unsupported('if condition', node, f'cannot model the condition ({what})')
         return Opaque(self._symbol(self._fresh('data'), 'data', Poly.const(0), Poly.const(1), note=f'branch at line {node.lineno}'))
-    def _s_If(self, s):
+    def _stmt_If(self, s):
         c = self._condition(self.eval(s.test), s)
         if c is TRUE or c is FALSE: return self.block(s.body if c is TRUE else s.orelse)
-        outer, env0, results = self.path_condition, dict(self.env), []
+        outer, env_before, results = self.path_condition, dict(self.env), []
         for branch, cond in ((s.body, c), (s.orelse, negate(c))):
-            self.env, self.path_condition = dict(env0), conj(outer, cond)
+            self.env, self.path_condition = dict(env_before), conj(outer, cond)
             try: self.block(branch); results.append((False, self.env, self.path_condition))
             except _Return: results.append((True, self.env, self.path_condition))
         live = [(env, path_condition) for returned, env, path_condition in results if not returned]
         if not live: self.path_condition = outer; raise _Return()
         if len(live) == 1: self.env, self.path_condition = live[0]; return
-        (e1, _), (e2, _) = live
+        (then_env, _), (else_env, _) = live
         self.path_condition, self.env = outer, {}
-        for k in set(e1) | set(e2):
-            a, b = e1.get(k), e2.get(k)
-            if k not in e1 or k not in e2 or a is b or a == b: self.env[k] = a if k in e1 else b
+        for k in set(then_env) | set(else_env):
+            a, b = then_env.get(k), else_env.get(k)
+            if k not in then_env or k not in else_env or a is b or a == b: self.env[k] = a if k in then_env else b
             elif isinstance(a, DataValue) or isinstance(b, DataValue): self.env[k] = a if isinstance(a, DataValue) else b
             elif all(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)) and not (c is TRUE or c is FALSE):
                 self.env[k] = _choice([(conj(c, ca), x) for ca, x in _cases(a)] + [(conj(negate(c), cb), x) for cb, x in _cases(b)])
             else: self.env[k] = UnsupportedValue(f'variable {k} assigned differently in the branches of the if at line {s.lineno}', s.lineno)
-    def _s_For(self, s):
+    def _stmt_For(self, s):
         it = s.iter
         fname = _dotted(it.func) if isinstance(it, ast.Call) else None
         if fname not in ('range', 'tl.range', 'tl.static_range', 'triton.language.range', 'triton.language.static_range') \
@@ -935,11 +936,11 @@ class _Statements:
         k = start + step * Poly.var(t)
         cond = compare(k, '<', stop)
         assigned = {x.id for st in s.body for x in ast.walk(st) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
-        outer_path, env0 = self.path_condition, dict(self.env)
+        outer_path, env_before = self.path_condition, dict(self.env)
         # probe pass: how does one iteration change the loop-carried index values?
-        markers, probe_env = {}, dict(env0)
-        for name in assigned & set(env0):
-            v = env0[name]
+        markers, probe_env = {}, dict(env_before)
+        for name in assigned & set(env_before):
+            v = env_before[name]
             if isinstance(v, (IndexValue, PointerValue)):
                 markers[name] = self._fresh('carry_')
                 probe_env[name] = IndexValue(v.poly + Poly.var(markers[name]), v.axes) if isinstance(v, IndexValue) else \
@@ -956,8 +957,8 @@ class _Statements:
         if returned:
             self._unsupported('return inside a loop', s, 'an early exit from a loop is not modelled')
         carried = {}
-        for name in assigned & set(env0):
-            old, new = env0[name], probe_after.get(name)
+        for name in assigned & set(env_before):
+            old, new = env_before[name], probe_after.get(name)
             if name not in markers:
                 carried[name] = new if isinstance(new, DataValue) else old if isinstance(old, DataValue) else \
                     UnsupportedValue(f'loop-carried value {name}', s.lineno) if new is not old else old
@@ -984,20 +985,20 @@ class _Statements:
             if any(self.symbols.get(x) and self.symbols[x].kind == 'lane' and x not in old.axes for x in delta.symbols()):
                 carried[name] = UnsupportedValue(f'loop-carried index {name} (stride varies per lane)', s.lineno)
         # the real pass, with the carried values written as functions of the iteration counter
-        self.env = dict(env0); self.env.update(carried)
+        self.env = dict(env_before); self.env.update(carried)
         self.env[s.target.id] = IndexValue(k)
         self.path_condition, self.loops = conj(outer_path, cond), self.loops + (t,)
         try: self.block(s.body)
         except (_Return, _HelperReturn): pass
         self.loops, self.path_condition = self.loops[:-1], outer_path
         after = self.env
-        self.env = dict(env0)
+        self.env = dict(env_before)
         for name, v in after.items():
             c = carried.get(name)
             if isinstance(c, (IndexValue, PointerValue)) and name in markers:  # the value after the last iteration
                 p = (c.poly if isinstance(c, IndexValue) else c.offset).subs({t: trip})
                 self.env[name] = IndexValue(p, c.axes) if isinstance(c, IndexValue) else PointerValue(c.tensor, p, c.axes)
-            elif name in env0 or name in assigned: self.env[name] = v
+            elif name in env_before or name in assigned: self.env[name] = v
 
 class _Interpreter(_Setup, _Expressions, _Calls, _Statements):
     "Walks a jit function's AST once, carrying symbolic values; the result is a `KernelModel`."
