@@ -363,9 +363,9 @@ class Run:
         "Some programs reached a different number of barriers than others."
         return len(set(self.barriers.values())) > 1
     @property
-    def oob(self) -> bool: return bool(self.violations)
+    def out_of_bounds(self) -> bool: return bool(self.violations)
     @property
-    def oob_writes(self) -> list: return [v for v in self.violations if v.op != "load"]
+    def out_of_bounds_writes(self) -> list: return [v for v in self.violations if v.op != "load"]
     @property
     def failed(self) -> bool: return self.error is not None or self.timed_out
 
