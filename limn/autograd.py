@@ -1,4 +1,4 @@
-"""Reverse-mode differentiation at the Tensor layer. Every primitive a Tensor op records carries a rule (its vector-Jacobian product) written with Tensor ops itself, so a gradient is one more lazy graph, and with `create_graph=True` a graph that can be differentiated again.
+"""Reverse-mode differentiation at the Tensor layer. Every primitive a Tensor op records carries a rule (its vector-Jacobian product) written with Tensor ops itself, so a gradient is one more lazy graph, and with create_graph=True a graph that can be differentiated again.
 
 Docs: https://limn-dev.github.io/limn/limn/autograd.html.md"""
 

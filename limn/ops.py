@@ -1,4 +1,4 @@
-"""The bottom of limn's stack: the seven dtypes and how they promote, the closed set of primitive ops, and `Node`, the immutable DAG vertex every Tensor builds and every device consumes.
+"""The bottom of limn's stack: the seven dtypes and how they promote, the closed set of primitive ops, and Node, the immutable DAG vertex every Tensor builds and every device consumes.
 
 Docs: https://limn-dev.github.io/limn/limn/ops.html.md"""
 

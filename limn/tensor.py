@@ -1,4 +1,4 @@
-"""`Tensor` is what a user holds: a handle on a node of the op DAG, plus the autograd bookkeeping. Every method builds nodes and returns at once; bytes exist only after `.numpy()`, `.item()`, `.realize()` or `limn.realize(...)` hands the graph to the current device.
+"""Tensor is what a user holds: a handle on a node of the op DAG, plus the autograd bookkeeping. Every method builds nodes and returns at once; bytes exist only after .numpy(), .item(), .realize() or limn.realize(...) hands the graph to the current device.
 
 Docs: https://limn-dev.github.io/limn/limn/tensor.html.md"""
 

@@ -1,4 +1,4 @@
-"""A `View` is (shape, strides, offset, mask): how to find element `i` of a tensor in a flat buffer, and whether it is there at all. Reshape, permute, expand, pad and shrink are functions from View to View, so any chain of them folds into one View at the moment it is written and costs nothing until a kernel reads through it.
+"""A View is (shape, strides, offset, mask): how to find element i of a tensor in a flat buffer, and whether it is there at all. Reshape, permute, expand, pad and shrink are functions from View to View, so any chain of them folds into one View at the moment it is written and costs nothing until a kernel reads through it.
 
 Docs: https://limn-dev.github.io/limn/limn/view.html.md"""
 
