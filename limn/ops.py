@@ -31,7 +31,7 @@ class DType:
         "The width a device computes this dtype in: float32 for the half widths, itself otherwise."
         return float32 if self.is_half else self
     def __repr__(self): return self.name
-    def __reduce__(self): return (to_dtype, (self.name,))
+    def __reduce__(self): return (to_dtype, (self.name,))      # unpickles to the same object, so `is` keeps working
 
 float64  = DType("float64", np.float64, True, 3)
 float32  = DType("float32", np.float32, True, 2)

@@ -101,6 +101,7 @@ class Tensor:
 
 # %% ../nbs/limn/02_tensor.ipynb #17007963
 def _resolve(node: Node) -> Node:
+    "The node now holding `node`'s value: follows `realized` links to the BUFFER at their end."
     while node.realized is not None: node = node.realized
     return node
 
@@ -160,6 +161,7 @@ Tensor.__bool__ = _bool
 
 # %% ../nbs/limn/02_tensor.ipynb #01a89139
 def _make(node: Node, parents: tuple = (), rule=None, arg=None) -> Tensor:
+    "A Tensor on `node`; it keeps the autograd record `(rule, parents, arg)` only when the result requires grad."
     t = Tensor.__new__(Tensor)
     t.node, t.grad = node, None
     needs = autograd.is_grad_enabled() and node.dtype.is_float and any(p._requires_grad for p in parents)
