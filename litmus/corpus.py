@@ -380,10 +380,10 @@ def exposed(kernel: Kernel, verdict: Verdict) -> bool:
     if how == "divergent_barrier": return verdict.divergent_barrier
     raise ValueError(f"kernel {kernel.name}: answer_key observable {how!r}; expected 'numeric', 'oob_write' or 'divergent_barrier'")
 
-def answer_key_cases(kinds: list[Kernel] | None = None) -> list[tuple]:
-    "[(buggy kernel, sibling kernel, dims, inputs)] for every buggy kernel in `kinds` (default: the corpus)."
+def answer_key_cases(subset: list[Kernel] | None = None) -> list[tuple]:
+    "[(buggy kernel, sibling kernel, dims, inputs)] for every buggy kernel in `subset` (default: the whole corpus)."
     out = []
-    for k in (kinds or kernels()):
+    for k in (subset or kernels()):
         if k.buggy:
             dims, inputs = answer_key_inputs(k)
             out.append((k, get(k.sibling), dims, inputs))
@@ -414,10 +414,10 @@ class Outcome:
     flagged: bool
     detail: str
 
-def condition_a(kinds: list[Kernel] | None = None, seed: int = 0, backend: str = "model") -> list[Outcome]:
-    "The standard test over the corpus: power-of-two shapes, uniform [0, 1) inputs, allclose(rtol=1e-2)."
-    kinds = kinds or kernels()
-    cases = [(k, standard_dims(k), make_inputs(k, standard_dims(k), None, seed)) for k in kinds]
+def condition_a(subset: list[Kernel] | None = None, seed: int = 0, backend: str = "model") -> list[Outcome]:
+    "The standard test over the corpus (or `subset` of it): power-of-two shapes, uniform [0, 1) inputs, allclose(rtol=1e-2)."
+    subset = subset or kernels()
+    cases = [(k, standard_dims(k), make_inputs(k, standard_dims(k), None, seed)) for k in subset]
     out = []
     for (k, dims, inputs), run in zip(cases, execute(cases, backend)):
         if run.failed: out.append(Outcome(k.name, k.label, True, f"run failed: {run.error}")); continue
@@ -427,17 +427,17 @@ def condition_a(kinds: list[Kernel] | None = None, seed: int = 0, backend: str =
         out.append(Outcome(k.name, k.label, not close, f"dims {dims}"))
     return out
 
-def condition_b(kinds: list[Kernel] | None = None, trials: int = 5, seed: int = 0, backend: str = "model") -> list[Outcome]:
+def condition_b(subset: list[Kernel] | None = None, trials: int = 5, seed: int = 0, backend: str = "model") -> list[Outcome]:
     "The fuzzing baseline over the corpus: `trials` random non-power-of-two shapes, normal inputs, reduction-length tolerance."
-    kinds, cases = kinds or kernels(), []
-    for i, k in enumerate(kinds):
+    subset, cases = subset or kernels(), []
+    for i, k in enumerate(subset):
         rng = np.random.default_rng([seed, i])
         for t in range(trials):
             dims = fuzz_dims(k, rng)
             cases.append((k, dims, make_inputs(k, dims, {n: {"dist": "normal"} for n in k.inputs}, seed=int(rng.integers(2**31)))))
     verdicts = check_many(cases, backend)
     out = []
-    for i, k in enumerate(kinds):
+    for i, k in enumerate(subset):
         mine = verdicts[i * trials:(i + 1) * trials]
         failing = [(t, v) for t, v in enumerate(mine) if v.error is not None or v.numeric_fail]
         detail = (f"trial {failing[0][0]}: dims {failing[0][1].dims}, deviation {failing[0][1].deviation:.3g} x tol"
@@ -448,7 +448,7 @@ def condition_b(kinds: list[Kernel] | None = None, trials: int = 5, seed: int = 
 def detection_table(outcomes: dict) -> str:
     "Per family: planted bugs detected / total under each condition; then totals, numerically observable bugs, false positives."
     names = list(outcomes)
-    kinds = {k.name: k for k in kernels()}
+    by_name = {k.name: k for k in kernels()}
     first = outcomes[names[0]]
     rows = [("family", *names)]
     def frac(sel, cond):
@@ -456,7 +456,7 @@ def detection_table(outcomes: dict) -> str:
         return f"{sum(o.flagged for o in hit)}/{len(hit)}"
     for fam in FAMILIES: rows.append((fam, *[frac(lambda o, f=fam: o.label == f, c) for c in names]))
     rows.append(("all planted bugs", *[frac(lambda o: o.label != "correct", c) for c in names]))
-    numeric = lambda o: o.label != "correct" and kinds[o.kernel].answer_key.get("observable", "numeric") == "numeric"
+    numeric = lambda o: o.label != "correct" and by_name[o.kernel].answer_key.get("observable", "numeric") == "numeric"
     rows.append(("numerically observable", *[frac(numeric, c) for c in names]))
     rows.append(("false positives (correct)", *[frac(lambda o: o.label == "correct", c) for c in names]))
     width = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
