@@ -1,4 +1,4 @@
-"""When a proof from chapter 04 fails, the safety check asks a solver for a concrete witness: sizes, a program id, a lane and an address that break the property. The shape classes (chapter 07) use the same solver to pick the smallest size in each class. This chapter is that solver: z3 when the optional `z3-solver` package is installed, a bounded depth-first search otherwise, with the same answer from both and an honest account of what each answer means.
+"""When a proof from chapter 04 fails, the safety check asks a solver for a concrete witness: sizes, a program id, a lane and an address that break the property. The shape classes (chapter 07) use the same solver to pick the smallest size in each class. This chapter is that solver: z3 when the optional z3-solver package is installed, a bounded depth-first search otherwise, with the same answer from both and an honest account of what each answer means.
 
 Docs: https://limn-dev.github.io/limn/litmus/smt.html.md"""
 
