@@ -321,7 +321,8 @@ def _pad(self, pads, value=0) -> Tensor:
     if all(p == (0, 0) for p in pads): return self
     out = _movement(self, "pad", pads, lambda v: v.pad(pads))
     if value == 0: return out
-    return out + _const(1, self.dtype, self.shape).pad(pads).eq(0) * value
+    inside = _const(1, self.dtype, self.shape).pad(pads)          # 1 on the original cells, 0 on the new ones
+    return where(inside, out, value)                                # not out + (1 - inside) * value: -inf * 0 is nan
 
 def _shrink(self, bounds) -> Tensor:
     "Keep [lo, hi) of each dim; `bounds` has one pair per dim, or None to keep a dim whole."
