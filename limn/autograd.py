@@ -28,7 +28,7 @@ def enable_grad(): return _GradMode(True)
 
 # %% ../nbs/limn/03_autograd.ipynb #3dee782d
 def _where_zero(cond, g, take_when_true: bool):
-    "g where cond (or where not cond), 0 elsewhere; spelled with methods so it works on any Tensor class."
+    "g where cond (or where not cond), 0 elsewhere. Spelled with Tensor methods: tensor.py imports this module, so it cannot import tensor.py back."
     return g.where(cond, 0) if take_when_true else g.zeros_like().where(cond, g)
 
 def _vjp_max(out, g, parents, axes):
