@@ -560,6 +560,7 @@ def _log_softmax(self, axis=-1, dim=None) -> Tensor:
 def _logsumexp(self, axis=-1, keepdim=False) -> Tensor:
     axis = self._axis(axis)
     m = _floatify(self).max(axis, keepdim=True).detach()
+    m = where(m.abs() < math.inf, m, 0)           # an infinite max would make self - m nan; unshifted, the row gives -inf or inf
     out = (self - m).exp().sum(axis, keepdim=True).log() + m
     return out if keepdim else out.squeeze(axis)
 Tensor.softmax, Tensor.log_softmax, Tensor.logsumexp = _softmax, _log_softmax, _logsumexp
