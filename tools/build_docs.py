@@ -10,7 +10,7 @@ longer produces.
     python tools/build_docs.py              # every chapter is executed, so pages show fresh outputs
     python tools/build_docs.py --readme     # only README.md, from nbs/index.ipynb
 """
-import argparse, functools, html, json, os, re, shutil, sys
+import argparse, functools, html, json, multiprocessing, os, re, shutil, sys
 from pathlib import Path
 import yaml
 
@@ -31,9 +31,15 @@ def exec_in_notebook_folder(src, dst, cb, exec_nb=None):
     finally: os.chdir(here)
 
 
+def each_in_a_fresh_process(func, items, n_workers=2, **_):
+    "Run each notebook in its own forked process (so chapters share no state), two at a time."
+    with multiprocessing.get_context("fork").Pool(max(n_workers, 1), maxtasksperchild=1) as pool:
+        return pool.map(func, list(items), chunksize=1)
+
+
 def prepare(file_re: str = "") -> Path:
     "Refresh nbdev's quarto config and sidebar, then process and execute the notebooks into _proc/ (all offline)."
-    import nbdev.processors, nbdev.serve_drv
+    import nbdev.processors, nbdev.serve, nbdev.serve_drv
     from nbdev.config import get_config
     from nbdev.quarto import refresh_quarto_yml, nbdev_sidebar
     from nbdev.serve import proc_nbs
@@ -41,10 +47,11 @@ def prepare(file_re: str = "") -> Path:
     cfg = get_config()
     refresh_quarto_yml()
     nbdev_sidebar.__wrapped__(path=cfg.nbs_path)      # the CLI wrapper would also list llms.txt and nbdev.yml
-    # n_workers=0 keeps the processing in this process, where these two patches apply
+    # forked workers inherit these patches (nbdev's own spawned workers would not)
     nbdev.processors._do_eval = execute_every_cell
     nbdev.serve_drv.exec_nb = functools.partial(exec_in_notebook_folder, exec_nb=nbdev.serve_drv.exec_nb)
-    return proc_nbs(cfg.nbs_path, n_workers=0, force=True, file_re=file_re)
+    nbdev.serve.parallel = each_in_a_fresh_process
+    return proc_nbs(cfg.nbs_path, n_workers=2, force=True, file_re=file_re)
 
 
 DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)\s*:?\s*(.*)$")
