@@ -10,7 +10,7 @@ __all__ = ['hypotheses', 'Prover', 'divide', 'decompositions', 'Proof', 'floor_f
 # %% ../nbs/litmus/04_prove.ipynb #87a9bb37
 import itertools
 from dataclasses import dataclass, field
-from litmus.tritonir import Poly, Atom, Cmp, Or, And, Opaque, TRUE, conjuncts, make_atom, _factor_key
+from litmus.tritonir import Poly, Atom, Cmp, Or, And, Opaque, TRUE, conjuncts, make_atom, factor_key
 
 # %% ../nbs/litmus/04_prove.ipynb #2db1aecb
 _LOCAL_KINDS = ('lane', 'loop', 'pid', 'data')
@@ -97,7 +97,7 @@ class Prover:
         if (v := q.value()) is not None: return v <= 0
         locals_ = self.local_factors(q)
         if not locals_: return self._params_le0(q)
-        v = min(locals_, key=lambda f: (_ELIMINATION_ORDER[self.kind(f)], _factor_key(f)))
+        v = min(locals_, key=lambda f: (_ELIMINATION_ORDER[self.kind(f)], factor_key(f)))
         if q.degree_in(v) > 1: return False
         a, b = q.split(v)
         r = self.range_of(v)
@@ -124,7 +124,7 @@ class Prover:
                 nxt = {}
                 for mm, cc in partial.items():
                     if shift[f]: nxt[mm] = nxt.get(mm, 0) + cc * shift[f]
-                    k = tuple(sorted(mm + (f,), key=_factor_key))
+                    k = tuple(sorted(mm + (f,), key=factor_key))
                     nxt[k] = nxt.get(k, 0) + cc
                 partial = nxt
             for mm, cc in partial.items(): out[mm] = out.get(mm, 0) + cc

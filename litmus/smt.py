@@ -10,7 +10,7 @@ __all__ = ['Problem', 'SolveResult', 'z3_available', 'solve_bounded', 'solve_z3'
 # %% ../nbs/litmus/05_smt.ipynb #42bafe31
 import importlib.util
 from dataclasses import dataclass, field
-from litmus.tritonir import Poly, Atom, Cmp, And, Or, Not, Opaque, TRUE, FALSE, _Const, conjuncts, _next_pow2
+from litmus.tritonir import Poly, Atom, Cmp, And, Or, Not, Opaque, TRUE, FALSE, Const, conjuncts, next_pow2
 
 # %% ../nbs/litmus/05_smt.ipynb #5623c153
 @dataclass
@@ -61,7 +61,7 @@ def _atom_code(a, index):
     raise ValueError(f"cannot evaluate atom {a}")
 
 def _formula_code(f, index):
-    if isinstance(f, _Const): return str(f.value)
+    if isinstance(f, Const): return str(f.value)
     if isinstance(f, Cmp): return f"({_poly_code(f.lhs, index)} {'<=' if f.op == '<=' else f.op} 0)"
     if isinstance(f, And): return "(" + " and ".join(_formula_code(i, index) for i in f.items) + ")"
     if isinstance(f, Or): return "(" + " or ".join(_formula_code(i, index) for i in f.items) + ")"
@@ -80,10 +80,10 @@ def solve_bounded(problem, budget=2_000_000):
             if part is FALSE: return SolveResult('unsat', None, 'bounded', note='a constraint is false')
             used = [index[s] for s in part.symbols()]
             if not used:
-                if not eval(_formula_code(part, index), {'_np2': _next_pow2}, {'V': []}):
+                if not eval(_formula_code(part, index), {'_np2': next_pow2}, {'V': []}):
                     return SolveResult('unsat', None, 'bounded', note='a constant constraint is false')
                 continue
-            checks[max(used)].append(eval(f"lambda V: {_formula_code(part, index)}", {'_np2': _next_pow2}))
+            checks[max(used)].append(eval(f"lambda V: {_formula_code(part, index)}", {'_np2': next_pow2}))
     if not names: return SolveResult('sat', {}, 'bounded', explored=1)
     V, explored, n = [0] * len(names), 0, len(names)
     ranges = [(lo, hi) for _, lo, hi in problem.variables]
@@ -127,10 +127,10 @@ def solve_z3(problem, timeout_ms=20_000):
         if a.op == 'min': return z3.If(x[0] <= x[1], x[0], x[1])
         if a.op == 'max': return z3.If(x[0] >= x[1], x[0], x[1])
         vals = [arg.value() for arg in a.args]
-        if a.op == 'next_pow2' and vals[0] is not None: return z3.IntVal(_next_pow2(vals[0]))
+        if a.op == 'next_pow2' and vals[0] is not None: return z3.IntVal(next_pow2(vals[0]))
         raise ValueError(f"z3 backend cannot encode {a}")
     def formula(f):
-        if isinstance(f, _Const): return z3.BoolVal(f.value)
+        if isinstance(f, Const): return z3.BoolVal(f.value)
         if isinstance(f, Cmp):
             e = poly(f.lhs)
             return e <= 0 if f.op == '<=' else (e == 0 if f.op == '==' else e != 0)
