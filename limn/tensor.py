@@ -8,7 +8,7 @@ Docs: https://limn-dev.github.io/limn/limn/tensor.html.md"""
 from __future__ import annotations
 import math, numbers
 import numpy as np
-from .ops import Ops, Node, Buffer, DType, DTYPES, to_dtype, promote, toposort, float32, float16, bfloat16, float64, int32, int16, int8
+from .ops import Ops, Node, Buffer, DType, DTYPES, to_dtype, promote, toposort, resolve, substitute_realized, float32, float16, bfloat16, float64, int32, int16, int8
 from .view import View, prod
 from .device import get_device
 from . import autograd
@@ -100,41 +100,25 @@ class Tensor:
     __hash__ = object.__hash__
 
 # %% ../nbs/limn/02_tensor.ipynb #17007963
-def _resolve(node: Node) -> Node:
-    "The node now holding `node`'s value: follows `realized` links to the BUFFER at their end."
-    while node.realized is not None: node = node.realized
-    return node
-
-def _substitute(roots: list[Node]) -> tuple[list[Node], list[Node]]:
-    "Roots with realized nodes replaced by their buffers, and the original ASSIGN nodes the graphs contain."
-    order = toposort(roots, stop=lambda n: n.realized is not None)
-    mapping, assigns = {}, []
-    for n in order:
-        if n.realized is not None: mapping[n] = _resolve(n); continue
-        if n.op is Ops.ASSIGN: assigns.append(n)
-        srcs = tuple(mapping[s] for s in n.srcs)
-        mapping[n] = n if all(a is b for a, b in zip(srcs, n.srcs)) else Node(n.op, srcs, n.arg, n.dtype, n.shape)
-    return [mapping[r] for r in roots], assigns
-
 def realize(*tensors) -> None:
     "Compute every given tensor (lists allowed) in one device call; afterwards each holds a BUFFER node."
     flat = []
     for t in tensors: flat.extend(t if isinstance(t, (list, tuple)) else [t])
     for t in flat:
         if not isinstance(t, Tensor): raise TypeError(f"realize() takes Tensors, got {type(t).__name__}")
-        t.node = _resolve(t.node)
+        t.node = resolve(t.node)
     pending, seen = [], set()
     for t in flat:
         if t.node.op is not Ops.BUFFER and id(t.node) not in seen: seen.add(id(t.node)); pending.append(t.node)
     if not pending: return
-    sinks, assigns = _substitute(pending)
+    sinks, assigns = substitute_realized(pending)
     buffers = get_device().realize(sinks)
     results = {}
     for old, sink, buf in zip(pending, sinks, buffers):
         results[id(old)] = sink.srcs[0] if sink.op is Ops.ASSIGN else Node(Ops.BUFFER, (), buf, sink.dtype, sink.shape)
         old.realized = results[id(old)]
-    for a in assigns: a.realized = _resolve(a.srcs[0])
-    for t in flat: t.node = _resolve(t.node)
+    for a in assigns: a.realized = resolve(a.srcs[0])
+    for t in flat: t.node = resolve(t.node)
 
 def _realize(self) -> Tensor:
     realize(self); return self
