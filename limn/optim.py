@@ -13,7 +13,8 @@ from .tensor import Tensor, realize
 from .autograd import no_grad
 
 # %% auto #0
-__all__ = ['NS_COEFFICIENTS', 'Optimizer', 'SGD', 'AdamW', 'newton_schulz', 'Muon', 'OptimizerGroup', 'muon_with_adamw']
+__all__ = ['NS_COEFFICIENTS', 'Optimizer', 'SGD', 'AdamW', 'newton_schulz', 'Muon', 'OptimizerGroup', 'muon_with_adamw',
+           'assign_state']
 
 # %% ../nbs/limn/14_optim.ipynb #fc426a81
 def _named(params) -> list[tuple[str, Tensor]]:
@@ -197,6 +198,7 @@ def muon_with_adamw(named_params, lr: float = 0.02, adamw_lr: float = 1e-3, excl
 
 # %% ../nbs/limn/14_optim.ipynb #f085dad5
 def _names_for(named: list, names) -> list[tuple[str, Tensor]]:
+    "`named` renamed by `names` ((name, tensor) pairs or a name -> tensor dict), matching tensors by identity."
     if names is None: return named
     by_id = {id(p): n for n, p in (names.items() if isinstance(names, dict) else names)}
     missing = [n for n, p in named if id(p) not in by_id]
@@ -209,8 +211,9 @@ def _state_items(self, names=None) -> list[tuple[str, Tensor]]:
              for key in self.state_names]
     return items + [("lr", self._lr)]
 
-def _load_assigns(items: list, values: dict, what: str) -> list[Tensor]:
-    "Assign values[name] into each live tensor (lazily); every name must be present with the tensor's shape and dtype."
+def assign_state(items: list, values: dict, what: str) -> list[Tensor]:
+    """Assign values[name] into each (name, live tensor) of `items`, lazily, and return the live tensors to realize.
+    Every name must be present with the live tensor's shape and dtype (chapter 15's load_into shares this rule)."""
     missing = [name for name, _ in items if name not in values]
     if missing: raise ValueError(f"{what} is missing {len(missing)} entr{'y' if len(missing) == 1 else 'ies'}: {missing[:5]}")
     for name, live in items:
@@ -222,7 +225,7 @@ def _load_assigns(items: list, values: dict, what: str) -> list[Tensor]:
     return [live for _, live in items]
 
 def _load_state_dict(self, state: dict, realize_now: bool = True, names=None) -> list[Tensor]:
-    targets = _load_assigns(self.state_items(names), state, f"{type(self).__name__} state")
+    targets = assign_state(self.state_items(names), state, f"{type(self).__name__} state")
     if realize_now: realize(*targets)
     return targets
 
