@@ -1,4 +1,6 @@
-"""The c device. Each lowered kernel (chapter 06) is rendered as one C function, compiled by `cc -O3 -march=native -fopenmp` into a shared library cached on disk by the hash of its source, and called through ctypes by the shared executor (chapter 07).
+"""The c device. Each lowered kernel (chapter 06) is rendered as one C function, compiled by cc into a shared library cached on disk by the hash of its source, and called through ctypes by the shared executor (chapter 07).
+
+This layer may change how a nest runs, never what it computes. It renders the loop-nest IR of chapter 06 and plugs into the executor of chapter 07 through its `Backend` hooks; it never re-schedules a graph or re-lowers a kernel, and the one thing it reads from the graph itself is each node's dtype, to refuse the two it cannot spell. Every refinement it adds to the plain rendering (threads, unroll-and-jam, mask cuts) leaves each output cell's arithmetic and its order untouched, so a refined nest gives the plain nest's bits, and the numpy device (chapter 04) is the reference for both.
 
 Docs: https://limn-dev.github.io/limn/limn/backend_c.html.md"""
 
@@ -8,23 +10,24 @@ Docs: https://limn-dev.github.io/limn/limn/backend_c.html.md"""
 from __future__ import annotations
 import os, math, shutil, subprocess, tempfile, hashlib, ctypes, functools, uuid, platform
 import numpy as np
+from fastcore.basics import patch
 from .ops import Ops, DType, float32, toposort
 from .device import register_device
-from .codegen import (lower, Index, Var, Div, Mod, Check, Loop, EndLoop, Const, Load, Idx, Arith, Cast, Where,
-                          Acc, Fold, Store, Accum, mask_edges)
+from .codegen import (lower, match_loops, Index, Var, Div, Mod, Check, Loop, EndLoop, Const, Load, Idx, Arith,
+                          Cast, Where, Acc, Fold, Store, Accum, mask_edges)
 from .jit import Backend, JitDevice
 
 # %% auto #0
-__all__ = ['C_TYPES', 'PRELUDE', 'PARALLEL_WORK', 'UNROLL', 'JAM', 'SORTED_CUTS', 'COLLAPSE_CELLS', 'WANTED_FLAGS', 'c_type',
-           'c_literal', 'c_index', 'c_check', 'c_arith', 'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc',
-           'probe_flags', 'default_cache_dir', 'host_id', 'build_library', 'load_kernel', 'physical_cores', 'CBackend',
-           'decline_half', 'CDevice']
+__all__ = ['C_TYPES', 'PRELUDE', 'PARALLEL_WORK', 'COLLAPSE_CELLS', 'UNROLL', 'JAM', 'PLAIN', 'WANTED_FLAGS', 'c_type',
+           'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError',
+           'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel',
+           'physical_cores', 'CBackend', 'check_dtypes', 'CDevice']
 
 # %% ../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
 
 def c_type(dtype: DType) -> str:
-    "The C spelling of `dtype`. The half widths have none the c device will use, and say so."
+    "The C spelling of `dtype`, and the one place the c device refuses a dtype (the half widths), saying why."
     if dtype.name not in C_TYPES:
         raise TypeError(f"the c device does not take {dtype.name}: it keeps to the dtypes C spells natively and declines "
                         "float16 and bfloat16; cast to float32 first, or use the numpy device")
@@ -85,324 +88,124 @@ static inline int64_t limn_clamp(int64_t x, int64_t lo, int64_t hi) { return x <
 """
 
 # %% ../nbs/limn/08_backend_c.ipynb #3a2cf995
-PARALLEL_WORK = 1 << 15        # iterations below which a nest is not worth waking the thread team for
+PARALLEL_WORK = 1 << 15        # iterations below which a nest is not worth waking the thread team for (threads)
+COLLAPSE_CELLS = 64            # fuse leading loops until this many chunks exist, a few per thread on any host (threads)
 UNROLL = 8                     # reduce steps folded per pass through a memory accumulator (unroll-and-jam)
-JAM = 4                        # output rows sharing one pass of an unrolled reduce (register blocking)
-SORTED_CUTS = True             # False forces the run-time ordered cuts everywhere (the tests use it to cover them)
-COLLAPSE_CELLS = 64            # fuse leading loops until this many chunks exist (a few per thread on any host)
+JAM = 4                        # output rows sharing one pass of an unrolled reduce (unroll-and-jam)
+PLAIN = dict(threads=False, split_masks=False, unroll=1)      # every refinement off: the plain renderer
 
-class _CRender:
-    "Renders one lowered kernel; see `render_c`."
-    def __init__(self, kernel, threads: bool, split_masks: bool, parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL):
-        self.kernel, self.threads, self.split_masks, self.parallel_work, self.unroll = kernel, threads, split_masks, parallel_work, unroll
+class CRenderer:
+    """Renders one lowered kernel as C; see `render_c`. The options switch on this chapter's refinements, each
+    of which keeps every output cell's arithmetic and order: `threads` (OpenMP over a nest's leading output loops, for
+    nests of at least `parallel_work` iterations), `unroll` (unroll-and-jam; 1 is off), `split_masks` (cut masked
+    innermost loops at their mask edges; with `sorted_cuts` False, the cuts are always ordered at run time)."""
+    def __init__(self, kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
+                 unroll: int = UNROLL, sorted_cuts: bool = True):
+        self.kernel, self.threads, self.split_masks, self.sorted_cuts = kernel, threads, split_masks, sorted_cuts
+        self.parallel_work, self.unroll = parallel_work, unroll
         self.instrs = lower(kernel)
+        self.match = match_loops(self.instrs)            # LOOP position -> its ENDLOOP's (and back)
         self.types = {i.dst: i.dtype for i in self.instrs if isinstance(i, (Load, Const, Arith, Cast, Where, Acc))}
         self.buf_types = {name: ref.dtype for name, ref in kernel.args}
-        self.match, stack = {}, []
-        for pc, ins in enumerate(self.instrs):
-            if isinstance(ins, Loop): stack.append(pc)
-            elif isinstance(ins, EndLoop): self.match[stack.pop()] = pc
-        self.lines, self.fresh, self.parallel_nests, self.split_loops = [], 0, [], []
+        self.lines, self.functions, self.fresh, self.parallel_nests, self.split_loops = [], [], 0, [], []
+        self.in_nest_function = False                    # rendering the body of a threaded nest's own function
 
-    def emit(self, depth, text): self.lines.append("  " * depth + text)
+    def emit(self, depth: int, text: str): self.lines.append("  " * depth + text)
+
+    @property
+    def bad(self) -> str:
+        "The out-of-range flag as C: `limn_body`'s local, or, inside a threaded nest's function, the pointer to it."
+        return "*bad" if self.in_nest_function else "bad"
+
+    def innermost(self, pc: int) -> bool:
+        "True when the LOOP at `pc` has no loop inside it."
+        return not any(isinstance(i, Loop) for i in self.instrs[pc + 1:self.match[pc]])
 
     def render(self) -> str:
-        for name, ref in self.kernel.args:
-            c_type(ref.dtype)                             # raises for a dtype the c device declines
+        "The whole source: the prelude, any nest functions, `limn_body` over restrict pointers, the ctypes entry point."
         self.params = [f"{'' if name == 'out' else 'const '}{c_type(ref.dtype)} *restrict {name}" for name, ref in self.kernel.args]
         casts = ", ".join(f"({c_type(ref.dtype)} *)args[{i}]" for i, (name, ref) in enumerate(self.kernel.args))
-        self.lines, self.functions, self.bad = ["  int bad = 0;"], [], "bad"
+        self.lines = ["  int bad = 0;"]
         self.block(0, len(self.instrs), 1, {}, outer=[])
         body = [f"static __attribute__((noinline)) int limn_body({', '.join(self.params)}) {{"] + self.lines + ["  return bad;", "}"]
         return "\n".join([PRELUDE] + self.functions + body + [f"int limn_kernel(void **args) {{ return limn_body({casts}); }}", ""])
 
-    # -- the structure: loops, OpenMP, mask splitting ------------------------------------------------------------------
-    def innermost(self, pc) -> bool: return not any(isinstance(i, Loop) for i in self.instrs[pc + 1:self.match[pc]])
-    def work(self, lo, hi) -> int:
-        "Iterations the loops in instrs[lo:hi] run, counting nested loops multiplicatively."
-        total, pc = 0, lo
-        while pc < hi:
-            if isinstance(self.instrs[pc], Loop):
-                end = self.match[pc]; total += self.instrs[pc].var.extent * max(1, self.work(pc + 1, end)); pc = end + 1
-            else: pc += 1
-        return total
+# %% ../nbs/limn/08_backend_c.ipynb #3a2cf996
+@patch
+def block(self: CRenderer, lo: int, hi: int, depth: int, resolved: dict, outer: list):
+    """Instructions `lo` to `hi` at indent `depth`. `resolved` maps the range checks an enclosing mask cut has already
+    decided to True or False; `outer` names the loop variables open around this stretch."""
+    pc = lo
+    while pc < hi:
+        if isinstance(self.instrs[pc], Loop): self.loop(pc, depth, resolved, outer); pc = self.match[pc] + 1
+        else: self.instr(self.instrs[pc], pc, depth, resolved); pc += 1
 
-    def parallel_loops(self, pc) -> list:
-        "The loops of the nest at `pc` to hand to OpenMP (collapsed), or [] to keep the nest serial."
-        if not self.threads: return []
-        body = self.instrs[pc:self.match[pc]]
-        if self.kernel.op is Ops.SCATTER and any(isinstance(i, Accum) for i in body): return []   # colliding rows
-        run = [pc]
-        while True:
-            last = run[-1]
-            nxt = last + 1
-            if isinstance(self.instrs[nxt], Loop) and self.match[nxt] == self.match[last] - 1: run.append(nxt)
-            else: break
-        run = [p for p in run[:next((i for i, p in enumerate(run) if self.instrs[p].reduce), len(run))]]
-        if len(run) > 1 and self.innermost(run[-1]): run = run[:-1]          # keep the innermost loop for the vectoriser
-        if not run or self.work(pc, self.match[pc] + 1) < self.parallel_work: return []
-        chosen, cells = [], 1
-        for p in run:
-            chosen.append(p); cells *= self.instrs[p].var.extent
-            if cells >= COLLAPSE_CELLS: break
-        return chosen
+@patch
+def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
+    """The LOOP at `pc` with its body. A refinement that is switched on and fits the loop takes it (threads only at the
+    top of the kernel, never inside a nest already handed to them); otherwise it is a plain `for`."""
+    ins, end = self.instrs[pc], self.match[pc]
+    if self.threads and depth == 1 and not self.in_nest_function and (parallel := self.parallel_loops(pc)):
+        return self.threaded(pc, parallel, resolved)
+    if self.split_masks and self.innermost(pc): return self.innermost_loop(pc, end, depth, resolved, outer)
+    if not ins.reduce and self.unroll > 1 and self.jammable(pc): return self.jammed(pc, depth, resolved, outer)
+    if ins.reduce and self.unroll > 1 and self.unrollable(pc): return self.unrolled(pc, depth, resolved, outer)
+    self.plain_loop(pc, depth, resolved, outer)
 
-    def block(self, lo, hi, depth, resolved, outer):
-        pc = lo
-        while pc < hi:
-            ins = self.instrs[pc]
-            if isinstance(ins, Loop):
-                end = self.match[pc]
-                parallel = self.parallel_loops(pc) if depth == 1 and self.bad == "bad" else []   # not inside a nest function
-                if parallel:
-                    self.threaded(pc, parallel, resolved); pc = end + 1; continue
-                if self.split_masks and self.innermost(pc):
-                    self.innermost_loop(pc, end, depth, resolved, outer); pc = end + 1; continue
-                if not ins.reduce and self.unroll > 1 and self.jammable(pc):
-                    self.jammed(pc, depth, resolved, outer); pc = end + 1; continue
-                if ins.reduce and self.unroll > 1 and self.unrollable(pc):
-                    self.unrolled(pc, depth, resolved, outer); pc = end + 1; continue
-                v = ins.var
-                self.emit(depth, f"for (int64_t {v.name} = 0; {v.name} < {v.extent}; {v.name}++) {{")
-                self.block(pc + 1, end, depth + 1, resolved, outer + [v.name])
-                self.emit(depth, "}")
-                pc = end + 1
-            else:
-                self.instr(ins, pc, depth, resolved); pc += 1
+@patch
+def plain_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list, start: str = "0", stop=None):
+    "The LOOP at `pc` as a `for` over [start, stop) (its whole extent by default), its body rendered by `block`."
+    var = self.instrs[pc].var
+    self.emit(depth, f"for (int64_t {var.name} = {start}; {var.name} < {var.extent if stop is None else stop}; {var.name}++) {{")
+    self.block(pc + 1, self.match[pc], depth + 1, resolved, outer + [var.name])
+    self.emit(depth, "}")
 
-    def threaded(self, pc, parallel, resolved):
-        """Hand the loops `parallel` (a perfectly nested run starting at `pc`) to OpenMP. The loop body goes into a function of
-        its own whose pointers are `restrict` parameters: GCC's outlined parallel region would otherwise lose them and,
-        with them, the vectoriser's licence to assume that `out` and the inputs do not overlap."""
-        vars_ = [self.instrs[p].var for p in parallel]
-        name, buffers = f"limn_nest{len(self.parallel_nests)}", [n for n, _ in self.kernel.args]
-        self.parallel_nests.append([v.name for v in vars_])
-        jam = len(parallel) == 1 and self.unroll > 1 and self.jammable(pc)
-        loop_vars = [f"{vars_[0].name}_base"] if jam else [v.name for v in vars_]
-        main, self.lines, self.bad = self.lines, [], "*bad"
-        if jam: self.jam_rows(pc, loop_vars[0], 1, resolved, [])
-        else: self.block(parallel[-1] + 1, self.match[parallel[-1]], 1, resolved, [v.name for v in vars_])
-        body, self.lines, self.bad = self.lines, main, "bad"
-        params = [f"const int64_t {v}" for v in loop_vars] + self.params + ["int *restrict bad"]
-        self.functions += [f"static __attribute__((noinline)) void {name}({', '.join(params)}) {{"] + body + ["}", ""]
-        call = f"{name}({', '.join(loop_vars + buffers)}, &bad);"
-        collapse = f" collapse({len(parallel)})" if len(parallel) > 1 else ""
-        self.emit(1, f"#pragma omp parallel for{collapse} schedule(dynamic)")
-        if jam:
-            row = vars_[0]
-            rows_whole = row.extent - row.extent % JAM
-            self.emit(1, f"for (int64_t {loop_vars[0]} = 0; {loop_vars[0]} < {rows_whole}; {loop_vars[0]} += {JAM}) {call}")
-            if rows_whole < row.extent:                  # the last rows, serial: fewer than JAM of them
-                self.emit(1, f"for (int64_t {row.name} = {rows_whole}; {row.name} < {row.extent}; {row.name}++) {{")
-                self.block(pc + 1, self.match[pc], 2, resolved, [row.name])
-                self.emit(1, "}")
-            return
-        for d, v in enumerate(vars_): self.emit(1 + d, f"for (int64_t {v.name} = 0; {v.name} < {v.extent}; {v.name}++)" + (" {" if d == len(vars_) - 1 else ""))
-        self.emit(1 + len(vars_), call)
-        self.emit(len(vars_), "}")
+# %% ../nbs/limn/08_backend_c.ipynb #3a2cf998
+@patch
+def guarded(self: CRenderer, ins, pc: int, resolved: dict, value: str, dtype) -> str:
+    "`value`, or zero where one of the instruction's range checks fails (checks already decided are not repeated)."
+    if any(resolved.get(c) is False for c in ins.valid): return f"({c_type(dtype)})0"
+    checks = [c for c in ins.valid if c not in resolved]
+    if not checks: return value
+    return f"({' && '.join(c_check(c) for c in checks)}) ? {value} : ({c_type(dtype)})0"
 
-    def unrollable(self, pc) -> bool:
-        """A reduce loop around one unmasked innermost loop whose body folds into memory with its last instruction (an
-        ACCUM not indexed by the reduce variable): the shape of a matmul's main nest."""
-        inner, end = pc + 1, self.match[pc]
-        if not isinstance(self.instrs[inner], Loop) or self.instrs[inner].reduce or self.match[inner] != end - 1: return False
-        if not self.innermost(inner) or self.instrs[pc].var.extent < self.unroll: return False
-        body = self.instrs[inner + 1:self.match[inner]]
-        last = body[-1] if body else None
-        if not isinstance(last, Accum) or self.instrs[pc].var in last.index.variables(): return False
-        return all(isinstance(i, (Load, Const, Arith, Cast, Where)) and not getattr(i, "valid", ()) for i in body[:-1])
-
-    def unrolled(self, pc, depth, resolved, outer):
-        """Unroll-and-jam: `unroll` steps of the reduce loop inside one pass of the inner loop, folding into a register
-        that is loaded from and stored to memory once per pass instead of once per step. Each output cell still
-        folds its terms one at a time in the reduce order, so the bits are those of the plain nest."""
-        red, inner = self.instrs[pc].var, self.instrs[pc + 1].var
-        body = self.instrs[pc + 2:self.match[pc + 1]]
-        accum, u = body[-1], self.unroll
-        dt = self.buf_types[accum.buf]
-        at, acc, base = f"{accum.buf}[{c_index(accum.index)}]", f"acc{self.fresh}", f"{red.name}_base"
-        self.fresh += 1
-        whole = red.extent - red.extent % u
-        self.emit(depth, f"for (int64_t {base} = 0; {base} < {whole}; {base} += {u}) {{")
-        self.emit(depth + 1, f"for (int64_t {inner.name} = 0; {inner.name} < {inner.extent}; {inner.name}++) {{")
-        self.emit(depth + 2, f"{c_type(dt)} {acc} = {at};")
-        for step in range(u):
-            self.emit(depth + 2, f"{{ const int64_t {red.name} = {base} + {step};")
-            for q, ins in enumerate(body[:-1]): self.instr(ins, pc + 2 + q, depth + 3, resolved)
-            self.emit(depth + 3, f"{acc} = {c_arith(accum.op, [acc, f'({c_type(dt)}){accum.src}'], dt, dt)}; }}")
-        self.emit(depth + 2, f"{at} = {acc};")
-        self.emit(depth + 1, "}")
+@patch
+def instr(self: CRenderer, ins, pc: int, depth: int, resolved: dict):
+    "One instruction other than LOOP/ENDLOOP, as C at indent `depth`."
+    if isinstance(ins, Load):
+        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {self.guarded(ins, pc, resolved, f'{ins.buf}[{c_index(ins.index)}]', ins.dtype)};")
+    elif isinstance(ins, Const):
+        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {self.guarded(ins, pc, resolved, c_literal(ins.value, ins.dtype), ins.dtype)};")
+    elif isinstance(ins, Idx):
+        x = ins.dst.name
+        self.emit(depth, f"int64_t {x} = (int64_t){ins.src};")
+        self.emit(depth, f"if ({x} < 0 || {x} >= {ins.dst.extent}) {{")
+        self.emit(depth + 1, "#pragma omp atomic write")
+        self.emit(depth + 1, f"{self.bad} = 1;")
+        self.emit(depth + 1, f"{x} = 0;")
         self.emit(depth, "}")
-        if whole < red.extent:                               # the remainder, as the plain nest
-            self.emit(depth, f"for (int64_t {red.name} = {whole}; {red.name} < {red.extent}; {red.name}++) {{")
-            self.block(pc + 1, self.match[pc], depth + 1, resolved, outer + [red.name])
-            self.emit(depth, "}")
+    elif isinstance(ins, Arith):
+        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {c_arith(ins.op, list(ins.srcs), ins.dtype, self.types[ins.srcs[0]])};")
+    elif isinstance(ins, Cast):
+        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = ({c_type(ins.dtype)}){ins.src};")
+    elif isinstance(ins, Where):
+        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = ({ins.cond} != 0) ? {ins.a} : {ins.b};")
+    elif isinstance(ins, Acc):
+        self.emit(depth, f"{c_type(ins.dtype)} {ins.dst} = {c_literal(ins.value, ins.dtype)};")
+    elif isinstance(ins, Fold):
+        self.emit(depth, f"{ins.acc} = {c_arith(ins.op, [ins.acc, ins.src], self.types[ins.acc], self.types[ins.acc])};")
+    elif isinstance(ins, Store):
+        self.emit(depth, f"{ins.buf}[{c_index(ins.index)}] = ({c_type(self.buf_types[ins.buf])}){ins.src};")
+    elif isinstance(ins, Accum):
+        at, dt = f"{ins.buf}[{c_index(ins.index)}]", self.buf_types[ins.buf]
+        self.emit(depth, f"{at} = {c_arith(ins.op, [at, f'({c_type(dt)}){ins.src}'], dt, dt)};")
+    else: raise TypeError(f"unknown instruction {ins!r}")
 
-    def jammable(self, pc) -> bool:
-        "A kept loop wrapping exactly an unrollable reduce loop, indexing the output: the rows of a matmul."
-        child = pc + 1
-        if not isinstance(self.instrs[child], Loop) or not self.instrs[child].reduce: return False
-        if self.match[child] != self.match[pc] - 1 or self.instrs[pc].var.extent < JAM or not self.unrollable(child): return False
-        accum = self.instrs[self.match[child + 1] - 1]
-        return accum.index.coef(self.instrs[pc].var) != 0
-
-    def jammed(self, pc, depth, resolved, outer):
-        "The kept loop at `pc`, JAM rows at a time (`jam_rows`), then the remaining rows one by one."
-        row = self.instrs[pc].var
-        base, rows_whole = f"{row.name}_base", row.extent - row.extent % JAM
-        self.emit(depth, f"for (int64_t {base} = 0; {base} < {rows_whole}; {base} += {JAM}) {{")
-        self.jam_rows(pc, base, depth + 1, resolved, outer)
-        self.emit(depth, "}")
-        if rows_whole < row.extent:
-            self.emit(depth, f"for (int64_t {row.name} = {rows_whole}; {row.name} < {row.extent}; {row.name}++) {{")
-            self.block(pc + 1, self.match[pc], depth + 1, resolved, outer + [row.name])
-            self.emit(depth, "}")
-
-    def jam_rows(self, pc, base, depth, resolved, outer):
-        """Register blocking on top of `unrolled`: rows `base .. base + JAM - 1` of the kept loop at `pc` share one
-        pass, so each value loaded from the other operand serves JAM rows. Per cell the fold order is untouched."""
-        row, red, inner = (self.instrs[p].var for p in (pc, pc + 1, pc + 2))
-        body = self.instrs[pc + 3:self.match[pc + 2]]
-        accum, u, j = body[-1], self.unroll, JAM
-        dt = self.buf_types[accum.buf]
-        at, tag = f"{accum.buf}[{c_index(accum.index)}]", self.fresh
-        self.fresh += 1
-        accs = [f"acc{tag}_{k}" for k in range(j)]
-        red_whole, rbase = red.extent - red.extent % u, f"{red.name}_base"
-        set_row = lambda k: f"const int64_t {row.name} = {base} + {k};"
-        self.emit(depth, f"for (int64_t {rbase} = 0; {rbase} < {red_whole}; {rbase} += {u}) {{")
-        self.emit(depth + 1, f"for (int64_t {inner.name} = 0; {inner.name} < {inner.extent}; {inner.name}++) {{")
-        self.emit(depth + 2, f"{c_type(dt)} {', '.join(accs)};")
-        for k, acc in enumerate(accs): self.emit(depth + 2, f"{{ {set_row(k)} {acc} = {at}; }}")
-        for step in range(u):
-            for k, acc in enumerate(accs):
-                self.emit(depth + 2, f"{{ {set_row(k)} const int64_t {red.name} = {rbase} + {step};")
-                for q, ins in enumerate(body[:-1]): self.instr(ins, pc + 3 + q, depth + 3, resolved)
-                self.emit(depth + 3, f"{acc} = {c_arith(accum.op, [acc, f'({c_type(dt)}){accum.src}'], dt, dt)}; }}")
-        for k, acc in enumerate(accs): self.emit(depth + 2, f"{{ {set_row(k)} {at} = {acc}; }}")
-        self.emit(depth + 1, "}")
-        self.emit(depth, "}")
-        if red_whole < red.extent:                           # the reduce remainder of these rows, plain
-            for k in range(j):
-                self.emit(depth, f"{{ {set_row(k)}")
-                self.emit(depth + 1, f"for (int64_t {red.name} = {red_whole}; {red.name} < {red.extent}; {red.name}++) {{")
-                self.block(pc + 2, self.match[pc + 1], depth + 2, resolved, outer + [row.name, red.name])
-                self.emit(depth + 1, "}")
-                self.emit(depth, "}")
-
-    def masked(self, pc, end):
-        "Every distinct range check on a LOAD or CONST in the body of the loop at `pc`."
-        seen = {}
-        for q in range(pc + 1, end):
-            if isinstance(self.instrs[q], (Load, Const)):
-                for c in self.instrs[q].valid: seen.setdefault(c, None)
-        return list(seen)
-
-    def innermost_loop(self, pc, end, depth, resolved, outer, hoist: int = 2):
-        """An innermost loop with its checks taken out where that is free: checks on outer loop variables only are
-        decided once, before the loop (at most two of them, four versions of the loop); checks affine in the loop's
-        own variable cut it into pieces (`cut_sorted`, `cut_nested`)."""
-        var = self.instrs[pc].var
-        pending = [c for c in self.masked(pc, end) if c not in resolved]
-        invariant = [c for c in pending if all(x.name in outer for x in c.index.variables())]
-        if invariant and hoist:
-            c = invariant[0]
-            self.emit(depth, f"if {c_check(c)} {{")
-            self.innermost_loop(pc, end, depth + 1, {**resolved, c: True}, outer, hoist - 1)
-            self.emit(depth, "} else {")
-            self.innermost_loop(pc, end, depth + 1, {**resolved, c: False}, outer, hoist - 1)
-            self.emit(depth, "}")
-            return
-        cuts = {c: e for c in pending if c not in invariant and (e := mask_edges(c, var)) is not None
-                and all(x.name in outer for ix in e for x in ix.variables())}
-        if not cuts:
-            self.emit(depth, f"for (int64_t {var.name} = 0; {var.name} < {var.extent}; {var.name}++) {{")
-            self.block(pc + 1, end, depth + 1, resolved, outer + [var.name])
-            self.emit(depth, "}"); return
-        self.split_loops.append(var.name)
-        edges = [e for pair in cuts.values() for e in pair]
-        if SORTED_CUTS and all(not (e - edges[0]).terms for e in edges): self.cut_sorted(cuts, edges[0], pc, end, depth, resolved, outer, var)
-        else: self.cut_nested(list(cuts.items())[:2], "0", str(var.extent), pc, end, depth, resolved, outer, var)
-
-    def cut_sorted(self, cuts, base, pc, end, depth, resolved, outer, var):
-        """The usual case: every edge is `base + constant` (one padded source read at several shifts), so the edges'
-        order is known here. Cut at each distinct edge, in order; between two neighbouring edges every check is
-        either true throughout or false throughout."""
-        offsets = sorted({(e - base).const for pair in cuts.values() for e in pair})
-        names = [f"c{self.fresh + i}" for i in range(len(offsets))]; self.fresh += len(offsets)
-        bounds = ["0"] + names + [str(var.extent)]
-        self.emit(depth, "{")
-        decls = [f"{n} = limn_clamp({c_index(base + off)}, {bounds[i]}, {var.extent})" for i, (n, off) in enumerate(zip(names, offsets))]
-        self.emit(depth + 1, "const int64_t " + ", ".join(decls) + ";")
-        for piece in range(len(offsets) + 1):
-            lower = offsets[piece - 1] if piece else None        # the piece lies in [base + lower, base + upper)
-            upper = offsets[piece] if piece < len(offsets) else None
-            def holds(pair):
-                start, stop = ((e - base).const for e in pair)
-                return lower is not None and upper is not None and start <= lower and upper <= stop
-            inner = {**resolved, **{c: holds(pair) for c, pair in cuts.items()}}
-            self.emit(depth + 1, f"for (int64_t {var.name} = {bounds[piece]}; {var.name} < {bounds[piece + 1]}; {var.name}++) {{")
-            self.block(pc + 1, end, depth + 2, inner, outer + [var.name])
-            self.emit(depth + 1, "}")
-        self.emit(depth, "}")
-
-    def cut_nested(self, cuts, start, stop, pc, end, depth, resolved, outer, var):
-        """Edges whose order is only known at run time: cut at each check's [start, stop) in turn, three pieces per
-        check, nested, for at most two checks (nine pieces); any others stay in the loop as runtime checks."""
-        if not cuts:
-            self.emit(depth, f"for (int64_t {var.name} = {start}; {var.name} < {stop}; {var.name}++) {{")
-            self.block(pc + 1, end, depth + 1, resolved, outer + [var.name])
-            self.emit(depth, "}"); return
-        (check, (lo, hi)), rest = cuts[0], cuts[1:]
-        a, b = f"c{self.fresh}", f"c{self.fresh + 1}"; self.fresh += 2
-        self.emit(depth, "{")
-        self.emit(depth + 1, f"const int64_t {a} = limn_clamp({c_index(lo)}, {start}, {stop}), {b} = limn_clamp({c_index(hi)}, {a}, {stop});")
-        for piece_start, piece_stop, inside in ((start, a, False), (a, b, True), (b, stop, False)):
-            self.cut_nested(rest, piece_start, piece_stop, pc, end, depth + 1, {**resolved, check: inside}, outer, var)
-        self.emit(depth, "}")
-
-    # -- one instruction ----------------------------------------------------------------------------------------------
-    def guarded(self, ins, pc, resolved, value: str, dtype) -> str:
-        if any(resolved.get(c) is False for c in ins.valid): return f"({c_type(dtype)})0"
-        checks = [c for c in ins.valid if c not in resolved]
-        if not checks: return value
-        return f"({' && '.join(c_check(c) for c in checks)}) ? {value} : ({c_type(dtype)})0"
-
-    def instr(self, ins, pc, depth, resolved):
-        if isinstance(ins, Load):
-            self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {self.guarded(ins, pc, resolved, f'{ins.buf}[{c_index(ins.index)}]', ins.dtype)};")
-        elif isinstance(ins, Const):
-            self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {self.guarded(ins, pc, resolved, c_literal(ins.value, ins.dtype), ins.dtype)};")
-        elif isinstance(ins, Idx):
-            x = ins.dst.name
-            self.emit(depth, f"int64_t {x} = (int64_t){ins.src};")
-            self.emit(depth, f"if ({x} < 0 || {x} >= {ins.dst.extent}) {{")
-            self.emit(depth + 1, "#pragma omp atomic write")
-            self.emit(depth + 1, f"{self.bad} = 1;")
-            self.emit(depth + 1, f"{x} = 0;")
-            self.emit(depth, "}")
-        elif isinstance(ins, Arith):
-            self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {c_arith(ins.op, list(ins.srcs), ins.dtype, self.types[ins.srcs[0]])};")
-        elif isinstance(ins, Cast):
-            self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = ({c_type(ins.dtype)}){ins.src};")
-        elif isinstance(ins, Where):
-            self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = ({ins.cond} != 0) ? {ins.a} : {ins.b};")
-        elif isinstance(ins, Acc):
-            self.emit(depth, f"{c_type(ins.dtype)} {ins.dst} = {c_literal(ins.value, ins.dtype)};")
-        elif isinstance(ins, Fold):
-            self.emit(depth, f"{ins.acc} = {c_arith(ins.op, [ins.acc, ins.src], self.types[ins.acc], self.types[ins.acc])};")
-        elif isinstance(ins, Store):
-            self.emit(depth, f"{ins.buf}[{c_index(ins.index)}] = ({c_type(self.buf_types[ins.buf])}){ins.src};")
-        elif isinstance(ins, Accum):
-            at, dt = f"{ins.buf}[{c_index(ins.index)}]", self.buf_types[ins.buf]
-            self.emit(depth, f"{at} = {c_arith(ins.op, [at, f'({c_type(dt)}){ins.src}'], dt, dt)};")
-        else: raise TypeError(f"unknown instruction {ins!r}")
-
-def render_c(kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL) -> str:
+def render_c(kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
+             unroll: int = UNROLL, sorted_cuts: bool = True) -> str:
     """C source of one kernel: `int limn_kernel(void **args)` over its args in calling order, returning 1 when a
-    gather/scatter row was out of range. `threads` adds the OpenMP pragmas (to nests of at least `parallel_work`
-    iterations), `split_masks` cuts masked innermost loops at their mask edges."""
-    return _CRender(kernel, threads, split_masks, parallel_work, unroll).render()
+    gather/scatter row was out of range. The options are `CRenderer`'s; `render_c(kernel, **PLAIN)` is the plain nest."""
+    return CRenderer(kernel, threads, split_masks, parallel_work, unroll, sorted_cuts).render()
 
 # %% ../nbs/limn/08_backend_c.ipynb #80d96ca0
 class CompilerNotFound(RuntimeError):
@@ -445,18 +248,25 @@ def probe_flags(cc: str) -> tuple:
     return tuple(kept)
 
 # %% ../nbs/limn/08_backend_c.ipynb #9f322764
-def default_cache_dir() -> str:
-    return os.environ.get("LIMN_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "limn", "c")
+@functools.lru_cache(maxsize=None)
+def cpuinfo() -> tuple:
+    "/proc/cpuinfo as (key, value) pairs in file order, read once; empty where the file does not exist (not Linux)."
+    try:
+        with open("/proc/cpuinfo") as f: lines = f.read().splitlines()
+    except OSError: return ()
+    return tuple((key.strip(), value.strip()) for key, sep, value in (line.partition(":") for line in lines) if sep)
 
 @functools.lru_cache(maxsize=None)
 def host_id() -> str:
     "What -march=native compiles for: the CPU model and its flags. A cache shared between hosts keeps them apart."
-    try:
-        with open("/proc/cpuinfo") as f:
-            lines = [l for l in f if l.startswith(("model name", "flags", "Features", "CPU part"))]
-        return platform.machine() + "".join(sorted(set(lines)))
-    except OSError: return platform.machine() + platform.processor()
+    info = cpuinfo()
+    if not info: return platform.machine() + platform.processor()
+    return platform.machine() + "".join(sorted({f"{k}: {v}\n" for k, v in info if k in ("model name", "flags", "Features", "CPU part")}))
 
+def default_cache_dir() -> str:
+    return os.environ.get("LIMN_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "limn", "c")
+
+# %% ../nbs/limn/08_backend_c.ipynb #9f322765
 def build_library(source: str, cc: str, flags: tuple, cache_dir: str) -> tuple[str, bool]:
     """(path of the shared library for `source`, whether cc ran). The cache entry is named by the hash of
     (compiler, flags, host, source); it is compiled under a temporary name and renamed into place, so an entry either
@@ -485,32 +295,252 @@ def load_kernel(path: str, name: str = "limn_kernel"):
     fn._limn_lib = lib                                # keep the library mapped as long as the function lives
     return fn
 
+# %% ../nbs/limn/08_backend_c.ipynb #a8ccf690
+@patch
+def work(self: CRenderer, lo: int, hi: int) -> int:
+    "Iterations the loops in instrs[lo:hi] run, counting nested loops multiplicatively."
+    total, pc = 0, lo
+    while pc < hi:
+        if isinstance(self.instrs[pc], Loop):
+            end = self.match[pc]; total += self.instrs[pc].var.extent * max(1, self.work(pc + 1, end)); pc = end + 1
+        else: pc += 1
+    return total
+
+@patch
+def parallel_loops(self: CRenderer, pc: int) -> list:
+    "The loops of the nest at `pc` to hand to OpenMP (collapsed), or [] to keep the nest serial."
+    body = self.instrs[pc:self.match[pc]]
+    if self.kernel.op is Ops.SCATTER and any(isinstance(i, Accum) for i in body): return []   # colliding rows
+    run = [pc]
+    while isinstance(self.instrs[run[-1] + 1], Loop) and self.match[run[-1] + 1] == self.match[run[-1]] - 1:
+        run.append(run[-1] + 1)                          # the perfectly nested loops the nest starts with
+    run = run[:next((i for i, p in enumerate(run) if self.instrs[p].reduce), len(run))]
+    if len(run) > 1 and self.innermost(run[-1]): run = run[:-1]          # keep the innermost loop for the vectoriser
+    if not run or self.work(pc, self.match[pc] + 1) < self.parallel_work: return []
+    chosen, cells = [], 1
+    for p in run:
+        chosen.append(p); cells *= self.instrs[p].var.extent
+        if cells >= COLLAPSE_CELLS: break
+    return chosen
+
+# %% ../nbs/limn/08_backend_c.ipynb #a8ccf691
+@patch
+def nest_function(self: CRenderer, nest_vars: list, loop_vars: list, render_body) -> str:
+    """Render a threaded nest's body (`render_body()` emits it) into a function of its own, whose pointers are `restrict`
+    parameters: GCC's outlined parallel region would otherwise lose them and, with them, the vectoriser's licence to
+    assume that `out` and the inputs do not overlap. Returns the call statement, taking `loop_vars` first."""
+    name, buffers = f"limn_nest{len(self.parallel_nests)}", [n for n, _ in self.kernel.args]
+    self.parallel_nests.append(nest_vars)
+    main, self.lines, self.in_nest_function = self.lines, [], True
+    render_body()
+    body, self.lines, self.in_nest_function = self.lines, main, False
+    params = [f"const int64_t {v}" for v in loop_vars] + self.params + ["int *restrict bad"]
+    self.functions += [f"static __attribute__((noinline)) void {name}({', '.join(params)}) {{"] + body + ["}", ""]
+    return f"{name}({', '.join(loop_vars + buffers)}, &bad);"
+
+@patch
+def threaded(self: CRenderer, pc: int, parallel: list, resolved: dict):
+    "Hand the loops `parallel` (a perfectly nested run starting at `pc`) to OpenMP, one call of the nest function each."
+    if len(parallel) == 1 and self.unroll > 1 and self.jammable(pc): return self.threaded_jammed(pc, resolved)
+    names = [self.instrs[p].var.name for p in parallel]
+    call = self.nest_function(names, names, lambda: self.block(parallel[-1] + 1, self.match[parallel[-1]], 1, resolved, names))
+    self.emit(1, "#pragma omp parallel for" + (f" collapse({len(parallel)})" if len(parallel) > 1 else "") + " schedule(dynamic)")
+    for d, p in enumerate(parallel):
+        var = self.instrs[p].var
+        self.emit(1 + d, f"for (int64_t {var.name} = 0; {var.name} < {var.extent}; {var.name}++)" + (" {" if d == len(parallel) - 1 else ""))
+    self.emit(1 + len(parallel), call)
+    self.emit(len(parallel), "}")
+
+# %% ../nbs/limn/08_backend_c.ipynb #b1e3a0c2
+@patch
+def unrollable(self: CRenderer, pc: int) -> bool:
+    """A reduce loop around one unmasked innermost loop whose body folds into memory with its last instruction (an
+    ACCUM not indexed by the reduce variable): the shape of a matmul's main nest."""
+    inner, end = pc + 1, self.match[pc]
+    if not isinstance(self.instrs[inner], Loop) or self.instrs[inner].reduce or self.match[inner] != end - 1: return False
+    if not self.innermost(inner) or self.instrs[pc].var.extent < self.unroll: return False
+    body = self.instrs[inner + 1:self.match[inner]]
+    last = body[-1] if body else None
+    if not isinstance(last, Accum) or self.instrs[pc].var in last.index.variables(): return False
+    return all(isinstance(i, (Load, Const, Arith, Cast, Where)) and not getattr(i, "valid", ()) for i in body[:-1])
+
+@patch
+def unrolled(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
+    """`unroll` steps of the reduce loop inside one pass of the inner loop, folding into a register that is loaded
+    from and stored to memory once per pass instead of once per step. Each output cell still folds its terms one at a
+    time in the reduce order, so the bits are those of the plain nest."""
+    red, inner = self.instrs[pc].var, self.instrs[pc + 1].var
+    body = self.instrs[pc + 2:self.match[pc + 1]]
+    accum, u = body[-1], self.unroll
+    dt = self.buf_types[accum.buf]
+    at, acc, base = f"{accum.buf}[{c_index(accum.index)}]", f"acc{self.fresh}", f"{red.name}_base"
+    self.fresh += 1
+    whole = red.extent - red.extent % u
+    self.emit(depth, f"for (int64_t {base} = 0; {base} < {whole}; {base} += {u}) {{")
+    self.emit(depth + 1, f"for (int64_t {inner.name} = 0; {inner.name} < {inner.extent}; {inner.name}++) {{")
+    self.emit(depth + 2, f"{c_type(dt)} {acc} = {at};")
+    for step in range(u):
+        self.emit(depth + 2, f"{{ const int64_t {red.name} = {base} + {step};")
+        for q, ins in enumerate(body[:-1]): self.instr(ins, pc + 2 + q, depth + 3, resolved)
+        self.emit(depth + 3, f"{acc} = {c_arith(accum.op, [acc, f'({c_type(dt)}){accum.src}'], dt, dt)}; }}")
+    self.emit(depth + 2, f"{at} = {acc};")
+    self.emit(depth + 1, "}")
+    self.emit(depth, "}")
+    if whole < red.extent: self.plain_loop(pc, depth, resolved, outer, start=str(whole))   # the remainder, plain
+
+# %% ../nbs/limn/08_backend_c.ipynb #b1e3a0c4
+@patch
+def jammable(self: CRenderer, pc: int) -> bool:
+    "A kept loop wrapping exactly an unrollable reduce loop, indexing the output: the rows of a matmul."
+    child = pc + 1
+    if not isinstance(self.instrs[child], Loop) or not self.instrs[child].reduce: return False
+    if self.match[child] != self.match[pc] - 1 or self.instrs[pc].var.extent < JAM or not self.unrollable(child): return False
+    accum = self.instrs[self.match[child + 1] - 1]
+    return accum.index.coef(self.instrs[pc].var) != 0
+
+@patch
+def jammed(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
+    "The kept loop at `pc`, JAM rows at a time (`jam_rows`), then the remaining rows one by one."
+    row = self.instrs[pc].var
+    base, rows_whole = f"{row.name}_base", row.extent - row.extent % JAM
+    self.emit(depth, f"for (int64_t {base} = 0; {base} < {rows_whole}; {base} += {JAM}) {{")
+    self.jam_rows(pc, base, depth + 1, resolved, outer)
+    self.emit(depth, "}")
+    if rows_whole < row.extent: self.plain_loop(pc, depth, resolved, outer, start=str(rows_whole))
+
+@patch
+def threaded_jammed(self: CRenderer, pc: int, resolved: dict):
+    "The rows handed to the thread team JAM at a time; the rows left over (fewer than JAM) run serially after them."
+    row = self.instrs[pc].var
+    base, rows_whole = f"{row.name}_base", row.extent - row.extent % JAM
+    call = self.nest_function([row.name], [base], lambda: self.jam_rows(pc, base, 1, resolved, []))
+    self.emit(1, "#pragma omp parallel for schedule(dynamic)")
+    self.emit(1, f"for (int64_t {base} = 0; {base} < {rows_whole}; {base} += {JAM}) {call}")
+    if rows_whole < row.extent: self.plain_loop(pc, 1, resolved, [], start=str(rows_whole))
+
+# %% ../nbs/limn/08_backend_c.ipynb #b1e3a0c5
+@patch
+def jam_rows(self: CRenderer, pc: int, base: str, depth: int, resolved: dict, outer: list):
+    """Register blocking on top of `unrolled`: rows `base .. base + JAM - 1` of the kept loop at `pc` share one
+    pass, so each value loaded from the other operand serves JAM rows. Per cell the fold order is untouched."""
+    row, red, inner = (self.instrs[p].var for p in (pc, pc + 1, pc + 2))
+    body = self.instrs[pc + 3:self.match[pc + 2]]
+    accum, u, j = body[-1], self.unroll, JAM
+    dt = self.buf_types[accum.buf]
+    at, tag = f"{accum.buf}[{c_index(accum.index)}]", self.fresh
+    self.fresh += 1
+    accs = [f"acc{tag}_{k}" for k in range(j)]
+    red_whole, rbase = red.extent - red.extent % u, f"{red.name}_base"
+    set_row = lambda k: f"const int64_t {row.name} = {base} + {k};"
+    self.emit(depth, f"for (int64_t {rbase} = 0; {rbase} < {red_whole}; {rbase} += {u}) {{")
+    self.emit(depth + 1, f"for (int64_t {inner.name} = 0; {inner.name} < {inner.extent}; {inner.name}++) {{")
+    self.emit(depth + 2, f"{c_type(dt)} {', '.join(accs)};")
+    for k, acc in enumerate(accs): self.emit(depth + 2, f"{{ {set_row(k)} {acc} = {at}; }}")
+    for step in range(u):
+        for k, acc in enumerate(accs):
+            self.emit(depth + 2, f"{{ {set_row(k)} const int64_t {red.name} = {rbase} + {step};")
+            for q, ins in enumerate(body[:-1]): self.instr(ins, pc + 3 + q, depth + 3, resolved)
+            self.emit(depth + 3, f"{acc} = {c_arith(accum.op, [acc, f'({c_type(dt)}){accum.src}'], dt, dt)}; }}")
+    for k, acc in enumerate(accs): self.emit(depth + 2, f"{{ {set_row(k)} {at} = {acc}; }}")
+    self.emit(depth + 1, "}")
+    self.emit(depth, "}")
+    if red_whole < red.extent:                           # the reduce remainder of these rows, plain
+        for k in range(j):
+            self.emit(depth, f"{{ {set_row(k)}")
+            self.plain_loop(pc + 1, depth + 1, resolved, outer + [row.name], start=str(red_whole))
+            self.emit(depth, "}")
+
+# %% ../nbs/limn/08_backend_c.ipynb #c5a1b0d2
+@patch
+def masked(self: CRenderer, pc: int, end: int) -> list:
+    "Every distinct range check on a LOAD or CONST in the body of the loop at `pc`."
+    seen = {}
+    for q in range(pc + 1, end):
+        if isinstance(self.instrs[q], (Load, Const)):
+            for c in self.instrs[q].valid: seen.setdefault(c, None)
+    return list(seen)
+
+@patch
+def innermost_loop(self: CRenderer, pc: int, end: int, depth: int, resolved: dict, outer: list, hoist: int = 2):
+    """An innermost loop with its checks taken out where that is free: checks on outer loop variables only are
+    decided once, before the loop (at most two of them, four versions of the loop); checks affine in the loop's
+    own variable cut it into pieces (`cut_sorted`, `cut_nested`)."""
+    var = self.instrs[pc].var
+    pending = [c for c in self.masked(pc, end) if c not in resolved]
+    invariant = [c for c in pending if all(x.name in outer for x in c.index.variables())]
+    if invariant and hoist:
+        c = invariant[0]
+        self.emit(depth, f"if {c_check(c)} {{")
+        self.innermost_loop(pc, end, depth + 1, {**resolved, c: True}, outer, hoist - 1)
+        self.emit(depth, "} else {")
+        self.innermost_loop(pc, end, depth + 1, {**resolved, c: False}, outer, hoist - 1)
+        self.emit(depth, "}")
+        return
+    cuts = {c: e for c in pending if c not in invariant and (e := mask_edges(c, var)) is not None
+            and all(x.name in outer for ix in e for x in ix.variables())}
+    if not cuts: return self.plain_loop(pc, depth, resolved, outer)
+    self.split_loops.append(var.name)
+    edges = [e for pair in cuts.values() for e in pair]
+    if self.sorted_cuts and all(not (e - edges[0]).terms for e in edges): self.cut_sorted(cuts, edges[0], pc, end, depth, resolved, outer, var)
+    else: self.cut_nested(list(cuts.items())[:2], "0", str(var.extent), pc, end, depth, resolved, outer, var)
+
+# %% ../nbs/limn/08_backend_c.ipynb #c5a1b0d3
+@patch
+def cut_sorted(self: CRenderer, cuts: dict, base: Index, pc, end, depth, resolved, outer, var):
+    """The usual case: every edge is `base + constant` (one padded source read at several shifts), so the edges'
+    order is known here. Cut at each distinct edge, in order; between two neighbouring edges every check is
+    either true throughout or false throughout."""
+    offsets = sorted({(e - base).const for pair in cuts.values() for e in pair})
+    names = [f"c{self.fresh + i}" for i in range(len(offsets))]; self.fresh += len(offsets)
+    bounds = ["0"] + names + [str(var.extent)]
+    self.emit(depth, "{")
+    decls = [f"{n} = limn_clamp({c_index(base + off)}, {bounds[i]}, {var.extent})" for i, (n, off) in enumerate(zip(names, offsets))]
+    self.emit(depth + 1, "const int64_t " + ", ".join(decls) + ";")
+    for piece in range(len(offsets) + 1):
+        lower = offsets[piece - 1] if piece else None        # the piece lies in [base + lower, base + upper)
+        upper = offsets[piece] if piece < len(offsets) else None
+        def holds(pair):
+            start, stop = ((e - base).const for e in pair)
+            return lower is not None and upper is not None and start <= lower and upper <= stop
+        inner = {**resolved, **{c: holds(pair) for c, pair in cuts.items()}}
+        self.plain_loop(pc, depth + 1, inner, outer, start=bounds[piece], stop=bounds[piece + 1])
+    self.emit(depth, "}")
+
+@patch
+def cut_nested(self: CRenderer, cuts: list, start: str, stop: str, pc, end, depth, resolved, outer, var):
+    """Edges whose order is only known at run time: cut at each check's [start, stop) in turn, three pieces per
+    check, nested, for at most two checks (nine pieces); any others stay in the loop as runtime checks."""
+    if not cuts: return self.plain_loop(pc, depth, resolved, outer, start=start, stop=stop)
+    (check, (lo, hi)), rest = cuts[0], cuts[1:]
+    a, b = f"c{self.fresh}", f"c{self.fresh + 1}"; self.fresh += 2
+    self.emit(depth, "{")
+    self.emit(depth + 1, f"const int64_t {a} = limn_clamp({c_index(lo)}, {start}, {stop}), {b} = limn_clamp({c_index(hi)}, {a}, {stop});")
+    for piece_start, piece_stop, inside in ((start, a, False), (a, b, True), (b, stop, False)):
+        self.cut_nested(rest, piece_start, piece_stop, pc, end, depth + 1, {**resolved, check: inside}, outer, var)
+    self.emit(depth, "}")
+
 # %% ../nbs/limn/08_backend_c.ipynb #d748407a
 def physical_cores() -> int:
     "Cores, not hardware threads: two threads of one core share its vector units, so a second one adds little."
-    try:
-        cores = set()
-        with open("/proc/cpuinfo") as f:
-            phys = core = None
-            for line in f:
-                if line.startswith("physical id"): phys = line.split(":")[1].strip()
-                elif line.startswith("core id"): core = line.split(":")[1].strip(); cores.add((phys, core))
-        if cores: return len(cores)
-    except OSError: pass
-    return os.cpu_count() or 1
+    cores, package = set(), None
+    for key, value in cpuinfo():
+        if key == "physical id": package = value
+        elif key == "core id": cores.add((package, value))
+    return len(cores) or os.cpu_count() or 1
 
 class CBackend(Backend):
     "Renders the IR as C, compiles it with cc into a cached shared library, and calls it through ctypes."
     name = "c"
     def __init__(self, threads: bool = True, split_masks: bool = True, cache_dir: str | None = None,
-                 parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL):
-        self.cc, self.unroll = find_cc(), unroll
+                 parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True):
+        self.cc, self.unroll, self.sorted_cuts = find_cc(), unroll, sorted_cuts
         self.flags = probe_flags(self.cc)
         self.threads = threads and "-fopenmp" in self.flags
         self.split_masks, self.cache_dir, self.parallel_work = split_masks, cache_dir or default_cache_dir(), parallel_work
         self.cc_runs = 0                              # times cc actually ran (a disk-cache hit does not count)
         if self.threads: os.environ.setdefault("OMP_NUM_THREADS", str(physical_cores()))
-    def render(self, kernel) -> str: return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll)
+    def render(self, kernel) -> str:
+        return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll, self.sorted_cuts)
     def compile(self, source: str, kernel):
         path, ran = build_library(source, self.cc, self.flags, self.cache_dir)
         self.cc_runs += ran
@@ -526,14 +556,15 @@ class CBackend(Backend):
     def launch(self, program, memories: list) -> int:
         return program((ctypes.c_void_p * len(memories))(*[m.ctypes.data for m in memories]))
 
-def decline_half(sinks) -> None:
-    "The c device's dtype check, run once per new plan: a half-width node anywhere raises with the reason."
+# %% ../nbs/limn/08_backend_c.ipynb #d748407b
+def check_dtypes(sinks) -> None:
+    "Every node of a new graph through `c_type`, once per plan, so a half width is refused before anything is scheduled."
     for node in toposort(sinks): c_type(node.dtype)
 
 class CDevice(JitDevice):
     "`set_device('c')`: the shared executor over `CBackend`. Fails here, not later, when there is no usable cc."
     def __init__(self, threads: bool = True, split_masks: bool = True, cache_dir: str | None = None,
-                 parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL):
-        super().__init__(CBackend(threads, split_masks, cache_dir, parallel_work, unroll), check=decline_half)
+                 parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True):
+        super().__init__(CBackend(threads, split_masks, cache_dir, parallel_work, unroll, sorted_cuts), check=check_dtypes)
 
 register_device("c", CDevice)

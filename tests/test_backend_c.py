@@ -8,7 +8,7 @@ import limn
 from limn import Tensor, use_device, set_device, realize, register_device
 from limn.ops import Ops, float16, bfloat16
 import limn.backend_c as backend_c
-from limn.backend_c import CDevice, CBackend, CompilerError, CompilerNotFound, render_c, probe_flags
+from limn.backend_c import CDevice, CBackend, CompilerError, CompilerNotFound, render_c, probe_flags, PLAIN, JAM, UNROLL
 from limn.schedule import schedule
 from limn.codegen import lower
 
@@ -19,7 +19,7 @@ C_CASES = [c for c in CORPUS if c.dtype in C_DTYPES]
 
 CONFIGS = {"c": None,                                                   # the default device
            "c-threads-everywhere": lambda: CDevice(threads=True, split_masks=True, parallel_work=0),
-           "c-serial-uncut": lambda: CDevice(threads=False, split_masks=False, unroll=1)}
+           "c-serial-uncut": lambda: CDevice(**PLAIN)}
 for _name, _factory in CONFIGS.items():
     if _factory is not None: register_device(_name, _factory)
 
@@ -225,14 +225,35 @@ def _padded_graphs(seed=3):
     return [conv1, conv2, Tensor(x2).pad(((0, 0), (0, 0), (2, 0), (1, 3))).max(-1)]
 
 @pytest.mark.parametrize("sorted_cuts", [True, False])
-def test_mask_cuts_bit_identical(sorted_cuts, monkeypatch, tmp_path):
+def test_mask_cuts_bit_identical(sorted_cuts, tmp_path):
     "Both ways of cutting (edges ordered at render time, or at run time) give the unsplit nest's bits."
-    monkeypatch.setattr(backend_c, "SORTED_CUTS", sorted_cuts)
-    cut, plain = CDevice(split_masks=True, cache_dir=str(tmp_path)), CDevice(split_masks=False, threads=False)
-    srcs = [cut.backend.render(k) for k in schedule([t.node for t in _padded_graphs()]).kernels]
+    cut, plain = CDevice(split_masks=True, sorted_cuts=sorted_cuts, cache_dir=str(tmp_path)), CDevice(split_masks=False, threads=False)
+    kernels = schedule([t.node for t in _padded_graphs()]).kernels
+    srcs = [cut.backend.render(k) for k in kernels]
     assert sum("int64_t c0 = limn_clamp" in s for s in srcs) >= 2 and sum("if (" in s for s in srcs) >= 1
+    assert (srcs == [render_c(k) for k in kernels]) == sorted_cuts      # the option reaches the renderer
     got, ref = cut.realize([t.node for t in _padded_graphs()]), plain.realize([t.node for t in _padded_graphs()])
     with use_device("numpy"): want = [t.numpy() for t in _padded_graphs()]
     for g, r, w in zip(got, ref, want):
         assert g.array.tobytes() == r.array.tobytes()
         np.testing.assert_allclose(g.array, w, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("m", [97, 98, 99, 100])
+def test_threaded_rows_with_a_remainder(m):
+    """Row counts leaving every remainder modulo JAM, and a reduce longer than UNROLL with a remainder of its own: the
+    jammed and unrolled nest, threaded or not, gives the plain nest's bits and the numpy device's values. The rows after the
+    last whole group of JAM run in a serial loop after the parallel one; if that loop started one row early, the row
+    would be folded twice."""
+    k = 67
+    assert k > UNROLL and k % UNROLL
+    rng = np.random.default_rng(m)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, 33)).astype(np.float32)
+    graph = lambda: [(Tensor(a) @ Tensor(b)).node]
+    src = render_c(schedule(graph()).kernels[0])
+    assert f"i0_base < {m - m % JAM}; i0_base += {JAM}) limn_nest" in src and "#pragma omp parallel for" in src
+    got, plain = CDevice().realize(graph())[0].array, CDevice(**PLAIN).realize(graph())[0].array
+    serial = CDevice(threads=False).realize(graph())[0].array           # jammed and unrolled without threads
+    assert got.tobytes() == plain.tobytes() and serial.tobytes() == plain.tobytes()
+    with use_device("numpy"): want = (Tensor(a) @ Tensor(b)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
