@@ -13,7 +13,7 @@ from .tensor import Tensor, realize
 from .jit import JitDevice
 
 # %% auto #0
-__all__ = ['Captured', 'capture', 'draw_recording']
+__all__ = ['CaptureMismatch', 'Captured', 'capture', 'draw_recording']
 
 # %% ../nbs/limn/09_capture.ipynb #f59f91cd
 def _buffer_of(t: Tensor, name: str) -> Buffer:
@@ -27,67 +27,150 @@ def _flatten(out) -> tuple[list, str]:
     if isinstance(out, (list, tuple)) and all(isinstance(t, Tensor) for t in out): return list(out), type(out).__name__
     raise TypeError(f"a captured step must return None, a Tensor or a list/tuple of Tensors, got {type(out).__name__}")
 
+_RUNNING: list = []             # captured steps whose Python body is running now, innermost last
+
+class CaptureMismatch(RuntimeError):
+    "A captured step's graph changed between calls, so replaying its recording would compute the wrong thing."
+
 class Captured:
-    "A step function recorded on its first call and replayed on every later one; see `capture`."
-    def __init__(self, fn):
-        self.fn, self.records, self.calls, self.replays = fn, None, 0, 0
+    "A step function recorded on its first call, checked on its second (and every `check_every`-th), replayed otherwise."
+    def __init__(self, fn, check_every: int | None = None):
+        self.fn, self.check_every, self.records = fn, check_every, None
+        self.calls, self.replays, self.checks = 0, 0, 0
+        self.name = getattr(fn, "__name__", repr(fn))
 
     def __call__(self, *args):
+        if _RUNNING:
+            raise RuntimeError(f"captured step {self.name!r} was called inside captured step {_RUNNING[-1].name!r}; captures do not nest "
+                               f"(the outer recording cannot hold the inner replay). Capture only the outer step and call the inner function plain: {self.name}.fn(...)")
         device = get_device()
         if not isinstance(device, JitDevice):
             raise TypeError(f"capture needs a compiled device (set_device('c')), the current device is {device.name!r}")
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         buffers = [_buffer_of(args[i], f"argument {i}") for i in tensor_pos]
+        if self.records is None:
+            self.calls += 1
+            return self._record(device, args, tensor_pos, buffers)
+        self._check_arguments(device, args, buffers)
         self.calls += 1
-        if self.records is None: return self._record(device, args, tensor_pos, buffers)
-        return self._replay(device, args, tensor_pos, buffers)
+        if self.calls == 2 or (self.check_every and self.calls % self.check_every == 0): return self._check(device, buffers)
+        return self._replay(buffers)
 
-    def _record(self, device, args, tensor_pos, buffers):
-        executor = device.executor
-        if executor.recorder is not None: raise RuntimeError("a captured step called another captured step while recording")
-        executor.recorder = records = []
-        try:
-            outputs, self.kind = _flatten(self.fn(*args))
-            realize(*outputs)
-        finally: executor.recorder = None
-        arg_of = {id(b): n for n, b in enumerate(buffers)}
-        self.swaps = [[(index, arg_of[id(rec.buffers[slot])]) for index, slot in rec.plan.inputs if id(rec.buffers[slot]) in arg_of]
-                      for rec in records]
-        self.signature = [(b.shape, b.dtype) for b in buffers]
-        self.statics = [(i, a) for i, a in enumerate(args) if i not in tensor_pos]
-        self.outputs = [t.node.arg for t in outputs]
-        self.device, self.records = device, records
-        return self._results()
+# %% ../nbs/limn/09_capture.ipynb #da104bb4
+def _run(self, device, args) -> tuple[list, str, list]:
+    "Run the Python step with the executor recording: (outputs, their container kind, the records of every realize)."
+    executor = device.executor
+    if executor.recorder is not None: raise RuntimeError("the executor is already recording; captures do not nest")
+    executor.recorder = records = []
+    _RUNNING.append(self)
+    try:
+        outputs, kind = _flatten(self.fn(*args))
+        realize(*outputs)
+    finally: executor.recorder = None; _RUNNING.pop()
+    return outputs, kind, records
 
-    def _replay(self, device, args, tensor_pos, buffers):
-        if device.name != self.device.name:
-            raise RuntimeError(f"this step was captured on device {self.device.name!r}, the current one is {device.name!r}; capture it again")
-        got = [(b.shape, b.dtype) for b in buffers]
-        if got != self.signature:
-            raise ValueError(f"captured step called with tensor arguments {[(s, d.name) for s, d in got]}, "
-                             f"expected the recorded {[(s, d.name) for s, d in self.signature]}")
-        for i, value in self.statics:
-            if not (args[i] is value or args[i] == value):
-                raise ValueError(f"argument {i} is {args[i]!r}, but the step was captured with {value!r}; non-tensor arguments are baked in")
-        executor = self.device.executor                 # the recording's programs live in the recording device's caches
-        for rec, swaps in zip(self.records, self.swaps):
-            memories = list(rec.memories)
-            for index, n in swaps: memories[index] = executor.backend.upload(buffers[n])
-            executor.run(rec.plan, memories)
-            for buf, index in rec.copies: np.copyto(buf.array, np.asarray(memories[index]).reshape(buf.array.shape))
-        self.replays += 1
-        return self._results()
+def _swaps(records, buffers) -> list:
+    "Per record, (memory index, argument number) for every plan input that is one of the step's tensor arguments."
+    arg_of = {id(b): n for n, b in enumerate(buffers)}
+    return [[(index, arg_of[id(rec.buffers[slot])]) for index, slot in rec.plan.inputs if id(rec.buffers[slot]) in arg_of] for rec in records]
 
-    def _results(self):
-        "Fresh tensors: the recorded memory is overwritten by the next replay, so results are copied out."
-        out = [Tensor(b.array.copy(), dtype=b.dtype) for b in self.outputs]
-        return None if self.kind == "none" else out[0] if self.kind == "one" else (tuple if self.kind == "tuple" else list)(out)
+def _record(self, device, args, tensor_pos, buffers):
+    outputs, self.kind, records = self._run(device, args)
+    self.swaps = _swaps(records, buffers)
+    self.signature = [(b.shape, b.dtype) for b in buffers]
+    self.statics = [(i, a) for i, a in enumerate(args) if i not in tensor_pos]
+    self.outputs = [t.node.arg for t in outputs]
+    self.device, self.records, self.args = device, records, args
+    return self._results()
 
-def capture(fn) -> Captured:
-    """Wrap step function `fn(*args)`: the first call runs it and records its kernel launches, later calls replay them
-    with the new tensor arguments. `fn` returns None, a Tensor or a list/tuple of Tensors."""
+def _check_arguments(self, device, args, buffers):
+    if device.name != self.device.name:
+        raise RuntimeError(f"this step was captured on device {self.device.name!r}, the current one is {device.name!r}; capture it again")
+    got = [(b.shape, b.dtype) for b in buffers]
+    if got != self.signature:
+        raise ValueError(f"captured step called with tensor arguments {[(s, d.name) for s, d in got]}, "
+                         f"expected the recorded {[(s, d.name) for s, d in self.signature]}")
+    for i, value in self.statics:
+        if not (args[i] is value or args[i] == value):
+            raise ValueError(f"argument {i} is {args[i]!r}, but the step was captured with {value!r}; non-tensor arguments are baked in")
+    self.args = args
+
+def _replay(self, buffers):
+    executor = self.device.executor                 # the recording's programs live in the recording device's caches
+    for rec, swaps in zip(self.records, self.swaps):
+        memories = list(rec.memories)
+        for index, n in swaps: memories[index] = executor.backend.upload(buffers[n])
+        executor.run(rec.plan, memories)
+        for buf, index in rec.copies: np.copyto(buf.array, np.asarray(memories[index]).reshape(buf.array.shape))
+    self.replays += 1
+    return self._results()
+
+def _results(self, buffers=None):
+    "Fresh tensors: the recorded memory is overwritten by the next replay, so results are copied out."
+    out = [Tensor(b.array.copy(), dtype=b.dtype) for b in (self.outputs if buffers is None else buffers)]
+    return None if self.kind == "none" else out[0] if self.kind == "one" else (tuple if self.kind == "tuple" else list)(out)
+
+Captured._run, Captured._record, Captured._check_arguments, Captured._replay, Captured._results = _run, _record, _check_arguments, _replay, _results
+
+def capture(fn, check_every: int | None = None) -> Captured:
+    """Wrap step function `fn(*args)`: the first call runs it and records its kernel launches, the second runs it again and
+    checks the graph is the one recorded, later calls replay (re-checking every `check_every` calls if given).
+    `fn` returns None, a Tensor or a list/tuple of Tensors."""
     if not callable(fn): raise TypeError(f"capture takes a function, got {type(fn).__name__}")
-    return Captured(fn)
+    if check_every is not None and (isinstance(check_every, bool) or not isinstance(check_every, int) or check_every < 1):
+        raise ValueError(f"check_every={check_every!r} must be a positive int or None")
+    return Captured(fn, check_every)
+
+# %% ../nbs/limn/09_capture.ipynb #636f102f
+def _entry_text(entry) -> str:
+    op, dtype, shape, arg, _ = entry
+    value = f" {arg[1]}" if op is Ops.CONST else ""
+    return f"{op.name}{value} {dtype}{list(shape)}"
+
+def _graph_change(old_key, new_key) -> str:
+    "A sentence naming the first node where two graph keys (limn.jit.graph_key) differ."
+    old, new = old_key[0], new_key[0]
+    def shape_of(entry): return entry[:3] + ((None,) if entry[0] is Ops.CONST else entry[3:4]) + entry[4:]   # the entry, constant's value hidden
+    for position, (a, b) in enumerate(zip(old, new)):            # structure first: a branch also changes constants
+        if shape_of(a) != shape_of(b):
+            return (f"node {position} of the graph was {_entry_text(a)} and is now {_entry_text(b)}: the step built a different graph "
+                    f"(a Python branch, or a shape or value decided in Python)")
+    if len(old) != len(new): return f"the graph has {len(new)} nodes where the recording had {len(old)} (a Python branch?)"
+    for a, b in zip(old, new):
+        if a != b:
+            return (f"a Python number in the graph changed from {a[3][1]} to {b[3][1]}; numbers read from Python are baked into "
+                    f"the recording as constants, so keep a changing value in a tensor and assign to it (as limn.optim does with lr)")
+    return "the step now realizes different outputs"
+
+def _difference(self, records, buffers) -> str | None:
+    "Why `records` (a fresh Python run) would not replay as the recording does, or None when they agree."
+    if len(records) != len(self.records):
+        return f"it made {len(records)} realize calls where the recording made {len(self.records)} (a Python branch?)"
+    keys = {id(plan): key for key, plan in self.device.executor.plans.items()}
+    for r, (old, new, old_swaps, new_swaps) in enumerate(zip(self.records, records, self.swaps, _swaps(records, buffers))):
+        produced = [m for rec in records[:r] for m in rec.memories if isinstance(m, np.ndarray)]   # outputs of this run's earlier realizes
+        if new.plan is not old.plan: return f"in realize {r}, " + _graph_change(keys[id(old.plan)], keys[id(new.plan)])
+        if dict(old_swaps) != dict(new_swaps): return f"in realize {r}, the step reads its tensor arguments in different places than recorded"
+        for index, slot in new.plan.inputs:
+            was, now = old.buffers[slot], new.buffers[slot]
+            if now is was or index in dict(new_swaps) or any(np.may_share_memory(now.array, m) for m in produced): continue
+            if now.shape == was.shape and now.dtype is was.dtype and np.array_equal(now.array, was.array): continue
+            return (f"in realize {r}, the step reads a {now.dtype.name}{list(now.shape)} tensor that is not an argument and is not the "
+                    f"buffer recorded, and its values changed (a tensor built from host data inside the step, such as a dropout mask "
+                    f"or Tensor(numpy array)); pass it as an argument, or keep it in a buffer and assign to it")
+    return None
+
+def _check(self, device, buffers):
+    "Run the step in Python once more, as a plain step, and refuse to go on if its graph is not the recorded one."
+    outputs, kind, records = self._run(device, self.args)
+    self.checks += 1
+    problem = "it now returns a different kind of result" if kind != self.kind else self._difference(records, buffers)
+    if problem:
+        raise CaptureMismatch(f"captured step {self.name!r} changed between calls: {problem}. Replaying its recording would compute "
+                              f"the old graph. (This call ran the step in Python, so its own updates are applied.)")
+    return self._results([t.node.arg for t in outputs])
+
+Captured._difference, Captured._check = _difference, _check
 
 # %% ../nbs/limn/09_capture.ipynb #221a5fff
 def draw_recording(step: Captured):

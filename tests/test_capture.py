@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import limn.backend_c  # registers "c"
 from limn import Tensor, use_device, realize
-from limn.capture import capture
+from limn.capture import capture, CaptureMismatch
 
 def make_params(seed=0):
     rng = np.random.default_rng(seed)
@@ -57,7 +57,7 @@ def test_replay_is_bit_identical_and_skips_python():
     for a, b in zip(losses, plain_losses): assert a.tobytes() == b.tobytes()
     for a, b in zip(second, plain_second): assert a.tobytes() == b.tobytes()
     for a, b in zip(state, plain_state): assert a.tobytes() == b.tobytes()
-    assert plain_runs == 6 and runs == 1 and step.replays == 5
+    assert plain_runs == 6 and runs == 2 and step.checks == 1 and step.replays == 4     # record, check, four replays
     assert all(s["plans"] == stats[0]["plans"] and s["compiles"] == stats[0]["compiles"] for s in stats)
     assert losses[-1] < losses[0]
 
@@ -87,3 +87,63 @@ def test_refusals():
     with use_device("numpy"):
         with pytest.raises(TypeError, match="compiled device"): capture(lambda x: x)(Tensor(np.ones(2, np.float32)))
     with pytest.raises(TypeError, match="takes a function"): capture(3)
+
+
+def test_nested_capture_is_refused():
+    "The issue's example: an outer step calling an already-recorded inner step returned the first result forever."
+    with use_device("c"):
+        inner = capture(lambda x: x * 2 + 1)
+        inner(Tensor(np.array([4.0], np.float32)))
+        outer = capture(lambda x: inner(x) * 2 - 1)
+        with pytest.raises(RuntimeError, match="do not nest"): outer(Tensor(np.array([4.0], np.float32)))
+        fixed = capture(lambda x: inner.fn(x) * 2 - 1)
+        assert [fixed(Tensor(np.array([v], np.float32))).item() for v in (2.0, 4.0, 6.0)] == [9.0, 17.0, 25.0]
+        assert inner(Tensor(np.array([1.0], np.float32))).item() == 3.0      # the refused call left nothing half-set
+
+def test_changing_python_number_is_refused_on_the_second_call():
+    with use_device("c"):
+        w = Tensor(np.ones(2, np.float32))
+        rates = iter([0.5, 0.25])
+        def step(g): w.assign(w - g * next(rates)); realize(w)
+        captured = capture(step)
+        captured(Tensor(np.ones(2, np.float32)))
+        with pytest.raises(CaptureMismatch, match="changed from 0.5 to 0.25"): captured(Tensor(np.ones(2, np.float32)))
+
+def test_branch_is_refused():
+    with use_device("c"):
+        calls = [0]
+        def step(x):
+            calls[0] += 1
+            return x.exp() if calls[0] == 1 else x.sqrt()
+        captured = capture(step)
+        captured(Tensor(np.ones(2, np.float32)))
+        with pytest.raises(CaptureMismatch, match="different graph"): captured(Tensor(np.ones(2, np.float32)))
+
+def test_host_random_draw_is_refused():
+    "A dropout mask drawn on the host enters as a fresh buffer each call: replay would reuse the first mask."
+    with use_device("c"):
+        captured = capture(lambda x: x.dropout(0.5))
+        captured(Tensor(np.ones(64, np.float32)))
+        with pytest.raises(CaptureMismatch, match="dropout mask"): captured(Tensor(np.ones(64, np.float32)))
+
+def test_rebuilt_constant_table_and_intermediate_realize_are_accepted():
+    "A table rebuilt each call with the same values, and a buffer produced by an earlier realize of the same call, are fine."
+    with use_device("c"):
+        def step(x):
+            h = (x * Tensor.eye(4)).sum(0).realize()        # realize 0 produces h; realize 1 reads it
+            return h + 1
+        captured = capture(step)
+        outs = [captured(Tensor(np.full((4, 4), v, np.float32))).numpy().tolist() for v in (1.0, 2.0, 3.0, 4.0)]
+        assert outs == [[v + 1] * 4 for v in (1.0, 2.0, 3.0, 4.0)] and captured.checks == 1 and captured.replays == 2
+
+def test_check_every_catches_a_later_change():
+    with use_device("c"):
+        w = Tensor(np.ones(2, np.float32))
+        rates = [0.1] * 4 + [0.01] * 10
+        captured = None
+        def step(g): w.assign(w - g * rates[captured.calls - 1]); realize(w)
+        captured = capture(step, check_every=4)
+        for _ in range(7): captured(Tensor(np.ones(2, np.float32)))      # change at call 5 (a replay), unseen until call 8
+        with pytest.raises(CaptureMismatch, match="changed from 0.1 to 0.01"): captured(Tensor(np.ones(2, np.float32)))
+        assert captured.checks == 3          # calls 2, 4 and 8
+    with pytest.raises(ValueError, match="check_every"): capture(step, check_every=0)
