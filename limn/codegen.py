@@ -14,6 +14,7 @@ import numpy as np
 from fastcore.basics import patch
 from .ops import Ops, Node, DType, REDUCE_OPS
 from .view import strides_for
+from .device import numpy_op, numpy_cast
 from .schedule import schedule, Schedule, Kernel
 
 # %% auto #0
@@ -534,32 +535,11 @@ def draw_nest(kernel: Kernel):
     for tail, head, attrs in edges: g.edge(tail, head, **attrs)
     return g
 
-# %% ../nbs/limn/06_codegen.ipynb #5c5e2669
-def _compute(op: Ops, args: list, dtype: DType):
-    "One ARITH/FOLD step on numpy scalars: widen to the compute width, apply, round to `dtype`."
-    wide = dtype.compute_dtype.np.type
-    a = [wide(x) for x in args]
-    if op is Ops.NEG: r = -a[0]
-    elif op is Ops.EXP: r = np.exp(a[0])
-    elif op is Ops.LOG: r = np.log(a[0])
-    elif op is Ops.SQRT: r = np.sqrt(a[0])
-    elif op is Ops.RECIP: r = wide(1) / a[0]
-    elif op is Ops.ADD: r = a[0] + a[1]
-    elif op is Ops.MUL: r = a[0] * a[1]
-    elif op is Ops.CMPLT: r = wide(a[0] < a[1])
-    elif op is Ops.MAX: r = np.maximum(a[0], a[1])
-    else: raise ValueError(f"op={op} is not an ARITH op")
-    return dtype.np.type(r)
-
-def _convert(x, src: DType, dtype: DType):
-    "CAST semantics of the numpy device: floats to ints truncate toward zero, narrow ints wrap."
-    if src.is_float and dtype.is_int: x = np.trunc(np.float64(x))
-    return np.array(x).astype(dtype.np)[()]
-
 # %% ../nbs/limn/06_codegen.ipynb #5c5e266a
 def interpret(kernel: Kernel, arrays: dict) -> None:
     """Run `kernel.instrs` one instruction at a time. `arrays` maps each arg name (in0, ..., out) to a flat numpy array;
-    `out` is written in place. A LOAD or STORE outside its array, or an IDX row out of range, raises."""
+    `out` is written in place. A LOAD or STORE outside its array, or an IDX row out of range, raises. What ARITH, FOLD,
+    ACCUM, WHERE and CAST compute is the numpy device's `numpy_op`/`numpy_cast`, one scalar at a time."""
     instrs = lower(kernel)
     match = match_loops(instrs)
     env, vals, dtypes, pc = {}, {}, {}, 0
@@ -578,7 +558,7 @@ def interpret(kernel: Kernel, arrays: dict) -> None:
                 if env[ins.var.name] < ins.var.extent: pc = match[pc - 1] + 1
             elif isinstance(ins, (Const, Acc)):
                 ok = all(c.holds(env) for c in getattr(ins, "valid", ()))
-                vals[ins.dst], dtypes[ins.dst] = _convert(ins.value if ok else 0, ins.dtype, ins.dtype), ins.dtype
+                vals[ins.dst], dtypes[ins.dst] = np.array(ins.value if ok else 0, dtype=ins.dtype.np)[()], ins.dtype
             elif isinstance(ins, Load):
                 ok = all(c.holds(env) for c in ins.valid)
                 vals[ins.dst] = arrays[ins.buf][index(ins)] if ok else ins.dtype.np.type(0)
@@ -588,18 +568,18 @@ def interpret(kernel: Kernel, arrays: dict) -> None:
                 if not 0 <= row < ins.dst.extent: raise ValueError(f"{kernel.name}: row index {row} outside [0, {ins.dst.extent})")
                 env[ins.dst.name] = row
             elif isinstance(ins, Arith):
-                vals[ins.dst], dtypes[ins.dst] = _compute(ins.op, [vals[s] for s in ins.srcs], ins.dtype), ins.dtype
+                vals[ins.dst], dtypes[ins.dst] = numpy_op(ins.op, [vals[s] for s in ins.srcs], ins.dtype), ins.dtype
             elif isinstance(ins, Cast):
-                vals[ins.dst], dtypes[ins.dst] = _convert(vals[ins.src], dtypes[ins.src], ins.dtype), ins.dtype
+                vals[ins.dst], dtypes[ins.dst] = numpy_cast(vals[ins.src], dtypes[ins.src], ins.dtype), ins.dtype
             elif isinstance(ins, Where):
-                vals[ins.dst] = ins.dtype.np.type(vals[ins.a] if vals[ins.cond] != 0 else vals[ins.b]); dtypes[ins.dst] = ins.dtype
+                vals[ins.dst], dtypes[ins.dst] = numpy_op(Ops.WHERE, [vals[ins.cond], vals[ins.a], vals[ins.b]], ins.dtype), ins.dtype
             elif isinstance(ins, Fold):
-                vals[ins.acc] = _compute(ins.op, [vals[ins.acc], vals[ins.src]], dtypes[ins.acc])
+                vals[ins.acc] = numpy_op(ins.op, [vals[ins.acc], vals[ins.src]], dtypes[ins.acc])
             elif isinstance(ins, Store):
                 arrays[ins.buf][index(ins)] = vals[ins.src]
             elif isinstance(ins, Accum):
                 at, buf = index(ins), arrays[ins.buf]
-                buf[at] = _compute(ins.op, [buf[at], vals[ins.src]], kernel.output.dtype if ins.buf == "out" else dtypes[ins.src])
+                buf[at] = numpy_op(ins.op, [buf[at], vals[ins.src]], kernel.output.dtype if ins.buf == "out" else dtypes[ins.src])
             else: raise TypeError(f"unknown instruction {ins!r}")
 
 # %% ../nbs/limn/06_codegen.ipynb #5c5e266c
