@@ -132,3 +132,63 @@ def test_shared_constants_survive_realize_and_assign():
     assert z.tolist() == [1, 1, 1] and Tensor.zeros(3).tolist() == [0, 0, 0]
     a, b = Tensor([1.0, 2.0]) * 2.0, Tensor([3.0, 4.0]) * 2.0
     assert a.node.srcs[1] is b.node.srcs[1]                         # one node for the constant 2.0 broadcast to (2,)
+
+
+@pytest.mark.parametrize("device", ["numpy", "c"])
+def test_a_graph_that_reads_an_assigned_tensor_sees_the_assigned_value(device):
+    # the numpy device once freed the ASSIGN's value before the commit read it (KeyError: <ASSIGN float32[2]>)
+    with limn.use_device(device):
+        t = Tensor(np.array([1.0, 2.0], np.float32))
+        buffer = t.node.arg
+        t.assign(t + 1.0)
+        assert (t * 10.0).tolist() == [20, 30]
+        assert t.tolist() == [2, 3] and t.node.arg is buffer          # committed once, in place, not applied twice
+
+
+def test_iter_of_a_0d_tensor_raises_at_iter_as_numpy_and_torch_do():
+    for zero_d in (Tensor(1.0), np.array(1.0), torch.tensor(1.0)):
+        with pytest.raises(TypeError): iter(zero_d)
+    assert [row.tolist() for row in Tensor([[1, 2], [3, 4]])] == [[1, 2], [3, 4]]
+
+
+def _random_index(rng, shape):
+    """(entries, tensor_dim): an index for `shape` with the placeholder "T" as the entry for dim `tensor_dim`, and ints
+    (negative too), slices, None and ... (standing for exactly one dim) around it."""
+    tensor_dim, entries, ellipsis_used = int(rng.integers(len(shape))), [], False
+    for d, size in enumerate(shape):
+        kind = "tensor" if d == tensor_dim else rng.choice(["int", "slice", "all", "ellipsis"])
+        if kind == "tensor": entries.append("T")
+        elif kind == "int": entries.append(int(rng.integers(-size, size)))
+        elif kind == "slice": lo = int(rng.integers(0, size)); entries.append(slice(lo, int(rng.integers(lo, size + 1))))
+        elif kind == "ellipsis" and not ellipsis_used: entries.append(Ellipsis); ellipsis_used = True
+        else: entries.append(slice(None))
+    if not ellipsis_used:                                   # trailing whole dims may be left out
+        while entries[-1] == slice(None) and rng.random() < 0.5: entries.pop()
+    for _ in range(int(rng.integers(0, 2))): entries.insert(int(rng.integers(0, len(entries) + 1)), None)
+    return tuple(entries), tensor_dim
+
+
+def test_a_tensor_among_ints_slices_none_and_ellipsis_indexes_as_numpy_does():
+    rng = np.random.default_rng(0)
+    for case in range(300):
+        shape = tuple(int(s) for s in rng.integers(1, 5, size=rng.integers(1, 5)))
+        a = rng.standard_normal(shape).astype(np.float32)
+        entries, tensor_dim = _random_index(rng, shape)
+        ids = rng.integers(0, shape[tensor_dim], size=tuple(int(s) for s in rng.integers(1, 3, size=rng.integers(0, 3)))).astype(np.int32)
+        expected = a[tuple(ids if e == "T" else e for e in entries)]
+        got = Tensor(a)[tuple(Tensor(ids) if e == "T" else e for e in entries)].numpy()
+        assert got.shape == expected.shape, (shape, entries, ids.shape)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_tensor_index_gradient_and_refusals():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    ids = np.array([2, 0, 2], np.int32)
+    w, tw = Tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    g, = limn.grad((w[:, Tensor(ids), 1] ** 2).sum(), w)
+    tg, = torch.autograd.grad((tw[:, torch.tensor(ids, dtype=torch.long), 1] ** 2).sum(), tw)
+    np.testing.assert_array_equal(g.numpy(), tg.numpy())                # colliding rows add, as torch's index_put does
+    x = Tensor(a)
+    with pytest.raises(IndexError, match="one Tensor entry"): x[Tensor(ids), Tensor(ids)]
+    with pytest.raises(TypeError, match="must hold ints"): x[Tensor([0.0]), 0]
+    with pytest.raises(IndexError, match="too many indices"): x[Tensor(ids), 0, 0, 0]
