@@ -1,6 +1,6 @@
-"""The code generator lowers each kernel of a schedule to a loop nest written in twelve instructions, with every index spelled out as integer arithmetic: views become index expressions, masks become range checks, and the loop order is chosen here. The result prints, runs in a Python interpreter that is held to the numpy device, and is what the C and CUDA backends render.
+"""The code generator lowers each kernel of a schedule to a loop nest written in twelve instructions, with every index spelled out as integer arithmetic: views become index expressions, masks become range checks, and the loop order is chosen here. The result prints, runs in a Python interpreter that is held to the numpy device, and is what the C backend renders.
 
-This layer may not know about any backend: nothing here mentions C, OpenMP, CUDA or a compiler, and the IR carries no choice only one backend needs (threads, unrolling and mask cuts are the backend's, chapter 08). It takes the scheduler's kernels as they are, never re-cutting them, and what an op computes on numbers is the numpy device's rule (chapter 04), which the interpreter below borrows rather than restates.
+This layer may not know about any backend: nothing here names a source language, a thread or a compiler, and the IR carries no choice only one backend needs (threads, unrolling and mask cuts are the backend's, chapter 08). It takes the scheduler's kernels as they are, never re-cutting them, and what an op computes on numbers is the numpy device's rule (chapter 04), which the interpreter below borrows rather than restates.
 
 Docs: https://limn-dev.github.io/limn/limn/codegen.html.md"""
 
