@@ -1,6 +1,6 @@
 """The c device. Each lowered kernel (chapter 06) is rendered as one C function, compiled by cc into a shared library cached on disk by the hash of its source, and called through ctypes by the shared executor (chapter 07).
 
-This layer may change how a nest runs, never what it computes. It renders the loop-nest IR of chapter 06 and plugs into the executor of chapter 07 through its `Backend` hooks; it never re-schedules a graph or re-lowers a kernel, and the one thing it reads from the graph itself is each node's dtype, to refuse the two it cannot spell. Every refinement it adds to the plain rendering (threads, unroll-and-jam, mask cuts) leaves each output cell's arithmetic and its order untouched, so a refined nest gives the plain nest's bits, and the numpy device (chapter 04) is the reference for both.
+This layer may change how a nest runs, never what it computes. It renders the loop-nest IR of `limn.codegen` (chapter 06) and plugs into the executor of `limn.jit` (chapter 07) through its `Backend` hooks; it never re-schedules a graph or re-lowers a kernel, and the one thing it reads from the graph itself is each node's dtype, to refuse the two it cannot spell. Every refinement it adds to the plain rendering (threads, unroll-and-jam, mask cuts) leaves each output cell's arithmetic and its order untouched, so a refined nest gives the plain nest's bits, and the numpy device (`limn.device`, chapter 04) is the reference for both.
 
 Docs: https://limn-dev.github.io/limn/limn/backend_c.html.md"""
 

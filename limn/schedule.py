@@ -1,4 +1,4 @@
-"""The scheduler decides which nodes of a lazy graph run together in one loop nest and which values must be written to memory in between. It sits between the Tensor layer, which hands it the sink nodes of a `realize()`, and the code generator (next chapter), which turns each kernel it produces into a loop nest.
+"""The scheduler decides which nodes of a lazy graph run together in one loop nest and which values must be written to memory in between. It sits between the Tensor layer, which hands it the sink nodes of a realize, and the code generator (next chapter), which turns each kernel it produces into a loop nest.
 
 This layer may not know how a kernel will be run: it chooses no loop order, no index arithmetic and no device (those are the code generator's and the backends', chapters 06 to 08), and it never computes a value. It reads the nodes' `realized` marks through `ops.substitute_realized` (chapter 00), the one owner of that swap, and never sets them: the Tensor layer's `realize` does, once a device has run the kernels.
 
