@@ -169,3 +169,35 @@ def test_comparisons_and_division():
     assert (x < 4).dtype is int16 and (x < 4).tolist() == [1, 0]
     assert (x / 2).dtype is float32 and (x / 2).tolist() == [1.5, 2.0]
     assert (Tensor(np.array([1.0], np.float16)) < 2).dtype is float16
+
+
+def _bits(x, dtype):
+    "The raw bytes of `x` as unsigned ints, so NaNs compare too."
+    return np.asarray(x, dtype.np).view(f"u{dtype.itemsize}")
+
+
+@pytest.mark.parametrize("dt", FLOATS + INTS, ids=lambda d: d.name)
+def test_numpy_op_gives_the_same_bits_on_whole_arrays_and_one_element_at_a_time(dt):
+    # the numpy device applies numpy_op to whole arrays, the IR interpreter to one element at a time: they must not differ
+    from limn.device import numpy_op
+    from limn.ops import Ops
+    arity = {Ops.NEG: 1, Ops.ADD: 2, Ops.MUL: 2, Ops.CMPLT: 2, Ops.MAX: 2, Ops.WHERE: 3}
+    if dt.is_float: arity.update({Ops.EXP: 1, Ops.LOG: 1, Ops.SQRT: 1, Ops.RECIP: 1})
+    for op, n in arity.items():
+        args = [sample(dt, (32,)) for _ in range(n)]
+        with np.errstate(all="ignore"):
+            whole = numpy_op(op, args, dt)
+            single = [numpy_op(op, [a[i] for a in args], dt) for i in range(32)]
+        assert whole.dtype == dt.np and all(type(s) is dt.np.type for s in single), op
+        np.testing.assert_array_equal(_bits(whole, dt), _bits(single, dt), err_msg=op.name)
+
+
+@pytest.mark.parametrize("src,dst", list(itertools.product(FLOATS + INTS, repeat=2)), ids=lambda d: d.name)
+def test_numpy_cast_gives_the_same_bits_on_whole_arrays_and_one_element_at_a_time(src, dst):
+    from limn.device import numpy_cast
+    x = sample(src, (32,)) * (3 if src.is_float else 1)
+    with np.errstate(all="ignore"):
+        whole, single = numpy_cast(x, src, dst), [numpy_cast(v, src, dst) for v in x]
+    np.testing.assert_array_equal(_bits(whole, dst), _bits(single, dst))
+    if src.is_float and dst.is_int:                                   # truncation toward zero, then the int's wraparound
+        np.testing.assert_array_equal(whole, wrap(np.trunc(x.astype(np.float64)).astype(np.int64), dst))
