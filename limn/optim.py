@@ -213,16 +213,18 @@ def _state_items(self, names=None) -> list[tuple[str, Tensor]]:
 
 def assign_state(items: list, values: dict, what: str) -> list[Tensor]:
     """Assign values[name] into each (name, live tensor) of `items`, lazily, and return the live tensors to realize.
-    Every name must be present with the live tensor's shape and dtype (chapter 15's load_into shares this rule)."""
+    Every name must be present with the live tensor's shape and dtype (chapter 15's load_into shares this rule); all are
+    checked before the first assign, so a refused load leaves no half-done assigns behind."""
     missing = [name for name, _ in items if name not in values]
     if missing: raise ValueError(f"{what} is missing {len(missing)} entr{'y' if len(missing) == 1 else 'ies'}: {missing[:5]}")
+    checked = []
     for name, live in items:
-        value = values[name]
-        if not isinstance(value, Tensor): value = Tensor(np.asarray(value))
+        value = values[name] if isinstance(values[name], Tensor) else Tensor(np.asarray(values[name]))
         if value.shape != live.shape or value.dtype is not live.dtype:
             raise ValueError(f"{what}: {name!r} is {value.dtype.name}{list(value.shape)}, expected {live.dtype.name}{list(live.shape)}")
-        live.assign(value)
-    return [live for _, live in items]
+        checked.append((live, value))
+    for live, value in checked: live.assign(value)
+    return [live for live, _ in checked]
 
 def _load_state_dict(self, state: dict, realize_now: bool = True, names=None) -> list[Tensor]:
     targets = assign_state(self.state_items(names), state, f"{type(self).__name__} state")
