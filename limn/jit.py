@@ -18,7 +18,8 @@ from .schedule import schedule, Schedule
 from .codegen import lower, format_kernel, interpret
 
 # %% auto #0
-__all__ = ['graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'JitDevice']
+__all__ = ['CUSTOM_KERNELS', 'graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'register_custom',
+           'CustomCall', 'JitDevice']
 
 # %% ../nbs/limn/07_jit.ipynb #a6cc76c6
 def _arg_key(node: Node, slot):
@@ -88,9 +89,10 @@ class Record:
 # %% ../nbs/limn/07_jit.ipynb #a5d5d37f
 class Executor:
     """Plans graphs once per structure, caches programs by source hash, runs plans, commits assigns last.
-    `check(sinks)`, when given, vets each new graph before it is planned (the c device declines half widths there)."""
-    def __init__(self, backend: Backend, check=None):
-        self.backend, self.check = backend, check
+    `check(sinks)`, when given, vets each new graph before it is planned (the c device declines half widths there);
+    `custom` maps CUSTOM kernel names to their builders (`register_custom`)."""
+    def __init__(self, backend: Backend, check=None, custom: dict | None = None):
+        self.backend, self.check, self.custom = backend, check, {} if custom is None else custom
         self.plans: dict = {}
         self.programs: dict = {}
         self.stats = {"plans": 0, "compiles": 0, "kernels": 0}
@@ -118,10 +120,11 @@ def build_plan(self: Executor, sinks: list[Node], buffers: list[Buffer]) -> Plan
     targets = [t.index for t, _ in sched.assigns]
     if len(set(targets)) != len(targets):
         raise ValueError("two ASSIGNs to the same buffer in one realize; realize them separately so the order is explicit")
-    for k in sched.kernels:
-        if k.op is Ops.CUSTOM: raise ValueError(f"device {self.backend.name!r} has no CUSTOM kernel {k.root.arg[0]!r}")
-        lower(k)
-    steps = [(p, [ref.index for _, ref in k.args], k) for p, k in zip(self.programs_for(sched.kernels), sched.kernels)]
+    nests = [k for k in sched.kernels if k.op is not Ops.CUSTOM]
+    for k in nests: lower(k)
+    programs, calls = dict(zip(map(id, nests), self.programs_for(nests))), self.custom_calls(sched.kernels)
+    steps = [(programs[id(k)], [ref.index for _, ref in k.args], k) if id(k) in programs else calls[id(k)]
+             for k in sched.kernels if id(k) in programs or id(k) in calls]
     inputs = [(ref.index, slot[id(ref.buffer)]) for ref in sched.inputs]
     temps = [(ref.index, ref.numel, ref.dtype) for ref in sched.buffers if ref.buffer is None]
     sink_entries = []
@@ -144,6 +147,7 @@ def run(self: Executor, plan: Plan, memories: list) -> None:
     "Every kernel, then (only if all succeeded) every assign commit."
     for program, args, kernel in plan.steps:
         self.stats["kernels"] += 1
+        if isinstance(program, CustomCall): program([memories[i] for i in args], self.backend); continue
         if self.backend.launch(program, [memories[i] for i in args]):
             raise ValueError(f"kernel {kernel.name} ({kernel.op.name}): a gather/scatter row index is outside its table")
     for target, staged in plan.assigns: self.backend.copy(memories[target], memories[staged])
@@ -165,12 +169,58 @@ def realize(self: Executor, sinks: list[Node]) -> list[Buffer]:
     if self.recorder is not None: self.recorder.append(Record(plan, memories, buffers, copies))
     return out
 
+# %% ../nbs/limn/07_jit.ipynb #c0571a02
+CUSTOM_KERNELS: dict = {}              # backend name -> {CUSTOM kernel name: builder}
+
+def register_custom(backend: str, name: str, builder) -> None:
+    """Make every JitDevice built afterwards over backend `backend` run CUSTOM kernel `name`. `builder(backend, inputs,
+    params)` gets the kernel's (shape, dtype) per src, in src order, and its parameter dict, and returns
+    `program(in_memories, out_memories)`, where `out_memories` maps output index -> memory for the outputs the graph uses."""
+    CUSTOM_KERNELS.setdefault(backend, {})[name] = builder
+
+@dataclass
+class CustomCall:
+    "One call of a CUSTOM kernel for all its sibling nodes: the step's memories are the inputs, then one per output used."
+    program: object
+    n_inputs: int
+    outputs: tuple                 # the output index each memory after the inputs receives
+    copies: tuple = ()             # (from, to) positions among the outputs: a second node asking for the same output
+    def __call__(self, memories: list, backend: Backend) -> None:
+        ins, outs = memories[:self.n_inputs], memories[self.n_inputs:]
+        self.program(ins, {index: outs[p] for p, index in enumerate(self.outputs) if p not in {t for _, t in self.copies}})
+        for a, b in self.copies: backend.copy(outs[b], outs[a])
+
+# %% ../nbs/limn/07_jit.ipynb #c0571a03
+@patch
+def custom_calls(self: Executor, kernels: list) -> dict:
+    """id(kernel) -> its step for the first CUSTOM kernel of each sibling group (the others get none: the first writes
+    theirs). Siblings share name, parameters and input buffers; the first comes before any consumer of the others."""
+    groups = {}
+    for k in kernels:
+        if k.op is not Ops.CUSTOM: continue
+        name, index, params = k.root.arg
+        refs = [k.loads[s] for s in k.root.srcs]
+        groups.setdefault((name, tuple(r.index for r in refs), repr(params)), []).append((index, k, refs))
+    calls = {}
+    for (name, _, _), members in groups.items():
+        if name not in self.custom:
+            raise ValueError(f"device {self.backend.name!r} has no CUSTOM kernel {name!r}; known here: {sorted(self.custom) or 'none'}")
+        index0, first, refs = members[0]
+        params = first.root.arg[2] or {}
+        program = self.custom[name](self.backend, [(r.shape, r.dtype) for r in refs], params)
+        outputs = tuple(index for index, _, _ in members)
+        copies = tuple((outputs.index(index), p) for p, index in enumerate(outputs) if outputs.index(index) != p)
+        args = [r.index for r in refs] + [k.output.index for _, k, _ in members]
+        calls[id(first)] = (CustomCall(program, len(refs), outputs, copies), args, first)
+    return calls
+
 # %% ../nbs/limn/07_jit.ipynb #08e3668a
 class JitDevice(Device):
     "A device whose realize is the shared executor over `backend`."
     def __init__(self, backend: Backend, check=None):
         super().__init__()
-        self.backend, self.executor = backend, Executor(backend, check)
+        self.custom_kernels.update(CUSTOM_KERNELS.get(backend.name, {}))
+        self.backend, self.executor = backend, Executor(backend, check, self.custom_kernels)
         self.name = backend.name
     def realize(self, sinks): return self.executor.realize(sinks)
     @property
