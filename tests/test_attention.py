@@ -1,0 +1,181 @@
+"""Fused attention (limn.sdpa, chapter 12) held to torch's scaled_dot_product_attention and to the composed form,
+forward and backward, on the numpy and c devices: causal and not, key masks, ragged tiles, rectangular keys."""
+import itertools
+import numpy as np
+import pytest
+import torch
+import limn
+import limn.sdpa
+from limn import Tensor, grad, use_device, realize
+from limn.ops import toposort
+from limn.sdpa import attention, composed_attention, sdpa_forward, sdpa_bwd_q, sdpa_bwd_kv
+
+SHAPES = [((1, 2, 8, 8), (1, 2, 8, 8)),           # square, one tile
+          ((2, 3, 37, 16), (2, 3, 150, 16)),      # rectangular, ragged: 150 keys = 2 tiles of 64 and a tail of 22
+          ((1, 1, 70, 4), (1, 1, 65, 4)),         # more queries than keys, a 1-key tail
+          ((2, 5, 32), (2, 5, 32))]               # one batch dim only, 5 tokens
+
+
+def seeded(shapes, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+
+def key_mask(shape, seed=1):
+    rng = np.random.default_rng(seed)
+    mask = (rng.random(shape) < 0.7).astype(np.float32)
+    mask[..., 0] = 1                                    # every query row sees at least key 0 (causal included)
+    return mask
+
+
+def torch_reference(qa, ka, va, causal, mask, seed):
+    q, k, v = (torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in (qa, ka, va))
+    allowed = torch.ones(qa.shape[-2], ka.shape[-2], dtype=torch.bool)
+    if causal: allowed = allowed.tril()
+    if mask is not None: allowed = allowed & torch.tensor(mask != 0)[..., None, :]
+    o = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+    o.backward(torch.tensor(seed, dtype=torch.float64))
+    return [x.detach().numpy() for x in (o, q.grad, k.grad, v.grad)]
+
+
+def limn_run(device, qa, ka, va, causal, mask, seed, fused=None):
+    with use_device(device):
+        q, k, v = (Tensor(a, requires_grad=True) for a in (qa, ka, va))
+        o = q.attention(k, v, causal=causal, key_mask=None if mask is None else Tensor(mask), fused=fused)
+        outs = (o,) + grad((o * Tensor(seed.astype(qa.dtype))).sum(), [q, k, v])
+        realize(*outs)
+        return [t.numpy() for t in outs]
+
+
+@pytest.mark.parametrize("device", ["numpy", "c"])
+@pytest.mark.parametrize("shapes", SHAPES, ids=lambda s: "x".join(map(str, s[0])) + "_" + str(s[1][-2]))
+@pytest.mark.parametrize("causal,masked", list(itertools.product([False, True], [False, True])))
+def test_fused_against_torch(device, shapes, causal, masked):
+    qs, ks = shapes
+    qa, ka, va = seeded([qs, ks, ks[:-1] + (ks[-1] // 2 or 1,)], np.float64)
+    mask = key_mask(ks[:-1]) if masked else None
+    seed = np.cos(np.arange(np.prod(qs[:-1]) * va.shape[-1])).reshape(qs[:-1] + (va.shape[-1],))
+    want = torch_reference(qa, ka, va, causal, mask, seed)
+    got = limn_run(device, qa, ka, va, causal, mask, seed)
+    for name, a, b in zip("o dq dk dv".split(), got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10, err_msg=f"{name} on {device}")
+    got32 = limn_run(device, *(x.astype(np.float32) for x in (qa, ka, va)), causal, mask, seed)
+    for name, a, b in zip("o dq dk dv".split(), got32, want):
+        np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-4, err_msg=f"{name} float32 on {device}")
+
+
+@pytest.mark.parametrize("device", ["numpy", "c", "interpreter"])
+def test_composed_as_a_model_writes_it_equals_attention(device):
+    qa, ka, va = seeded([(2, 3, 9, 8), (2, 3, 9, 8), (2, 3, 9, 8)], np.float32, seed=3)
+    with use_device(device):
+        q, k, v = Tensor(qa), Tensor(ka), Tensor(va)
+        scale = 8 ** -0.5
+        s = q @ k.transpose(-1, -2) * scale
+        s = limn.where(Tensor(np.tril(np.ones((9, 9), np.float32))), s, -np.inf)
+        by_hand = (s.softmax(-1) @ v).numpy()
+        fused = q.attention(k, v, causal=True).numpy()
+    np.testing.assert_allclose(fused, by_hand, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("device", ["numpy", "c"])
+def test_key_mask_equals_slicing_the_keys_away(device):
+    qa, ka, va = seeded([(2, 6, 4), (2, 11, 4), (2, 11, 5)], np.float64, seed=4)
+    keep = np.array([1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 1], np.float64)
+    for causal in (False, True):
+        with use_device(device):
+            masked = Tensor(qa).attention(Tensor(ka), Tensor(va), key_mask=Tensor(keep)).numpy()
+            sliced = Tensor(qa).attention(Tensor(ka[:, keep == 1]), Tensor(va[:, keep == 1])).numpy()
+        np.testing.assert_allclose(masked, sliced, rtol=1e-12, atol=1e-12)
+
+
+def test_backward_graph_holds_no_tq_by_tk_node():
+    qa, ka, va = seeded([(2, 3, 13, 8), (2, 3, 21, 8), (2, 3, 21, 8)], np.float32)
+    with use_device("numpy"):
+        for fused in (True, False):
+            q, k, v = (Tensor(a, requires_grad=True) for a in (qa, ka, va))
+            gs = grad((q.attention(k, v, causal=True, key_mask=Tensor(key_mask((21,))), fused=fused) ** 2).sum(), [q, k, v])
+            nodes = toposort([g.node for g in gs])
+            pairs = [n for n in nodes if len(n.shape) >= 2 and {n.shape[-2], n.shape[-1]} == {13, 21}]
+            assert bool(pairs) != fused, (fused, pairs[:3])
+            if fused: assert sum(n.op is limn.Ops.CUSTOM for n in nodes) >= 3
+
+
+def test_c_kernels_are_deterministic_and_flat():
+    qa, ka, va = seeded([(1, 6, 300, 32)] * 3, np.float32, seed=5)
+    seed = np.cos(np.arange(qa.size)).reshape(qa.shape)
+    first = limn_run("c", qa, ka, va, True, None, seed)
+    second = limn_run("c", qa, ka, va, True, None, seed)
+    for a, b in zip(first, second): assert np.array_equal(a, b)
+    with use_device("c") as d:
+        q, k, v = (Tensor(a, requires_grad=True) for a in (qa, ka, va))
+        o = q.attention(k, v, causal=True)
+        outs = (o,) + grad(o.sum(), [q, k, v])
+        realize(*outs)
+        (plan,) = d.executor.plans.values()
+        biggest = max(ref.numel for ref in plan.schedule.buffers)
+    assert biggest <= 6 * 300 * 32, f"a buffer of {biggest} elements: the step holds something t_q by t_k"
+
+
+def test_reference_tiles_do_not_change_the_answer():
+    qa, ka, va = seeded([(3, 10, 4), (3, 29, 4), (3, 29, 6)], np.float64, seed=6)
+    mask = key_mask((3, 29))
+    ref = sdpa_forward(qa, ka, va, mask, causal=True, scale=0.3, masked=True, tile=64)
+    do, D = seeded([(3, 10, 6)], np.float64, seed=7)[0], None
+    D = (do * ref[0]).sum(-1)
+    bq = sdpa_bwd_q(qa, ka, va, mask, do, ref[1], D, causal=True, scale=0.3, masked=True, tile=64)
+    bkv = sdpa_bwd_kv(qa, ka, va, mask, do, ref[1], D, causal=True, scale=0.3, masked=True, tile=64)
+    for tile in (1, 3, 7, 28, 29):
+        for a, b in zip(ref + bq + bkv, sdpa_forward(qa, ka, va, mask, causal=True, scale=0.3, masked=True, tile=tile)
+                        + sdpa_bwd_q(qa, ka, va, mask, do, ref[1], D, causal=True, scale=0.3, masked=True, tile=tile)
+                        + sdpa_bwd_kv(qa, ka, va, mask, do, ref[1], D, causal=True, scale=0.3, masked=True, tile=tile)):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("device", ["numpy", "c"])
+def test_a_row_that_sees_no_key_is_zero_with_zero_gradient(device):
+    qa, ka, va = seeded([(1, 3, 4), (1, 5, 4), (1, 5, 4)], np.float64)
+    mask = np.zeros((1, 5))
+    with use_device(device):
+        q, k, v = (Tensor(a, requires_grad=True) for a in (qa, ka, va))
+        o = q.attention(k, v, key_mask=Tensor(mask))
+        outs = (o,) + grad(o.sum(), [q, k, v])
+        realize(*outs)
+        for t in outs: assert np.array_equal(t.numpy(), np.zeros(t.shape))
+
+
+def test_second_derivative_uses_the_composed_backward():
+    qa, ka, va = seeded([(2, 5, 4), (2, 7, 4), (2, 7, 4)], np.float64, seed=8)
+    with use_device("numpy"):
+        q, k = Tensor(qa, requires_grad=True), Tensor(ka, requires_grad=True)
+        dq, dk = grad(q.attention(k, Tensor(va), causal=True).sum(), [q, k], create_graph=True)
+        ddq, ddk = grad((dq * dq).sum() + (dk * dk).sum(), [q, k])
+    tq, tk = torch.tensor(qa, requires_grad=True), torch.tensor(ka, requires_grad=True)
+    o = torch.nn.functional.scaled_dot_product_attention(tq, tk, torch.tensor(va), is_causal=True)
+    tdq, tdk = torch.autograd.grad(o.sum(), [tq, tk], create_graph=True)
+    want = torch.autograd.grad((tdq * tdq).sum() + (tdk * tdk).sum(), [tq, tk])
+    np.testing.assert_allclose(ddq.numpy(), want[0].numpy(), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ddk.numpy(), want[1].numpy(), rtol=1e-8, atol=1e-10)
+
+
+def test_batch_dims_broadcast_and_gradients_sum_back():
+    qa, ka, va = seeded([(2, 3, 5, 4), (1, 3, 6, 4), (3, 6, 4)], np.float64, seed=9)
+    with use_device("numpy"):
+        q, k, v = (Tensor(a, requires_grad=True) for a in (qa, ka, va))
+        o = q.attention(k, v)
+        gs = grad(o.sum(), [q, k, v])
+    tq, tk, tv = (torch.tensor(a, requires_grad=True) for a in (qa, ka, va))
+    to = torch.nn.functional.scaled_dot_product_attention(tq, tk.expand(2, 3, 6, 4), tv.expand(2, 3, 6, 4))
+    want = torch.autograd.grad(to.sum(), [tq, tk, tv])
+    np.testing.assert_allclose(o.numpy(), to.detach().numpy(), rtol=1e-10)
+    for a, b in zip(gs, want): np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_bad_operands_are_refused_where_they_are_made():
+    q = Tensor(np.zeros((2, 3, 4), np.float32))
+    with pytest.raises(ValueError, match="width"): q.attention(Tensor(np.zeros((2, 3, 5), np.float32)), q)
+    with pytest.raises(ValueError, match="one value per key"): q.attention(q, Tensor(np.zeros((2, 4, 4), np.float32)))
+    with pytest.raises(ValueError, match="key_mask"): q.attention(q, q, key_mask=Tensor(np.ones((2, 4), np.float32)))
+    with pytest.raises(TypeError, match="float"): Tensor(np.zeros((2, 3), np.int32)).attention(q, q)
+    with pytest.raises(ValueError, match="at least 2 dims"): q.attention(Tensor(np.zeros(4, np.float32)), q)
+    with pytest.raises(ValueError, match="registers no 'sdpa'"):
+        with use_device("interpreter"): q.attention(q, q, fused=True)
