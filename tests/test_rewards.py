@@ -1,0 +1,144 @@
+"""The RL reward (chapter litmus/13_rewards): each anti-hacking property of the spec has a test here that fails if the
+property is removed, on real kernels through the real pipeline and on evidence written by hand."""
+import re
+import pytest
+from litmus import corpus
+from litmus.rewards import (LitmusReward, RewardBreakdown, litmus_reward, litmus_reward_func, breakdown, task_of,
+                            checked_task, extract_kernel, TASK_KEYS, UNKNOWN_CAP, COUNTEREXAMPLE_CAP, STATIC_CAP)
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def fenced(source: str) -> str:
+    return "My kernel:\n```python\n" + source + "\n```\n"
+
+
+def reward_of(name: str, **task):
+    return litmus_reward(fenced(corpus.get(name).source), **{**task_of(name), **task})
+
+
+CLEAN = {"verdict": "ACCEPT", "certified": True, "reasons": [], "witness": "w",
+         "safety": {"verdict": "ACCEPT", "defects": []},
+         "falsification": {"counterexample": None, "configs": 9, "failure": ""}}
+
+
+# silence is not success: UNKNOWN strictly below ACCEPT, an unreadable kernel scores 0
+
+def test_unknown_scores_strictly_below_accept():
+    accept = reward_of("vadd")
+    assert accept.verdict == "ACCEPT" and accept.score == 1.0
+    unknown = litmus_reward(fenced((HERE / "kernels" / "unsupported_while.py").read_text()), spec="x", domain={"x_ptr": [-1, 1]})
+    assert unknown.verdict == "UNKNOWN" and unknown.gate == "unknown"
+    assert 0 < unknown.score <= UNKNOWN_CAP < accept.score
+    # the cap holds even when every half of the evidence is otherwise perfect
+    assert breakdown({**CLEAN, "verdict": "UNKNOWN"}, static=False).score <= UNKNOWN_CAP
+
+
+@pytest.mark.parametrize("completion", [
+    "The kernel is correct, trust me.",                                   # no code at all
+    "```python\ndef kernel(:\n```",                                       # a syntax error
+    "```python\nimport triton\n\ndef add(x): return x + 1\n```",          # no @triton.jit function
+    [{"role": "assistant", "content": "```python\nLITMUS = {}\n```"}],    # chat form, nothing to load
+])
+def test_unreadable_scores_zero(completion):
+    b = litmus_reward(completion, **task_of("vadd"))
+    assert b.score == 0.0 and b.gate == "unreadable" and b.verdict == "UNREADABLE"
+
+
+# memory safety is a gate: a proved OOB or race zeroes the score whatever the numbers
+
+@pytest.mark.parametrize("name", ["vadd_nomask", "sum_race"])
+def test_proved_safety_defect_zeroes_the_score(name):
+    b = reward_of(name)
+    assert b.gate == "memory_safety" and b.score == 0.0 and b.counterexample
+    assert b.parts["bound"] == 1.0       # the numbers side earned its credit; the gate still zeroes the score
+
+
+@pytest.mark.parametrize("kind", ["out_of_bounds", "race"])
+def test_safety_gate_beats_perfect_numbers(kind):
+    static_defect = {**CLEAN, "verdict": "REJECT", "safety": {"verdict": "REJECT", "defects": [{"kind": kind}]}}
+    replayed = {**CLEAN, "verdict": "REJECT", "falsification": {"counterexample": {"kind": kind}, "configs": 9, "failure": ""}}
+    assert breakdown(CLEAN, static=False).score == 1.0
+    assert breakdown(static_defect, static=False).score == 0.0
+    assert breakdown(replayed, static=False).score == 0.0
+    assert breakdown(static_defect, static=True).score == 0.0
+
+
+# a demonstrated counterexample caps the reward at 0.10
+
+def test_counterexample_caps_the_reward():
+    b = reward_of("softmax_nomaxsub")
+    assert b.gate == "counterexample" and 0 < b.score <= COUNTEREXAMPLE_CAP and "numeric" in b.counterexample
+    numeric = {**CLEAN, "verdict": "REJECT", "falsification": {"counterexample": {"kind": "numeric"}, "configs": 9, "failure": ""}}
+    assert breakdown(numeric, static=False).score <= COUNTEREXAMPLE_CAP
+
+
+def test_completion_cannot_narrow_its_domain():
+    "softmax without the max shift is exact on [0, 1]; a completion declaring that domain is still judged on the task's."
+    source = re.sub(r'"domain": \{[^}]*\}', '"domain": {"x_ptr": [0.0, 1.0]}', corpus.get("softmax_nomaxsub").source)
+    assert '"x_ptr": [0.0, 1.0]' in source
+    b = litmus_reward(fenced(source), **{**task_of("softmax_nomaxsub"), "launch": None})
+    assert b.score <= COUNTEREXAMPLE_CAP
+
+
+# shape specialisation gains nothing: the whole symbolic shape space, not the benchmark's shape
+
+def test_pinning_the_benchmark_shape_gains_nothing():
+    source = corpus.get("vadd_nomask").source.replace("LITMUS = {", 'LITMUS = {"ranges": {"N": [1024, 1024]}, ', 1)
+    source = re.sub(r'"dims": \{"N": \d+\}', '"dims": {"N": 1024}', source)
+    assert '"N": 1024' in source and '"ranges"' in source
+    b = litmus_reward(fenced(source), **{**task_of("vadd_nomask"), "launch": None})
+    assert b.score == 0.0 and b.gate == "memory_safety"
+
+
+def test_accept_walks_many_shape_classes():
+    assert reward_of("vadd").shape_configs > 3
+
+
+# static mode is capped at 0.65
+
+def test_static_mode_is_capped():
+    b = litmus_reward(fenced(corpus.get("vadd").source))      # no spec in the task: the file's own spec is not trusted
+    assert b.mode == "static" and 0 < b.score <= STATIC_CAP
+    assert breakdown({**CLEAN, "verdict": "UNKNOWN"}, static=True).score <= STATIC_CAP
+    assert litmus_reward(fenced(corpus.get("vadd_nomask").source)).score == 0.0
+
+
+# the trainer-facing shapes
+
+def test_trl_signature_pool_and_cache():
+    reward = LitmusReward(workers=2)
+    assert reward.__name__ == "litmus_reward"
+    good, bad = corpus.get("vadd").source, corpus.get("vadd_nomask").source
+    completions = [fenced(good), [{"role": "assistant", "content": fenced(bad)}], fenced(good), "no code"]
+    columns = {k: [task_of("vadd")[k]] * 4 for k in TASK_KEYS}
+    try:
+        scores = reward(prompts=["p"] * 4, completions=completions, **columns)
+        assert scores == [1.0, 0.0, 1.0, 0.0] and all(isinstance(s, float) for s in scores)
+        assert all(isinstance(b, RewardBreakdown) for b in reward.last)
+        again = reward(prompts=["p"] * 4, completions=completions, **columns)
+        assert again == scores and all(b.cached for b in reward.last)
+    finally:
+        reward.close()
+
+
+def test_rubric_function_logs_its_breakdown():
+    state = {}
+    task = task_of("vadd")
+    score = litmus_reward_func(fenced(corpus.get("vadd").source), answer=task["spec"],
+                               info={"domain": task["domain"], "launch": task["launch"]}, state=state)
+    assert score == 1.0 and state["litmus"]["gate"] == "accept"
+
+
+def test_bad_tasks_and_completions_name_the_problem():
+    with pytest.raises(ValueError, match="no domain"):
+        checked_task({"spec": "x + y"})
+    with pytest.raises(ValueError, match="not among"):
+        checked_task({"spec": "x", "domain": {"x": [0, 1]}, "answer_key": {}})
+    with pytest.raises(TypeError, match="string or a list of chat messages"):
+        extract_kernel(3.5)
+    with pytest.raises(TypeError, match="completions="):
+        LitmusReward()(prompts=["p"])
+    with pytest.raises(ValueError, match="column 'spec' has 1 values for 2"):
+        LitmusReward()(prompts=["a", "b"], completions=["x", "y"], spec=["x"], domain=[{"x": [0, 1]}] * 2)
