@@ -8,11 +8,12 @@ Docs: https://limn-dev.github.io/limn/litmus/safety.html.md"""
 __all__ = ['live_formula', 'Defect', 'SafetyReport', 'GPUSafetyCheck']
 
 # %% ../nbs/litmus/06_safety.ipynb #068b61f0
-import math
+import math, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from litmus.tritonir import (Poly, compare, conj, disj, negate, make_atom, evaluate_poly, build_model, KernelModel,
-                             TRUE, Opaque, numeric_ranges, executions)
+from fastcore.basics import patch
+from litmus.tritonir import (Poly, compare, conj, disj, negate, make_atom, evaluate_poly, build_model, read_kernel, KernelModel,
+                             TRUE, Opaque, numeric_ranges, executions, ModelLimit, KernelFileError)
 from litmus.prove import ModelProver, Proof
 from litmus.smt import Problem, SolveResult, solve, z3_available
 from litmus.shapes import SymbolicShapeSpace
@@ -81,186 +82,227 @@ class SafetyReport:
                 'defects': [d.as_dict() for d in self.defects], 'unsupported': [str(u) for u in self.unsupported],
                 'open': list(self.open), 'proofs': [{'prop': p.prop, 'line': p.line, 'proved': p.proved, 'steps': p.steps} for p in self.proofs]}
 
-# %% ../nbs/litmus/06_safety.ipynb #6f672dac
-class _Search:
-    "The witness searches, one per property, over the configurations of `SymbolicShapeSpace` (chapter 07)."
+# %% ../nbs/litmus/06_safety.ipynb #07c95883
+class GPUSafetyCheck:
+    """Out-of-bounds accesses, races and divergent barriers of a Triton kernel, decided without running it. Each
+    property is first proved for all shapes (`litmus.prove`); only what is not proved is searched, at the shape classes
+    of `SymbolicShapeSpace`, with block sizes shrunk to `small_block` first and then at their real values. A failed
+    proof is never a defect on its own: a defect needs a witness from the solver.
+
+    `kernel`: a path to a kernel file (read by `read_kernel`: parsed, never executed), a corpus name, a
+    `KernelSource`, a corpus `Kernel` or a `KernelModel`. Budget: `build_model`'s interpretation budget, then
+    `time_budget` seconds for the proofs and searches together (each solver call gets what is left; z3 at most 20 s),
+    `budget` points per bounded search. What is not decided within it is reported open, and the verdict is UNKNOWN."""
+    def __init__(self, kernel, backend='auto', small_block=4, budget=300_000, time_budget=10.0):
+        if backend not in ('auto', 'z3', 'bounded'):
+            raise ValueError(f"backend must be 'auto', 'z3' or 'bounded', got {backend!r}")
+        if not (isinstance(time_budget, (int, float)) and 0 < time_budget <= 3600):
+            raise ValueError(f"time_budget must be a number of seconds in (0, 3600], got {time_budget!r}")
+        if isinstance(kernel, (str, Path)):
+            if str(kernel).endswith('.py') or Path(kernel).is_file(): kernel = read_kernel(kernel)  # parsed, never run
+            else:
+                from litmus import corpus  # the corpus's own files: package data, trusted like the code
+                kernel = corpus.get(str(kernel))
+        self.kernel, self.small_block, self.budget, self.time_budget = kernel, small_block, budget, time_budget
+        self.backend = ('z3' if z3_available() else 'bounded') if backend == 'auto' else backend
+        self.model = kernel if isinstance(kernel, KernelModel) else build_model(kernel)
+        self.prover = ModelProver(self.model)
+        self._spaces, self._configs, self.deadline = None, None, None
+
     def spaces(self):
         if self._spaces is None:
-            self._spaces = [SymbolicShapeSpace(self.kernel if not isinstance(self.kernel, KernelModel) else self.model,
-                                               block=self.small_block, backend=self.backend)]
+            source = self.kernel if not isinstance(self.kernel, KernelModel) else self.model
+            self._spaces = [SymbolicShapeSpace(source, block=self.small_block, backend=self.backend)]
             if any(v is not None and v > self.small_block for v in (e.value() for e in self.model.constexprs.values())):
-                self._spaces.append(SymbolicShapeSpace(self.kernel if not isinstance(self.kernel, KernelModel) else self.model,
-                                                       block=None, backend=self.backend))
+                self._spaces.append(SymbolicShapeSpace(source, block=None, backend=self.backend))
         return self._spaces
 
     def configs(self):
         """Search configurations in order: every shape class at shrunk blocks (deep reductions left out), then the
         baseline at the kernel's own block sizes, a check that nothing hides behind the shrinking."""
-        if getattr(self, '_configs', None) is None:
+        if self._configs is None:
             spaces = self.spaces()
             self._configs = spaces[0].configs(include_deep=False) + [c for sp in spaces[1:] for c in sp.configs()[:1]]
         return self._configs
 
-    def _vars(self, env, symbols, suffix=''):
-        return [(s + suffix, lo, hi) for s, (lo, hi) in numeric_ranges(self.model, symbols, env).items()]
+# %% ../nbs/litmus/06_safety.ipynb #17fec29a
+@patch
+def _left(self:GPUSafetyCheck):
+    "Seconds left of the time budget (the full budget before `run` starts)."
+    return self.time_budget if self.deadline is None else self.deadline - time.monotonic()
 
-    def _thread_symbols(self, access):
-        "pids, then loop counters, then lanes: the order of the lexicographically smallest witness."
-        pids = [f'pid{a}' for a in range(len(self.model.grid))]
-        data = sorted(s for s in access.guard.symbols() if self.model.symbols.get(s) and self.model.symbols[s].kind == 'data')
-        return pids, list(access.loops), list(access.lanes), data
+@patch
+def _vars(self:GPUSafetyCheck, env, symbols, suffix=''):
+    return [(s + suffix, lo, hi) for s, (lo, hi) in numeric_ranges(self.model, symbols, env).items()]
 
-    def _solve(self, variables, constraints):
-        if any(lo > hi for _, lo, hi in variables): return None
-        problem = Problem(variables, constraints)
-        if self.backend == 'bounded' and problem.box_size() > self.budget:  # not worth starting: it cannot finish
-            return SolveResult('unknown', None, 'bounded', note=f'box of {problem.box_size()} points exceeds the budget of {self.budget}')
-        return solve(problem, self.backend, self.budget)
+@patch
+def _thread_symbols(self:GPUSafetyCheck, access):
+    "pids, then loop counters, then lanes: the order of the lexicographically smallest witness."
+    pids = [f'pid{a}' for a in range(len(self.model.grid))]
+    data = sorted(s for s in access.guard.symbols() if self.model.symbols.get(s) and self.model.symbols[s].kind == 'data')
+    return pids, list(access.loops), list(access.lanes), data
 
-    def search_oob(self, access):
-        t = self.model.tensors[access.tensor]
-        incomplete = None
-        for cfg in self.configs():
-            env = self.model.config_env(cfg.dims, cfg.constexprs)
-            pids, loops, lanes, data = self._thread_symbols(access)
-            variables = self._vars(env, pids + loops + lanes + data)
-            off = access.offset.subs(env)
-            live, shape, strides = live_formula(t, off, env)
-            r = self._solve(variables, [access.guard.subs(env), negate(live)])
-            if r is not None and r.status == 'sat':
-                m = r.model
-                addr = evaluate_poly(off, m)
-                numel = 1
-                for s in shape: numel *= s
-                span = 1 + sum((a - 1) * b for a, b in zip(shape, strides))
-                where = 'before the start' if addr < 0 else 'past the end of the allocation' if addr >= span else 'in padding between rows'
-                w = {'tensor': access.tensor, 'address': addr, 'where': where, 'allocation': span, 'shape': shape,
-                     'strides': strides, 'dims': cfg.dims, 'blocks': cfg.constexprs, 'config': cfg.label,
-                     'program': tuple(m[p] for p in pids), 'lanes': {l: m[l] for l in lanes}}
-                if loops: w['iteration'] = {l: m[l] for l in loops}
-                if data: w['data_conditions'] = {d: m[d] for d in data}
-                return Defect('out_of_bounds', access.line, access.text, w, r.backend), None
-            if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
-        return None, incomplete
+@patch
+def _solve(self:GPUSafetyCheck, variables, constraints):
+    if any(lo > hi for _, lo, hi in variables): return None
+    if self._left() <= 0: return SolveResult('unknown', None, self.backend, note=f'the time budget of {self.time_budget} s ran out')
+    problem = Problem(variables, constraints)
+    if self.backend == 'bounded' and problem.box_size() > self.budget:  # not worth starting: it cannot finish
+        return SolveResult('unknown', None, 'bounded', note=f'box of {problem.box_size()} points exceeds the budget of {self.budget}')
+    return solve(problem, self.backend, self.budget, deadline=self.deadline)
 
-    def search_race(self, access, other):
-        "Two executions, of `access` and `other` (maybe the same statement), by different threads at one address."
-        incomplete = None
-        for cfg in self.configs():
-            env = self.model.config_env(cfg.dims, cfg.constexprs)
-            pids_a, loops_a, lanes_a, data_a = self._thread_symbols(access)
-            pids_b, loops_b, lanes_b, data_b = self._thread_symbols(other)
-            rename_a = _rename(pids_a + loops_a + lanes_a + data_a, '_a'); rename_b = _rename(pids_b + loops_b + lanes_b + data_b, '_b')
-            variables = self._vars(env, pids_a + loops_a + lanes_a + data_a, '_a') + self._vars(env, pids_b + loops_b + lanes_b + data_b, '_b')
-            offset_a, offset_b = access.offset.subs(env).subs(rename_a), other.offset.subs(env).subs(rename_b)
-            differ = [compare(Poly.var(p + '_a'), '!=', Poly.var(p + '_b')) for p in pids_a]
-            if other is access: differ += [compare(Poly.var(l + '_a'), '!=', Poly.var(l + '_b')) for l in lanes_a]
-            constraints = [access.guard.subs(env).subs(rename_a), other.guard.subs(env).subs(rename_b), compare(offset_a, '==', offset_b), disj(*differ)]
-            r = self._race_by_address(access, other, env, pids_a + loops_a + lanes_a + data_a, pids_b + loops_b + lanes_b + data_b) \
-                if self.backend == 'bounded' else self._solve(variables, constraints)
-            if r is not None and r.status == 'sat':
-                m = r.model
-                w = {'tensor': access.tensor, 'address': evaluate_poly(offset_a, m), 'dims': cfg.dims, 'blocks': cfg.constexprs,
-                     'config': cfg.label,
-                     'first': {'line': access.line, 'op': access.kind, 'program': tuple(m[p + '_a'] for p in pids_a),
-                               'lanes': {l: m[l + '_a'] for l in lanes_a}},
-                     'second': {'line': other.line, 'op': other.kind, 'program': tuple(m[p + '_b'] for p in pids_b),
-                                'lanes': {l: m[l + '_b'] for l in lanes_b}}}
-                return Defect('race', access.line, access.text, w, r.backend), None
-            if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
-        return None, incomplete
+# %% ../nbs/litmus/06_safety.ipynb #3a30e6b1
+@patch
+def search_oob(self:GPUSafetyCheck, access):
+    t = self.model.tensors[access.tensor]
+    incomplete = None
+    for cfg in self.configs():
+        env = self.model.config_env(cfg.dims, cfg.constexprs)
+        pids, loops, lanes, data = self._thread_symbols(access)
+        variables = self._vars(env, pids + loops + lanes + data)
+        off = access.offset.subs(env)
+        live, shape, strides = live_formula(t, off, env)
+        r = self._solve(variables, [access.guard.subs(env), negate(live)])
+        if r is not None and r.status == 'sat':
+            m = r.model
+            addr = evaluate_poly(off, m)
+            numel = 1
+            for s in shape: numel *= s
+            span = 1 + sum((a - 1) * b for a, b in zip(shape, strides))
+            where = 'before the start' if addr < 0 else 'past the end of the allocation' if addr >= span else 'in padding between rows'
+            w = {'tensor': access.tensor, 'address': addr, 'where': where, 'allocation': span, 'shape': shape,
+                 'strides': strides, 'dims': cfg.dims, 'blocks': cfg.constexprs, 'config': cfg.label,
+                 'program': tuple(m[p] for p in pids), 'lanes': {l: m[l] for l in lanes}}
+            if loops: w['iteration'] = {l: m[l] for l in loops}
+            if data: w['data_conditions'] = {d: m[d] for d in data}
+            return Defect('out_of_bounds', access.line, access.text, w, r.backend), None
+        if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+    return None, incomplete
 
-    def _race_by_address(self, access, other, env, names_a, names_b):
-        """The bounded backend's race query, answered by bucketing executions by address: the same lexicographically
-        smallest witness as the generic search over both copies, in time linear in the box instead of quadratic."""
-        box = math.prod(hi - lo + 1 for _, lo, hi in self._vars(env, names_b))
-        if box > self.budget:
-            return SolveResult('unknown', None, 'bounded', note=f'box of {box} points exceeds the budget of {self.budget}')
-        pids = [f'pid{a}' for a in range(len(self.model.grid))]
-        lanes = set(access.lanes) if other is access else set()
-        by_address = {}
-        for e in executions(self.model, other, env):
-            by_address.setdefault(e['address'], []).append(e)
-        explored = box
-        for ea in executions(self.model, access, env):
-            explored += 1
-            for eb in by_address.get(ea['address'], ()):
-                if any(ea[p] != eb[p] for p in pids) or any(ea[l] != eb[l] for l in lanes):
-                    model = {**{n + '_a': ea[n] for n in names_a}, **{n + '_b': eb[n] for n in names_b}}
-                    return SolveResult('sat', model, 'bounded', explored=explored)
-        return SolveResult('unsat', None, 'bounded', explored=explored, note='no two threads share an address in this box')
+# %% ../nbs/litmus/06_safety.ipynb #5c200f70
+@patch
+def search_race(self:GPUSafetyCheck, access, other):
+    "Two executions, of `access` and `other` (maybe the same statement), by different threads at one address."
+    incomplete = None
+    for cfg in self.configs():
+        env = self.model.config_env(cfg.dims, cfg.constexprs)
+        pids_a, loops_a, lanes_a, data_a = self._thread_symbols(access)
+        pids_b, loops_b, lanes_b, data_b = self._thread_symbols(other)
+        rename_a = _rename(pids_a + loops_a + lanes_a + data_a, '_a'); rename_b = _rename(pids_b + loops_b + lanes_b + data_b, '_b')
+        variables = self._vars(env, pids_a + loops_a + lanes_a + data_a, '_a') + self._vars(env, pids_b + loops_b + lanes_b + data_b, '_b')
+        offset_a, offset_b = access.offset.subs(env).subs(rename_a), other.offset.subs(env).subs(rename_b)
+        differ = [compare(Poly.var(p + '_a'), '!=', Poly.var(p + '_b')) for p in pids_a]
+        if other is access: differ += [compare(Poly.var(l + '_a'), '!=', Poly.var(l + '_b')) for l in lanes_a]
+        constraints = [access.guard.subs(env).subs(rename_a), other.guard.subs(env).subs(rename_b), compare(offset_a, '==', offset_b), disj(*differ)]
+        r = self._race_by_address(access, other, env, pids_a + loops_a + lanes_a + data_a, pids_b + loops_b + lanes_b + data_b) \
+            if self.backend == 'bounded' else self._solve(variables, constraints)
+        if r is not None and r.status == 'sat':
+            m = r.model
+            w = {'tensor': access.tensor, 'address': evaluate_poly(offset_a, m), 'dims': cfg.dims, 'blocks': cfg.constexprs,
+                 'config': cfg.label,
+                 'first': {'line': access.line, 'op': access.kind, 'program': tuple(m[p + '_a'] for p in pids_a),
+                           'lanes': {l: m[l + '_a'] for l in lanes_a}},
+                 'second': {'line': other.line, 'op': other.kind, 'program': tuple(m[p + '_b'] for p in pids_b),
+                            'lanes': {l: m[l + '_b'] for l in lanes_b}}}
+            return Defect('race', access.line, access.text, w, r.backend), None
+        if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+    return None, incomplete
 
-    def search_barrier(self, barrier):
-        pids = [f'pid{a}' for a in range(len(self.model.grid))]
-        data = sorted(s for s in barrier.guard.symbols() if self.model.symbols[s].kind == 'data')
-        incomplete = None
-        for cfg in self.configs():
-            env = self.model.config_env(cfg.dims, cfg.constexprs)
-            ra, rb = _rename(pids + data, '_a'), _rename(pids + data, '_b')
-            box = numeric_ranges(self.model, pids + list(barrier.loops) + data, env)
-            variables = [(s + sfx, *box[s]) for sfx in ('_a', '_b') for s in pids + data] + [(l, *box[l]) for l in barrier.loops]
-            g = barrier.guard.subs(env)
-            r = self._solve(variables, [g.subs(ra), negate(g.subs(rb))])
-            if r is not None and r.status == 'sat':
-                m = r.model
-                w = {'reached_by': tuple(m[p + '_a'] for p in pids), 'skipped_by': tuple(m[p + '_b'] for p in pids),
-                     'condition': str(barrier.guard), 'dims': cfg.dims, 'blocks': cfg.constexprs, 'config': cfg.label}
-                if data: w['data_conditions'] = {'reached': {d: m[d + '_a'] for d in data}, 'skipped': {d: m[d + '_b'] for d in data}}
-                if barrier.loops: w['iteration'] = {l: m[l] for l in barrier.loops}
-                return Defect('barrier_divergence', barrier.line, barrier.text, w, r.backend), None
-            if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
-        return None, incomplete
+# %% ../nbs/litmus/06_safety.ipynb #3893423d
+@patch
+def _race_by_address(self:GPUSafetyCheck, access, other, env, names_a, names_b):
+    """The bounded backend's race query, answered by bucketing executions by address: the same lexicographically
+    smallest witness as the generic search over both copies, in time linear in the box instead of quadratic."""
+    box = math.prod(hi - lo + 1 for _, lo, hi in self._vars(env, names_b))
+    if box > self.budget:
+        return SolveResult('unknown', None, 'bounded', note=f'box of {box} points exceeds the budget of {self.budget}')
+    pids = [f'pid{a}' for a in range(len(self.model.grid))]
+    lanes = set(access.lanes) if other is access else set()
+    by_address = {}
+    for i, e in enumerate(executions(self.model, other, env)):
+        by_address.setdefault(e['address'], []).append(e)
+        if i % 2048 == 2047 and self._left() <= 0:
+            return SolveResult('unknown', None, 'bounded', note=f'the time budget of {self.time_budget} s ran out')
+    explored = box
+    for ea in executions(self.model, access, env):
+        explored += 1
+        if explored % 2048 == 0 and self._left() <= 0:
+            return SolveResult('unknown', None, 'bounded', explored=explored, note=f'the time budget of {self.time_budget} s ran out')
+        for eb in by_address.get(ea['address'], ()):
+            if any(ea[p] != eb[p] for p in pids) or any(ea[l] != eb[l] for l in lanes):
+                model = {**{n + '_a': ea[n] for n in names_a}, **{n + '_b': eb[n] for n in names_b}}
+                return SolveResult('sat', model, 'bounded', explored=explored)
+    return SolveResult('unsat', None, 'bounded', explored=explored, note='no two threads share an address in this box')
 
-# %% ../nbs/litmus/06_safety.ipynb #95315a91
-class GPUSafetyCheck(_Search):
-    """Out-of-bounds accesses, races and divergent barriers of a Triton kernel. Each property is first proved for all
-    shapes (`litmus.prove`); only what is not proved is searched, at the shape classes of `SymbolicShapeSpace`, with
-    block sizes shrunk to `small_block` first and then at their real values. A failed proof is never a defect on its
-    own: a defect needs a witness from the solver."""
-    def __init__(self, kernel, backend='auto', small_block=4, budget=300_000):
-        if backend not in ('auto', 'z3', 'bounded'):
-            raise ValueError(f"backend must be 'auto', 'z3' or 'bounded', got {backend!r}")
-        if isinstance(kernel, (str, Path)):
-            from litmus import corpus
-            kernel = corpus.load(kernel) if str(kernel).endswith('.py') else corpus.get(str(kernel))
-        self.kernel, self.small_block, self.budget = kernel, small_block, budget
-        self.backend = ('z3' if z3_available() else 'bounded') if backend == 'auto' else backend
-        self.model = kernel if isinstance(kernel, KernelModel) else build_model(kernel)
-        self.prover = ModelProver(self.model)
-        self._spaces = None
+@patch
+def search_barrier(self:GPUSafetyCheck, barrier):
+    pids = [f'pid{a}' for a in range(len(self.model.grid))]
+    data = sorted(s for s in barrier.guard.symbols() if self.model.symbols[s].kind == 'data')
+    incomplete = None
+    for cfg in self.configs():
+        env = self.model.config_env(cfg.dims, cfg.constexprs)
+        ra, rb = _rename(pids + data, '_a'), _rename(pids + data, '_b')
+        box = numeric_ranges(self.model, pids + list(barrier.loops) + data, env)
+        variables = [(s + sfx, *box[s]) for sfx in ('_a', '_b') for s in pids + data] + [(l, *box[l]) for l in barrier.loops]
+        g = barrier.guard.subs(env)
+        r = self._solve(variables, [g.subs(ra), negate(g.subs(rb))])
+        if r is not None and r.status == 'sat':
+            m = r.model
+            w = {'reached_by': tuple(m[p + '_a'] for p in pids), 'skipped_by': tuple(m[p + '_b'] for p in pids),
+                 'condition': str(barrier.guard), 'dims': cfg.dims, 'blocks': cfg.constexprs, 'config': cfg.label}
+            if data: w['data_conditions'] = {'reached': {d: m[d + '_a'] for d in data}, 'skipped': {d: m[d + '_b'] for d in data}}
+            if barrier.loops: w['iteration'] = {l: m[l] for l in barrier.loops}
+            return Defect('barrier_divergence', barrier.line, barrier.text, w, r.backend), None
+        if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+    return None, incomplete
 
-    def run(self):
-        proofs, defects, open_ = [], [], []
-        m = self.model
-        def unresolved(what, incomplete):
-            if incomplete is None: return f"{what}: not proved, and no witness in {len(self.configs())} configurations"
-            cfg, r = incomplete
-            return f"{what}: not proved, no witness found; the search was incomplete ({r.backend}: {r.note} at {cfg.label})"
-        for a in m.accesses:
-            p = self.prover.in_bounds(a); proofs.append(p)
-            if not p.proved:
-                d, incomplete = self.search_oob(a)
-                if d is not None: defects.append(d)
-                else: open_.append(unresolved(f"in_bounds line {a.line}", incomplete))
-        for a in m.accesses:
-            if a.kind != 'store': continue
-            others = [o for o in m.accesses if o is not a and o.tensor == a.tensor]
-            p = self.prover.race_free(a, others); proofs.append(p)
-            if p.proved: continue
-            found, incomplete = None, None
-            for o in [a] + others:
-                if o.kind == 'store' and o is not a and o.line < a.line: continue  # that pair is searched from o
-                d, unfinished = self.search_race(a, o)
-                incomplete = incomplete or unfinished
-                if d is not None: found = d; break
-            if found: defects.append(found)
-            else: open_.append(unresolved(f"race_free line {a.line}", incomplete))
-        for b in m.barriers:
-            p = self.prover.barrier_uniform(b); proofs.append(p)
-            if not p.proved:
-                d, incomplete = self.search_barrier(b)
-                if d is not None: defects.append(d)
-                else: open_.append(unresolved(f"barrier_uniform line {b.line}", incomplete))
-        verdict = 'REJECT' if defects else 'UNKNOWN' if (m.unsupported or open_) else 'ACCEPT'
-        n = len(self.configs()) if (defects or open_) else 0
-        return SafetyReport(m.name, verdict, proofs, defects, list(m.unsupported), open_, self.backend, n)
+# %% ../nbs/litmus/06_safety.ipynb #a43bf3be
+@patch
+def _decide(self:GPUSafetyCheck, what, prove, search, certain=True):
+    "(proof, defect, open note) for one property: the proof first, the search only if it fails, all inside the budget."
+    if self._left() <= 0: return None, None, f"{what}: not decided, the time budget of {self.time_budget} s ran out"
+    try:
+        p = prove()
+        if p.proved: return p, None, None
+        d, incomplete = search()
+    except (ModelLimit, RecursionError, ZeroDivisionError, OverflowError) as e:
+        return None, None, f"{what}: not decided, the model's limits were reached ({type(e).__name__}: {str(e)[:120]})"
+    if d is not None and not certain:
+        return p, None, f"{what}: {d} found, but an unmodelled construct runs before it and may keep it from executing"
+    if d is not None: return p, d, None
+    if incomplete is None: return p, None, f"{what}: not proved, and no witness in {len(self.configs())} configurations"
+    cfg, r = incomplete
+    return p, None, f"{what}: not proved, no witness found; the search was incomplete ({r.backend}: {r.note} at {cfg.label})"
+
+@patch
+def _race_search(self:GPUSafetyCheck, a, others):
+    "A race of store `a` against itself and every other access of its tensor; each pair of stores is searched once."
+    incomplete = None
+    for o in [a] + others:
+        if o.kind == 'store' and o is not a and (o.line, o.case) < (a.line, a.case): continue  # searched from o
+        d, unfinished = self.search_race(a, o)
+        incomplete = incomplete or unfinished
+        if d is not None: return d, None
+    return None, incomplete
+
+@patch
+def run(self:GPUSafetyCheck):
+    "The report: every access in bounds, every store race-free, every barrier uniform, or the defect or open question."
+    m, proofs, defects, open_ = self.model, [], [], []
+    self.deadline = time.monotonic() + self.time_budget
+    def note(p, d, o):
+        if p is not None: proofs.append(p)
+        if d is not None: defects.append(d)
+        if o is not None: open_.append(o)
+    for a in m.accesses:
+        note(*self._decide(f"in_bounds line {a.line}", lambda: self.prover.in_bounds(a), lambda: self.search_oob(a), a.certain))
+    for a in m.accesses:
+        if a.kind != 'store': continue
+        others = [o for o in m.accesses if o is not a and o.tensor == a.tensor]
+        note(*self._decide(f"race_free line {a.line}", lambda: self.prover.race_free(a, others), lambda: self._race_search(a, others),
+                           a.certain and all(o.certain for o in others)))
+    for b in m.barriers:
+        note(*self._decide(f"barrier_uniform line {b.line}", lambda: self.prover.barrier_uniform(b), lambda: self.search_barrier(b), b.certain))
+    verdict = 'REJECT' if defects else 'UNKNOWN' if (m.unsupported or open_) else 'ACCEPT'
+    n = len(self.configs()) if (defects or open_) else 0
+    return SafetyReport(m.name, verdict, proofs, defects, list(m.unsupported), open_, self.backend, n)

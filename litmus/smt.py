@@ -8,7 +8,7 @@ Docs: https://limn-dev.github.io/limn/litmus/smt.html.md"""
 __all__ = ['Problem', 'SolveResult', 'z3_available', 'solve_bounded', 'solve_z3', 'solve']
 
 # %% ../nbs/litmus/05_smt.ipynb #42bafe31
-import importlib.util
+import importlib.util, time
 from dataclasses import dataclass, field
 from litmus.tritonir import Poly, Atom, Cmp, And, Or, Not, Opaque, TRUE, FALSE, Const, conjuncts, next_pow2
 
@@ -69,9 +69,10 @@ def _formula_code(f, index):
     if isinstance(f, Opaque): return f"(V[{index[f.name]}] != 0)"
     raise TypeError(f"not a formula: {f!r}")
 
-def solve_bounded(problem, budget=2_000_000):
+def solve_bounded(problem, budget=2_000_000, deadline=None):
     """Depth-first search of the box in lexicographic order, each constraint checked as soon as its last variable is
-    set. The first solution is the lexicographically smallest. Exhausting the box says nothing beyond the box."""
+    set. The first solution is the lexicographically smallest. Exhausting the box says nothing beyond the box.
+    Budget: at most `budget` assignments, and nothing past `deadline` (a `time.monotonic()` value); then 'unknown'."""
     names = [v[0] for v in problem.variables]
     index = {n: i for i, n in enumerate(names)}
     checks = [[] for _ in names]
@@ -92,15 +93,16 @@ def solve_bounded(problem, budget=2_000_000):
         lo, hi = ranges[k]
         for v in range(lo, hi + 1):
             explored += 1
-            if explored > budget: raise _Budget()
+            if explored > budget: raise _Budget(f'budget of {budget} assignments exhausted')
+            if deadline is not None and explored % 4096 == 0 and time.monotonic() > deadline: raise _Budget('time budget ran out')
             V[k] = v
             try: ok = all(chk(V) for chk in checks[k])
             except ZeroDivisionError: ok = False
             if ok and (k == n - 1 or dfs(k + 1)): return True
         return False
     try: found = dfs(0)
-    except _Budget:
-        return SolveResult('unknown', None, 'bounded', explored=explored, note=f'budget of {budget} assignments exhausted')
+    except _Budget as e:
+        return SolveResult('unknown', None, 'bounded', explored=explored, note=str(e))
     if found: return SolveResult('sat', dict(zip(names, V)), 'bounded', explored=explored)
     return SolveResult('unsat', None, 'bounded', proved_unsat=False, explored=explored,
                        note=f'no solution in the box of {problem.box_size()} points (a bounded search, not a proof)')
@@ -145,19 +147,23 @@ def solve_z3(problem, timeout_ms=20_000):
     for n, lo, hi in problem.variables: opt.add(z3_vars[n] >= lo, z3_vars[n] <= hi)
     for c in problem.constraints: opt.add(formula(c))
     for n, _, _ in problem.variables: opt.minimize(z3_vars[n])
-    r = opt.check()
+    r = opt.check()  # z3's own timeout bounds it; the Python-side encoding above is linear in the formulas
     if r == z3.sat:
         m = opt.model()
         return SolveResult('sat', {n: m.eval(z3_vars[n], model_completion=True).as_long() for n in z3_vars}, 'z3')
     if r == z3.unsat: return SolveResult('unsat', None, 'z3', proved_unsat=True, note='z3 refuted the constraints in this box')
     return SolveResult('unknown', None, 'z3', note=f'z3: {opt.reason_unknown()}')
 
-def solve(problem, backend='auto', budget=2_000_000):
-    """Solve `problem` with backend 'z3', 'bounded' or 'auto' (z3 when installed). The result names its backend."""
+def solve(problem, backend='auto', budget=2_000_000, deadline=None):
+    """Solve `problem` with backend 'z3', 'bounded' or 'auto' (z3 when installed). The result names its backend.
+    Budget: `budget` assignments for the bounded search; z3 at most 20 s; neither past `deadline` (`time.monotonic()`)."""
     if backend not in ('auto', 'z3', 'bounded'):
         raise ValueError(f"backend must be 'auto', 'z3' or 'bounded', got {backend!r}")
     if backend == 'auto': backend = 'z3' if z3_available() else 'bounded'
     if backend == 'z3':
         if not z3_available(): raise ValueError("backend='z3' but the z3-solver package is not installed (pip install z3-solver)")
-        return solve_z3(problem)
-    return solve_bounded(problem, budget)
+        if deadline is None: return solve_z3(problem)
+        left_ms = int((deadline - time.monotonic()) * 1000)
+        if left_ms <= 0: return SolveResult('unknown', None, 'z3', note='time budget ran out')
+        return solve_z3(problem, min(20_000, left_ms))
+    return solve_bounded(problem, budget, deadline)
