@@ -184,12 +184,12 @@ def render(e: Expr) -> str:
 # %% ../nbs/litmus/01_spec.ipynb #ae5c6673
 _KIND_COLOUR = {"input": "#dde8f5", "const": "#eeeeee", "reduce": "#f5e2c8", "norm": "#d9f0d3", "matmul": "#f3d0d0", "unsupported": "#ffb3b3"}
 def draw(e: Expr, **graph_attrs):
-    "The spec as a graph through limn.viz: inputs blue, reductions orange, Norm composites green, contractions red."
+    "The spec as a graph through limn.viz: inputs blue, reductions and scans orange, composites green, contractions red."
     import limn.viz as viz
     canon = {n: n for n in e.walk()}      # equal sub-expressions are one node
     def kind(n):
         if n.op in ("input", "const", "matmul", "unsupported"): return n.op
-        return "reduce" if n.op in REDUCE else "norm" if n.op in NORM else "elementwise"
+        return "reduce" if n.op in REDUCE + SCAN else "norm" if n.op in NORM else "elementwise"
     def label(n):
         if n.op == "input": return n.arg
         if n.op == "const": return f"{n.arg:g}"
