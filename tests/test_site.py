@@ -1,25 +1,41 @@
 """The docs site builds offline and renders in a real browser (headless Chromium driven by Playwright).
 
-Builds the site from the notebooks into a temporary folder, opens the home page and the first chapter,
-and checks what a reader would: the title, a sidebar whose every link resolves to a page that exists,
-and a graphviz SVG that is present and has a visible size. Screenshots go to test-output/site/.
+Builds every page from the outputs saved in the notebooks, running only the front page, whose map is computed
+(`build_docs.py --run '^index'`: the chapters' own tests run under nbdev-test; this file tests the pages), then checks what a reader would: the source of
+every exported function and class on its chapter's page in source order (a class, a function and a method
+attached with @patch looked at closely on three chapters), every link on every page leading to a local
+page and anchor or to an intentional external reference, a numbered sidebar, subtitles without raw
+markdown, wide output that scrolls, and a front page whose map has a row and a box per chapter.
+Screenshots go to test-output/site/.
 """
-import shutil, subprocess, sys
+import ast, importlib.util, re, shutil, subprocess, sys
+from functools import lru_cache
 from pathlib import Path
-from urllib.parse import urljoin, urlparse
+from urllib.parse import unquote, urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "test-output" / "site"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-quic"]
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+# Hosts a page may link to on purpose (references for the reader). Nothing else: no docs host, no repository.
+INTENTIONAL_EXTERNAL = {"graphviz.org", "pytorch.org", "docs.python.org", "numpy.org", "triton-lang.org", "arxiv.org",
+                        "en.wikipedia.org", "huggingface.co", "github.com/openai/triton", "github.com/triton-lang/triton"}
+
+spec = importlib.util.spec_from_file_location("build_docs", ROOT / "tools" / "build_docs.py")
+build_docs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(build_docs)
+COURSE = build_docs.chapters()
+CHAPTERS = [c for c in COURSE if c.module]
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
-    subprocess.run([sys.executable, str(ROOT / "tools" / "build_docs.py"), "--out", str(out)], check=True, cwd=ROOT)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, str(ROOT / "tools" / "build_docs.py"), "--run", r"^index\.ipynb$", "--out", str(out)],
+                   check=True, cwd=ROOT, timeout=900)
     return out
 
 
@@ -33,38 +49,134 @@ def browser():
         browser.close()
 
 
-def check_page(browser, page_path: Path, title: str, shot: str):
+@pytest.fixture(scope="module")
+def page(browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    offline = []
-    page.on("request", lambda r: offline.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
-    page.goto(page_path.as_uri())
-    assert page.locator("h1.title").inner_text().strip() == title
-    links = page.locator("#sidebar a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
-    assert len(links) >= 2, f"sidebar has {len(links)} links"
-    for href in links:
-        target = Path(urlparse(urljoin(page_path.as_uri(), href)).path)
-        assert target.is_file(), f"sidebar link {href} on {page_path.name} points at a missing page"
-    assert page.locator("#sidebar").is_visible()
-    svg = page.locator("#content svg").first
-    assert svg.is_visible(), f"no visible SVG graph on {page_path.name}"
-    box = svg.bounding_box()
-    assert box["width"] > 50 and box["height"] > 30, box
-    assert offline == [], f"the page fetched from the network: {offline}"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / shot), full_page=False)
-    assert (SHOTS / shot).stat().st_size > 10_000
+    fetched = []
+    page.on("request", lambda r: fetched.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+    yield page
+    assert fetched == [], f"a page fetched from the network: {fetched[:5]}"
     page.close()
 
 
-def test_home_page_renders(site, browser):
-    check_page(browser, site / "index.html", "limn + litmus", "home.png")
+def exported_definitions(chapter) -> list[str]:
+    "`def name` / `class name` of every top-level function and class the chapter's notebook put into its module, in order."
+    source = (ROOT / chapter.module_file).read_text()
+    marker = f"# %% ../nbs/{chapter.path.as_posix()} #"
+    chunks = re.split(r"^(# %% .*)$", source, flags=re.M)
+    mine = "".join(body for head, body in zip(chunks[1::2], chunks[2::2]) if head.startswith(marker))
+    return [f"{'class' if isinstance(n, ast.ClassDef) else 'def'} {n.name}" for n in ast.parse(mine).body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
 
 
-def test_chapter_renders(site, browser):
-    check_page(browser, site / "viz.html", "Drawing graphs", "viz.png")
+def export_text(page, path: Path) -> str:
+    page.goto(path.as_uri())
+    return "\n".join(page.locator("#content div.export").all_inner_texts())
 
 
-def test_sidebar_follows_reading_order(site):
-    html = (site / "index.html").read_text()
-    order = [html.find(f'href="{page}"') for page in ("index.html", "viz.html")]
-    assert -1 not in order and order == sorted(order)
+def assert_in_source_order(shown: str, definitions: list[str], where: str):
+    at = 0
+    for definition in definitions:
+        found = re.search(rf"^(async )?{re.escape(definition)}\b", shown[at:], re.M)
+        assert found, f"{where}: `{definition}` is not on the page after the previous definition (missing or out of order)"
+        at += found.end()
+
+
+@pytest.mark.parametrize("notebook, expected", [
+    ("00_viz.ipynb", ["class Graph", "def quote", "def svg"]),                       # svg is attached with @patch
+    ("limn/02_tensor.ipynb", ["class Tensor", "def where", "def realize"]),
+    ("litmus/01_spec.ipynb", ["def parse", "def classify"]),
+])
+def test_exported_source_is_on_the_page(site, page, notebook, expected):
+    chapter = next(c for c in CHAPTERS if c.path.as_posix() == notebook)
+    shown = export_text(page, site / chapter.href)
+    for definition in expected: assert re.search(rf"^\s*{definition}\b", shown, re.M), f"{definition} not shown on {chapter.href}"
+    assert_in_source_order(shown, exported_definitions(chapter), chapter.href)
+    assert chapter.module_file in page.locator("#content div.export").first.get_attribute("data-module")
+    if notebook == "00_viz.ipynb":                                    # a patched method: its code, its @patch, its anchor
+        assert re.search(r"@patch\s*\ndef svg\(self: Graph", shown)
+        assert page.locator('[id="Graph.svg"]').count() == 1
+    page.screenshot(path=str(SHOTS / f"{chapter.name}.png"))
+
+
+def test_every_chapter_shows_every_export(site, page):
+    for chapter in CHAPTERS:
+        assert_in_source_order(export_text(page, site / chapter.href), exported_definitions(chapter), chapter.href)
+
+
+@lru_cache(maxsize=None)
+def ids_in(path: Path) -> frozenset:
+    return frozenset(unquote(i) for i in re.findall(r'\sid="([^"]+)"', path.read_text()))
+
+
+def test_every_link_resolves(site, page):
+    checked, cross_part = 0, []
+    for chapter in COURSE:
+        page.goto((site / chapter.href).as_uri())
+        links = page.locator("a[href]").evaluate_all("els => els.map(e => [e.href, e.getAttribute('href'), !!e.querySelector('code')])")
+        for url, written, is_name in links:
+            parts = urlparse(url)
+            if parts.scheme == "file":
+                target = Path(unquote(parts.path))
+                assert target.is_file(), f"{chapter.href}: link {written} points at a missing page"
+                assert not parts.fragment or unquote(parts.fragment) in ids_in(target), f"{chapter.href}: link {written} has no target anchor"
+                part = target.relative_to(site).parts[0] if len(target.relative_to(site).parts) > 1 else None
+                if is_name and chapter.part and part and part != chapter.part: cross_part.append(f"{chapter.href} -> {written}")
+            else:
+                assert parts.scheme in ("http", "https", "mailto"), f"{chapter.href}: odd link {written}"
+                host_path = parts.netloc + parts.path
+                assert any(host_path == h or host_path.startswith(h + "/") for h in INTENTIONAL_EXTERNAL), (
+                    f"{chapter.href}: link to {url}, which is not an intentional external reference")
+            checked += 1
+    assert not cross_part, f"names that link into the other part: {cross_part[:10]}"
+    assert checked > 20 * len(COURSE)
+
+
+def test_sidebar_is_numbered_in_reading_order(site, page):
+    page.goto((site / "limn" / "tensor.html").as_uri())
+    labels = page.locator("#sidebar a[href]").all_inner_texts()[1:]          # after the site title
+    assert labels == [c.label for c in COURSE], labels
+    assert all(re.fullmatch(r"\d\d \w+", label) for label in labels[1:]), labels
+    sections = page.locator("#sidebar li.section > span").all_inner_texts()
+    assert [s.upper() for s in sections] == [s.upper() for s in build_docs.PARTS.values()]
+    assert page.locator("#sidebar a.current").inner_text() == "02 tensor"
+
+
+def test_titles_and_subtitles_show_no_raw_markdown(site, page):
+    for chapter in COURSE:
+        page.goto((site / chapter.href).as_uri())
+        title = page.locator("h1.title").inner_text()
+        assert title.startswith(f"{chapter.number} · " if chapter.number else "limn + litmus"), title
+        shown = [title] + page.locator("header .description").all_inner_texts()
+        assert not any(re.search(r"`|\*\w[^*]*\w\*|\b_\w[^_]*\w_\b|^#|· #", text) for text in shown), f"{chapter.href}: raw markdown in {shown}"
+
+
+def test_wide_output_scrolls_inside_the_column(site, page):
+    wide = 0
+    for name in ("limn/codegen.html", "litmus/corpus.html", "index.html"):
+        page.goto((site / name).as_uri())
+        boxes = page.locator("#content pre, #content table").evaluate_all("""els => els.map(e => {
+            let box = e;                      // the element itself or the nearest ancestor in the column that scrolls
+            while (box.id !== 'content' && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) box = box.parentElement;
+            return [e.scrollWidth > e.clientWidth + 1, box.id !== 'content']})""")
+        assert all(scrolls for too_wide, scrolls in boxes if too_wide), (name, [b for b in boxes if b[0] and not b[1]])
+        wide += sum(too_wide for too_wide, _ in boxes)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), f"{name} scrolls sideways as a whole"
+    assert wide > 0, "no wide output found to check"
+
+
+def test_home_page_maps_the_course(site, page):
+    page.goto((site / "index.html").as_uri())
+    assert page.locator("h1.title").inner_text() == "limn + litmus"
+    rows = page.locator("#content table tr td:first-child a[href]").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    assert rows[:len(CHAPTERS)] == [c.href for c in CHAPTERS], rows
+    svg = page.locator("#content svg").first
+    assert svg.is_visible() and svg.bounding_box()["width"] > 300
+    boxes = page.locator("#content svg g.node text").all_inner_texts()
+    assert set(boxes) >= {c.label for c in CHAPTERS}, set(c.label for c in CHAPTERS) - set(boxes)
+    part_one = page.locator("#content svg g.cluster text", has_text="Part I: limn").bounding_box()
+    part_two = page.locator("#content svg g.cluster text", has_text="Part II: litmus").bounding_box()
+    assert part_one["y"] < part_two["y"], "Part I must come before Part II in the picture"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "home.png"))
+    assert (SHOTS / "home.png").stat().st_size > 10_000
