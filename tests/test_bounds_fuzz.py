@@ -2,8 +2,8 @@
 
 A seeded generator writes random expressions from the DSL (nested + - * / max min and every function of one
 argument, over three inputs and constants), optionally wrapped in a row sum, mean, max, softmax, logsumexp or cumsum, picks a
-domain, a row length, and a dtype pair among float32, float16 and bfloat16 with their own or a float32
-accumulator. Every certified bound is then held against the adversarial search under four reduction orders.
+domain, a row length, and an input format among float32, float16 and bfloat16 with its own or a float32
+accumulator, and sometimes an output format of its own. Every certified bound is then held against the adversarial search under four reduction orders.
 Whatever cannot be certified must say why. A few hundred specs, a few seconds.
 """
 import random
@@ -14,7 +14,8 @@ from litmus.bounds import ToleranceBound, measure
 UNARY = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "abs", "neg"]
 DOMAINS = ["x in [-3, 3]; y in [0.5, 2]; w in [-1, 1]", "x in [0.1, 10]; y in [1, 5]; w in [-20, 20]",
            "x in [-100, 100]; y in [-1, 1]; w in [1e-3, 1]"]
-DTYPES = [("float32", None), ("float16", "float32"), ("float16", None), ("bfloat16", "float32"), ("bfloat16", None)]
+DTYPES = [("float32", None, None), ("float16", "float32", None), ("float16", None, None), ("bfloat16", "float32", None), ("bfloat16", None, None),
+          ("float16", "float32", "float32"), ("float32", None, "float16"), ("bfloat16", "float32", "float32")]   # (input, accumulator, output)
 
 
 def random_expr(rnd, depth):
@@ -42,8 +43,8 @@ def test_random_specs_never_exceed_their_bound():
     tightness = []
     while tried < 400:
         text = random_spec(rnd)
-        dt, acc = rnd.choice(DTYPES)
-        tb = ToleranceBound(text, dt, acc, domain=rnd.choice(DOMAINS), dims=f"N={rnd.choice([7, 64, 300])}")
+        dt, acc, out = rnd.choice(DTYPES)
+        tb = ToleranceBound(text, dt, acc, domain=rnd.choice(DOMAINS), dims=f"N={rnd.choice([7, 64, 300])}", out_dtype=out)
         tried += 1
         if not tb.certified:
             assert tb.status in ("DIVERGENT", "not certified") and tb.reason and tb.tolerance_kind == "heuristic"
