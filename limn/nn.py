@@ -1,4 +1,4 @@
-"""limn.nn holds the layers a model is built from: Linear, LayerNorm, Embedding, Conv1d, Conv2d and Dropout, and the Module base whose parameters() and named_parameters() walk a model's attributes. Layers are plain Tensor arithmetic (chapter 02) with gradients from chapter 03; the optimizers of chapter 14 and the checkpoints of chapter 15 consume what named_parameters() returns.
+"""limn.nn holds the layers a model is built from: Linear, LayerNorm, Embedding, Conv1d, Conv2d and Dropout, and the Module base whose parameters() and named_parameters() walk a model's attributes. Layers are plain Tensor arithmetic (chapter 02) with gradients from chapter 03; the optimizers of chapter 14 and the checkpoints of chapter 15 consume what named_parameters() returns. It adds no op and no gradient rule, and knows nothing of devices, optimizers or files.
 
 Docs: https://limn-dev.github.io/limn/limn/nn.html.md"""
 

@@ -132,9 +132,10 @@ def _checkpoint_items(model, optimizer) -> list[tuple[str, Tensor]]:
     if optimizer is None: return named
     return named + [(OPTIMIZER_PREFIX + name, t) for name, t in optimizer.state_items(named)]
 
-def save_checkpoint(path, model, optimizer=None) -> None:
-    "One safetensors file holding the model's parameters under their dotted paths and the optimizer's state beside them."
-    meta = {"format": "pt", "limn": "checkpoint"}
+def save_checkpoint(path, model, optimizer=None, metadata: dict | None = None) -> None:
+    """One safetensors file holding the model's parameters under their dotted paths and the optimizer's state beside them.
+    `metadata` (str -> str, such as the step number) is stored in the header; `limn.serialize.metadata(path)` reads it back."""
+    meta = {"format": "pt", "limn": "checkpoint", **(metadata or {})}
     if optimizer is not None: meta["optimizer"] = type(optimizer).__name__
     save(path, dict(_checkpoint_items(model, optimizer)), metadata=meta)
 
