@@ -93,7 +93,7 @@ class GPUSafetyCheck:
     `KernelSource`, a corpus `Kernel` or a `KernelModel`. Budget: `build_model`'s interpretation budget, then
     `time_budget` seconds for the proofs and searches together (each solver call gets what is left; z3 at most 20 s),
     `budget` points per bounded search. What is not decided within it is reported open, and the verdict is UNKNOWN."""
-    def __init__(self, kernel, backend='auto', small_block=4, budget=300_000, time_budget=10.0):
+    def __init__(self, kernel, backend='auto', small_block=4, budget=300_000, time_budget=8.0):
         if backend not in ('auto', 'z3', 'bounded'):
             raise ValueError(f"backend must be 'auto', 'z3' or 'bounded', got {backend!r}")
         if not (isinstance(time_budget, (int, float)) and 0 < time_budget <= 3600):

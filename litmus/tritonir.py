@@ -1059,8 +1059,8 @@ def _method(self:_Interpreter, n):
     if attr in ('to', 'cast') and isinstance(base, (IndexValue, ChosenValue)):
         target = self.eval(n.args[0]) if n.args else None
         if isinstance(target, tuple) and target[:1] == ('dtype',) and target[1] in _INT_DTYPES: return base
-    if isinstance(base, UnsupportedValue): return base
-    if not isinstance(base, (DataValue, IndexValue, BoolValue, ChosenValue)):
+    if isinstance(base, (UnsupportedValue, DataValue)): return base  # data keeps its origin (`tl.load at line 9`)
+    if not isinstance(base, (IndexValue, BoolValue, ChosenValue)):
         return self._unknown(f'method .{attr}', n, f'called on {type(base).__name__}, not on a tensor value')
     return DataValue(f'.{attr}()')
 
@@ -1463,7 +1463,7 @@ def _stmt_For(self:_Interpreter, s):
         elif name in env_before or name in assigned: self.env[name] = v
 
 # %% ../nbs/litmus/03_tritonir.ipynb #c13269f9
-def build_model(kernel, time_budget=10.0):
+def build_model(kernel, time_budget=5.0):
     """Interpret a kernel's Triton source symbolically, without running any of it. `kernel` is a `KernelSource`
     (`read_kernel`), a `litmus.corpus.Kernel`, or anything with .name .source .args .grid .dims (and optionally
     .fn_name .module_ast .pads). Returns a `KernelModel`; constructs it cannot model are listed in `.unsupported` by

@@ -99,8 +99,14 @@ def test_bounded_never_claims_unsat():
     if z3_available():
         r = solve(p, 'z3')
         assert r.status == 'unsat' and r.proved_unsat is True and r.backend == 'z3'
-    rep = GPUSafetyCheck(corpus.get('vadd'), backend='bounded').run()
-    assert rep.backend == 'bounded'
+    x, y = Poly.var('x'), Poly.var('y')  # a bounded SAT is a real witness: it satisfies the constraints when evaluated
+    cons = [compare(x * 3 + y, '==', 17), compare(y, '>=', 2)]
+    r = solve(Problem([('x', 0, 10), ('y', 0, 10)], cons), 'bounded')
+    assert r.status == 'sat' and all(evaluate_formula(c, r.model) for c in cons) and r.model == {'x': 3, 'y': 8}
+    r = solve(Problem([('x', 0, 10), ('y', 0, 10)], cons + [compare(y, '>', 9)]), 'bounded')
+    assert r.status == 'unsat' and r.proved_unsat is False  # nothing in the box: still not a proof
+    r = solve(Problem([('x', 0, 10**6)], [compare(x, '==', -1)]), 'bounded', budget=1000)
+    assert r.status == 'unknown' and r.proved_unsat is False and 'budget' in r.note
 
 def test_unsupported_constructs_are_unknown_and_named():
     r = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'unsupported_while.py')).run()
@@ -293,3 +299,50 @@ def test_chosen_addresses():
         bad = GPUSafetyCheck(corpus.load(TEST_KERNELS / 'where_clamp_bad.py'), backend=backend).run()
         assert bad.verdict == 'REJECT' and [d.kind for d in bad.defects] == ['out_of_bounds']
         assert bad.defects[0].witness['address'] == bad.defects[0].witness['dims']['N']  # the clamp value itself
+
+
+def _overlap_kernel(distance, two_d):
+    """Stores whose lanes overlap at `distance`: program p writes [p*(8 - d), p*(8 - d) + 8), or, inside one program,
+    row r of a 4x8 block writes [r*(8 - d), r*(8 - d) + 8). At d = 0 the address determines the lane; at d >= 1 two
+    lanes share d addresses. Literal sizes keep the coefficients' signs known, so only the mixed-radix inequality
+    (coefficient > span of the smaller digits) decides the proof."""
+    if two_d:
+        body = f"""r = tl.arange(0, 4)[:, None]
+    c = tl.arange(0, 8)[None, :]
+    offs = r * (8 - {distance}) + c
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))"""  # 32-element tensors: every lane in bounds at any distance
+        params, consts, grid = 'x_ptr, out_ptr, n, R: tl.constexpr, C: tl.constexpr', [('R', '4'), ('C', '8')], ['1']
+    else:
+        body = f"""offs = tl.program_id(0) * (8 - {distance}) + tl.arange(0, 8)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)"""
+        params, consts, grid = 'x_ptr, out_ptr, n, BLOCK: tl.constexpr', [('BLOCK', '32')], ['cdiv(N, BLOCK)']
+    src = f"import triton\nimport triton.language as tl\n@triton.jit\ndef k({params}):\n    {body}\n"
+    shape = ['32'] if two_d else ['N']
+    args = [{'name': 'x_ptr', 'kind': 'tensor', 'dtype': 'float32', 'shape': shape, 'role': 'in'},
+            {'name': 'out_ptr', 'kind': 'tensor', 'dtype': 'float32', 'shape': shape, 'role': 'out'},
+            {'name': 'n', 'kind': 'scalar', 'value': 'N'}] + [{'name': c, 'kind': 'constexpr', 'value': v} for c, v in consts]
+    return _K(src, args, grid, {'N': 100})
+
+@pytest.mark.parametrize('two_d', [False, True], ids=['across_programs', 'within_a_block'])
+def test_race_proof_distance_zero_one_two(two_d):
+    """The injectivity argument is tight: at distance 0 the store is proved race-free for all shapes; at distance 1 (a
+    single shared address, which a proof weakened by one would let through) and 2 it is not proved, and the search
+    returns a race whose two lanes really write one address."""
+    for d in (0, 1, 2):
+        k = _overlap_kernel(d, two_d)
+        model = build_model(k)
+        store = [a for a in model.accesses if a.kind == 'store'][0]
+        proof = ModelProver(model).race_free(store, [])
+        for backend in BACKENDS:
+            r = GPUSafetyCheck(k, backend=backend).run()
+            if d == 0:
+                assert proof.proved and r.verdict == 'ACCEPT', (d, two_d, str(r))
+                continue
+            assert not proof.proved and r.verdict == 'REJECT', (d, two_d, str(r))
+            race = [x for x in r.defects if x.kind == 'race'][0]
+            env = model.config_env(race.witness['dims'], race.witness['blocks'])
+            first, second = race.witness['first'], race.witness['second']
+            assert (first['program'], first['lanes']) != (second['program'], second['lanes'])
+            for side in (first, second):  # both executions exist in the model and touch the stated address
+                assert any(e['address'] == race.witness['address'] and all(e[l] == v for l, v in side['lanes'].items())
+                           for e in executions(model, store, env))

@@ -1,0 +1,272 @@
+"""litmus's static side against hostile kernel files (issue 17): nothing in the file runs, every store spelling is
+REJECT or UNKNOWN (never ACCEPT), the function analysed is the one Python would call, every check returns within its
+budget, and malformed input gives the project's own error. Chapter: nbs/litmus/06_safety ("What litmus trusts")."""
+import sys, textwrap, time
+from pathlib import Path
+import pytest
+from litmus.tritonir import (build_model, read_kernel, KernelFileError, parse_kernel_source, jit_only_source,
+                             triton_available, MAX_CASES)
+from litmus.safety import GPUSafetyCheck
+
+LAUNCH = '''
+LITMUS = {"dims": {"N": 1000}, "grid": ["cdiv(N, BLOCK)"],
+          "args": [{"name": "x_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "in"},
+                   {"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "out"},
+                   {"name": "n", "kind": "scalar", "value": "N"},
+                   {"name": "BLOCK", "kind": "constexpr", "value": "128"}]}
+'''
+HEAD = 'import triton\nimport triton.language as tl\n'
+
+def kernel_file(tmp_path, body, head=HEAD, tail='', name='k', launch=LAUNCH):
+    "A kernel file `name.py` whose jit function `name` has the given body (offs and x already computed)."
+    body = textwrap.indent(textwrap.dedent(body).strip('\n'), '    ')
+    src = (f"{head}\n@triton.jit\ndef {name}(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+           f"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+           f"{body}\n{tail}\n{launch}")
+    path = tmp_path / f'{name}.py'
+    path.write_text(src)
+    return path
+
+def verdict(path, **kw): return GPUSafetyCheck(path, **kw).run()
+
+# ---- nothing in the file runs ----
+
+def test_top_level_code_never_runs(tmp_path):
+    marker = tmp_path / 'ran'
+    side_effects = f'''
+import sys, os
+open({str(marker)!r}, 'w').write('top level')
+import litmus.safety
+litmus.safety.GPUSafetyCheck.run = lambda self: None
+sys.exit(0)
+'''
+    path = kernel_file(tmp_path, 'tl.store(out_ptr + offs + 100000, x)', head=HEAD + side_effects)
+    read_kernel(path); build_model(read_kernel(path))
+    r = verdict(path)
+    assert not marker.exists()
+    assert r is not None and r.verdict == 'REJECT' and r.exit_code == 1  # the file could not patch litmus nor pick the exit code
+
+def test_decorator_and_default_arguments_never_run(tmp_path):
+    marker = tmp_path / 'ran'
+    src = HEAD + f'''
+@triton.jit(debug=open({str(marker)!r}, 'w'))
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr = open({str(marker)!r}, 'w')):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+''' + LAUNCH
+    path = tmp_path / 'k.py'; path.write_text(src)
+    assert verdict(path).verdict == 'ACCEPT' and not marker.exists()
+    with pytest.raises(KernelFileError, match='runs at definition time'):  # the Triton cross-check refuses to import it
+        jit_only_source(read_kernel(path))
+    assert not marker.exists()
+
+@pytest.mark.skipif(not triton_available(), reason='triton is not installed: the TTIR cross-check needs it')
+def test_ttir_imports_only_the_jit_definitions(tmp_path):
+    from litmus.tritonir import ttir, ttir_memory_ops
+    marker = tmp_path / 'ran'
+    path = kernel_file(tmp_path, 'tl.store(out_ptr + offs, x, mask=offs < n)', head=HEAD + f"open({str(marker)!r}, 'w')\n")
+    ops = ttir_memory_ops(ttir(read_kernel(path)))
+    assert [k for k, _ in ops] == ['load', 'store'] and not marker.exists()
+
+# ---- every store spelling is REJECT or UNKNOWN ----
+
+def _writing_tl_functions():
+    "The triton.language functions that write memory: from Triton itself when installed, else the list of Triton 3.9."
+    known = {'store', 'atomic_add', 'atomic_and', 'atomic_cas', 'atomic_max', 'atomic_min', 'atomic_or', 'atomic_xchg',
+             'atomic_xor', 'atomic_store', 'store_tensor_descriptor'}
+    if triton_available():
+        import triton.language as tl
+        known |= {n for n in dir(tl) if not n.startswith('_') and ('store' in n or n.startswith('atomic_')) and callable(getattr(tl, n))}
+    return sorted(known)
+
+def _writing_methods():
+    "Methods of a Triton tensor (a pointer block) and of a tensor descriptor that write memory or move a pointer."
+    known = {'store', 'atomic_add', 'atomic_and', 'atomic_cas', 'atomic_max', 'atomic_min', 'atomic_or', 'atomic_xchg',
+             'atomic_xor', 'atomic_store', 'advance', 'scatter'}
+    if triton_available():
+        import triton.language as tl
+        known |= {n for n in dir(tl.tensor) if not n.startswith('_') and ('store' in n or n.startswith('atomic_') or n == 'advance')}
+        desc = getattr(tl, 'tensor_descriptor', None)
+        if desc is not None: known |= {n for n in dir(desc) if not n.startswith('_') and ('store' in n or n.startswith('atomic_') or n == 'scatter')}
+    return sorted(known)
+
+def _args(name):
+    return 'out_ptr + offs + 100000, x, x' if name == 'atomic_cas' else 'out_ptr + offs + 100000, x'
+
+@pytest.mark.parametrize('name', _writing_tl_functions())
+def test_every_writing_tl_function(tmp_path, name):
+    "A wild write (100000 past a 1000-element tensor) through each tl function: REJECT or UNKNOWN, never ACCEPT."
+    r = verdict(kernel_file(tmp_path, f'tl.{name}({_args(name)})'))
+    assert r.verdict in ('REJECT', 'UNKNOWN'), (name, str(r))
+    if r.verdict == 'UNKNOWN': assert any(name in u.construct for u in r.unsupported), (name, str(r))
+
+@pytest.mark.parametrize('name', _writing_methods())
+def test_every_writing_method(tmp_path, name):
+    for spelling in (f'(out_ptr + offs + 100000).{name}(x)', f'p = out_ptr + offs + 100000\np.{name}(x)',
+                     f'y = (out_ptr + offs).{name}(x)'):
+        r = verdict(kernel_file(tmp_path, spelling))
+        assert r.verdict == 'UNKNOWN', (spelling, str(r))
+        assert any(u.construct == f'method .{name}' and u.line == 8 + spelling.count('\n') for u in r.unsupported), (spelling, str(r))
+
+SPELLINGS = {  # body (and extra module head) -> a construct the report must name
+    'getattr': ('getattr(tl, "store")(out_ptr + offs + 100000, x)', HEAD, 'call through getattr'),
+    'alias_import': ('lang.store(out_ptr + offs + 100000, x)', HEAD + 'import triton.language as lang\n', 'lang.store'),
+    'from_import': ('store(out_ptr + offs + 100000, x)', HEAD + 'from triton.language import store\n', 'call to store'),
+    'local_alias': ('t = tl\nt.store(out_ptr + offs + 100000, x)', HEAD, 'method .store'),
+    'function_value': ('s = tl.store\ns(out_ptr + offs + 100000, x)', HEAD, 'call to s'),
+    'module_alias': ('tl2.store(out_ptr + offs + 100000, x)', HEAD + 'tl2 = tl\n', 'tl2.store'),
+    'tl_rebound': ('tl.store(out_ptr + offs + 100000, x)', HEAD + 'import numpy as tl\n', 'tl.store'),
+    'subscript_call': ('[tl.store][0](out_ptr + offs + 100000, x)', HEAD, 'call through [tl.store][0]'),
+    'inline_asm': ('y = tl.inline_asm_elementwise("st.global.f32 [$1], $2;", "=r,l,r", [out_ptr + offs, x], dtype=tl.int32, is_pure=False, pack=1)',
+                   HEAD, 'tl.inline_asm_elementwise'),
+    'block_pointer': ('bp = tl.make_block_ptr(out_ptr, (n,), (1,), (100000,), (BLOCK,), (0,))\ntl.store(bp, x)', HEAD, 'tl.make_block_ptr'),
+    'advance': ('bp = tl.advance(out_ptr, (100000,))\ntl.store(bp, x)', HEAD, 'tl.advance'),
+    'descriptor': ('d = tl.make_tensor_descriptor(out_ptr, [n], [1], [BLOCK])\nd.store([100000], x)', HEAD, 'tl.make_tensor_descriptor'),
+    'unknown_function': ('helper(out_ptr + offs + 100000, x)', HEAD + 'def helper(p, v): pass\n', 'call to helper'),
+    'hidden_in_keyword': ('y = tl.load(x_ptr + offs, mask=offs < n, cache_modifier=tl.atomic_store(out_ptr + offs + 100000, x))', HEAD, 'tl.atomic_store'),
+    'hidden_in_subscript': ('y = x[tl.atomic_store(out_ptr + offs + 100000, x)]', HEAD, 'tl.atomic_store'),
+    'hidden_in_assert': ('assert tl.atomic_store(out_ptr + offs + 100000, x)', HEAD, 'tl.atomic_store'),
+    'in_while': ('while n > 0:\n    tl.store(out_ptr + offs + 100000, x)', HEAD, 'while loop'),
+    'in_lambda': ('f = lambda: tl.store(out_ptr + offs + 100000, x)\nf()', HEAD, 'Lambda'),
+    'walrus': ('(y := tl.atomic_store(out_ptr + offs + 100000, x))', HEAD, 'NamedExpr'),
+}
+
+@pytest.mark.parametrize('case', sorted(SPELLINGS))
+def test_every_store_spelling_is_unknown_and_named(tmp_path, case):
+    body, head, construct = SPELLINGS[case]
+    r = verdict(kernel_file(tmp_path, body, head=head))
+    assert r.verdict in ('UNKNOWN', 'REJECT'), (case, str(r))
+    assert any(construct in u.construct for u in r.unsupported), (case, construct, str(r))
+    assert all(u.line > 0 for u in r.unsupported)
+
+def test_the_plain_spelling_is_rejected_with_a_witness(tmp_path):
+    "The control: the same wild store written as `tl.store` is modelled and proved out of bounds."
+    r = verdict(kernel_file(tmp_path, 'tl.store(out_ptr + offs + 100000, x)'))
+    assert r.verdict == 'REJECT' and r.defects[0].kind == 'out_of_bounds' and r.defects[0].witness['address'] >= 100000
+
+@pytest.mark.parametrize('body', ['hist = tl.load(x_ptr + offs, mask=offs < n).to(tl.int32)\ntl.atomic_add(out_ptr + hist, 1, mask=offs < n)',
+                                  'idx = tl.load(x_ptr + offs, mask=offs < n).to(tl.int32)\ntl.store(out_ptr + idx, x, mask=offs < n)'])
+def test_data_dependent_addresses_are_unknown(tmp_path, body):
+    "A histogram through atomics and a scatter: the prover cannot bound a loaded index; UNKNOWN, kind 'data_address'."
+    r = verdict(kernel_file(tmp_path, body))
+    assert r.verdict == 'UNKNOWN'
+    u = [u for u in r.unsupported if u.kind == 'data_address']
+    assert u and u[0].line == 9 and 'tl.load at line' in u[0].why, str(r)
+
+def test_uncertain_access_is_not_rejected(tmp_path):
+    "An unmasked wild store after a while loop: the loop may never end, so no REJECT is claimed; UNKNOWN with the reason."
+    r = verdict(kernel_file(tmp_path, 'while n > 0:\n    n = n - 1\ntl.store(out_ptr + offs + 100000, x)'))
+    assert r.verdict == 'UNKNOWN' and not r.defects and any('may keep it from executing' in o for o in r.open), str(r)
+
+# ---- the function analysed is the one Python would call ----
+
+GOOD = 'tl.store(out_ptr + offs, x, mask=offs < n)'
+BINDINGS = {
+    'second_def': ('', '\ndef k(*args):\n    pass\n', 'bound again by a second def'),
+    'second_jit_def': ('', '\n@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n    tl.store(out_ptr + 100000, 0.0)\n', 'bound again'),
+    'assignment': ('', '\nk = None\n', 'bound again'),
+    'rewrap': ('', '\nk = triton.jit(k.fn)\n', 'bound again'),
+    'import_over': ('', '\nfrom os import path as k\n', 'bound again'),
+    'delete': ('', '\ndel k\n', 'bound again'),
+    'in_if_block': ('', '\nif True:\n    def k(*a): pass\n', 'bound again'),
+    'global': ('', '\ndef f():\n    global k\n    k = 1\n', 'global k'),
+    'star_import': ('', '\nfrom os import *\n', 'import *'),
+    'globals': ('', '\nglobals()["k"] = None\n', 'globals(...)'),
+    'setattr': ('', '\nimport sys\nsetattr(sys.modules[__name__], "k", None)\n', 'setattr(...)'),
+    'exec': ('', '\nexec("k = None")\n', 'exec(...)'),
+    'sys_modules': ('', '\nimport sys\nsys.modules[__name__].k = None\n', 'sys.modules'),
+}
+
+@pytest.mark.parametrize('case', sorted(BINDINGS))
+def test_rebinding_the_kernel_is_refused(tmp_path, case):
+    head, tail, message = BINDINGS[case]
+    path = kernel_file(tmp_path, GOOD, tail=tail)
+    with pytest.raises(KernelFileError, match='line') as e: GPUSafetyCheck(path)
+    assert message in str(e.value) and str(path) in str(e.value), str(e.value)
+
+def test_unknown_decorator_is_refused(tmp_path):
+    path = tmp_path / 'k.py'
+    src = kernel_file(tmp_path, GOOD).read_text().replace('@triton.jit\n', 'def swap(f): return f\n@swap\n@triton.jit\n')
+    path.write_text(src)
+    with pytest.raises(KernelFileError, match=r'line 5: decorator @swap on k: only @triton.jit'): GPUSafetyCheck(path)
+    path.write_text(src.replace('@swap\n@triton.jit', '@triton.jit\n@swap'))
+    with pytest.raises(KernelFileError, match=r'decorator @swap'): GPUSafetyCheck(path)
+
+def test_launch_literal_only(tmp_path):
+    path = kernel_file(tmp_path, GOOD, tail='\nLITMUS = dict(dims={"N": 10})\n', launch='')
+    with pytest.raises(KernelFileError, match='not a plain literal'): GPUSafetyCheck(path)
+    path = kernel_file(tmp_path, GOOD, tail='\nLITMUS["grid"] = ["1"]\n')
+    with pytest.raises(KernelFileError, match='LITMUS is used after its literal'): GPUSafetyCheck(path)
+    path = kernel_file(tmp_path, GOOD, launch='')
+    with pytest.raises(KernelFileError, match='missing the LITMUS'): GPUSafetyCheck(path)
+
+# ---- malformed input: the project's own errors ----
+
+def test_malformed_files(tmp_path):
+    good = kernel_file(tmp_path, GOOD).read_text()
+    cases = {
+        'not_utf8': (good.encode() + b'\n# \xff\xfe\n', 'not UTF-8'),
+        'syntax': ((good + '\ndef broken(:\n').encode(), 'does not parse (line'),
+        'null_bytes': (good.encode().replace(b'import triton\n', b'import triton\x00\n'), 'does not parse'),
+        'deep_nesting': ((good + '\nY = ' + '(' * 1000 + '1' + ')' * 1000 + '\n').encode(), 'does not parse'),
+        'deep_expression': ((good + '\nY = ' + '[' * 150 + ']' * 150 + '\n').encode(), 'nested more than'),
+        'huge_int': ((good + '\nY = ' + '9' * 5000 + '\n').encode(), 'does not parse'),
+        'empty': (b'', 'no @triton.jit function'),
+        'no_kernel': (b'x = 1\n', 'no @triton.jit function'),
+    }
+    for name, (data, message) in cases.items():
+        path = tmp_path / 'k.py'; path.write_bytes(data)
+        with pytest.raises(KernelFileError) as e: GPUSafetyCheck(path)
+        assert message in str(e.value), (name, str(e.value))
+    with pytest.raises(KernelFileError, match='no such file'): GPUSafetyCheck(tmp_path / 'missing.py')
+    with pytest.raises(TypeError): parse_kernel_source(12)
+
+def test_utf8_bom_is_accepted(tmp_path):
+    path = kernel_file(tmp_path, 'tl.store(out_ptr + offs, x)')
+    plain = verdict(path)
+    path.write_bytes(b'\xef\xbb\xbf' + path.read_bytes())
+    with_bom = verdict(path)
+    assert plain.verdict == with_bom.verdict == 'REJECT' and str(plain) == str(with_bom)
+
+@pytest.mark.parametrize('launch_edit, message', [
+    (('"grid": ["cdiv(N, BLOCK)"]', '"grid": ["-1"]'), 'at least one program'),
+    (('"grid": ["cdiv(N, BLOCK)"]', '"grid": ["N - 2000"]'), 'at least one program'),
+    (('"grid": ["cdiv(N, BLOCK)"]', '"grid": ["0"]'), 'at least one program'),
+    (('"dims": {"N": 1000}', '"dims": {"N": -5}'), 'a size must be an integer'),
+    (('"dims": {"N": 1000}', '"dims": {"N": 10**9}'), 'not a plain literal'),
+    (('"name": "n", ', '"name": "m", '), 'do not match the kernel'),
+    (('"grid": ["cdiv(N, BLOCK)"]', '"grid": ["' + 'N+' * 300 + 'N"]'), 'a size expression has at most 500'),
+    (('"grid": ["cdiv(N, BLOCK)"]', '"grid": ["N // 0"]'), 'cannot be bound'),
+])
+def test_bad_launch_is_an_error_not_a_vacuous_accept(tmp_path, launch_edit, message):
+    launch = LAUNCH.replace(*launch_edit)
+    assert launch != LAUNCH
+    path = kernel_file(tmp_path, GOOD, launch=launch)
+    with pytest.raises(ValueError, match=message): GPUSafetyCheck(path).run()
+
+# ---- bounded: the blow-ups of issue 17 finish within the budget ----
+
+def _blowup(kind, count):
+    if kind == 'ifelse':
+        return ''.join(f'if tl.program_id(0) % {i + 2} == 0:\n    i = i + {i + 1}\nelse:\n    i = i - {i + 1}\n' for i in range(count))
+    if kind == 'where': return ''.join(f'i = tl.where(i % {i + 2} == 0, i + 1, i - 1)\n' for i in range(count))
+    return 'k = i\n' + 'k = k // 3 + k // 5\n' * count + 'i = k\n'
+
+@pytest.mark.parametrize('kind, count', [('ifelse', 3), ('ifelse', 5), ('ifelse', 8), ('where', 3), ('where', 16),
+                                         ('divs', 26), ('divs', 60)])
+def test_blowups_finish_within_budget(tmp_path, kind, count):
+    body = 'i = offs\n' + _blowup(kind, count) + 'tl.store(out_ptr + i, x, mask=(i >= 0) & (i < n))'
+    t0 = time.monotonic()
+    r = verdict(kernel_file(tmp_path, body))
+    took = time.monotonic() - t0
+    assert took < 20 and r.verdict in ('UNKNOWN', 'REJECT'), (took, str(r))
+    if kind != 'divs' and count > 3: assert any(u.construct == 'too many paths' for u in r.unsupported), str(r)
+    if kind == 'divs': assert any(u.construct == 'index expression too large' for u in r.unsupported), str(r)
+
+def test_deep_loop_nests_and_time_budget(tmp_path):
+    body = ''.join('    ' * d + f'for j{d} in range(n):\n' for d in range(10)) + '    ' * 10 + 'tl.store(out_ptr + offs, x, mask=offs < n)'
+    t0 = time.monotonic(); r = verdict(kernel_file(tmp_path, body))
+    assert time.monotonic() - t0 < 20 and r.verdict == 'UNKNOWN' and any(u.kind == 'limit' for u in r.unsupported), str(r)
+    m = build_model(read_kernel(kernel_file(tmp_path, 'i = offs\n' + 'i = i + 1\n' * 3000 + GOOD)), time_budget=0.01)
+    assert not m.accesses and m.unsupported[-1].construct == 'time budget'
+    with pytest.raises(ValueError, match='time_budget'): GPUSafetyCheck(kernel_file(tmp_path, GOOD), time_budget=-1)
