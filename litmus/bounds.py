@@ -906,7 +906,8 @@ class Measured:
 def measure(tb: ToleranceBound, rows=6, orders=None, seed=0) -> Measured:
     """Draw every generator's batch, run a correct implementation under every reduction order (and a
     libm perturbed within its budget), and compare with the exact reference. Soundness (C2) is
-    `violations == 0`; tightness is bound / worst."""
+    `violations == 0`; tightness is bound / worst. Budget: len(GENERATORS) * len(orders) evaluations of `rows`
+    rows of length N (or K), plus one exact reference per generator."""
     from litmus.spec import ORDERS
     if not tb.certified: raise ValueError(f"measure needs a certified bound, got status {tb.status!r} ({tb.reason})")
     spec, orders = tb.spec, orders or ORDERS

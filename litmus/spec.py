@@ -364,7 +364,8 @@ def _reductions(e):
     return memo[e]
 
 def classify(e: Expr) -> Fragment:
-    """Name the fragment of `e`, or say why no bound is certified for it (honesty about coverage, C6)."""
+    """Name the fragment of `e`, or say why no bound is certified for it (honesty about coverage, C6).
+    Budget: two passes over the distinct nodes."""
     nodes = e.walk()
     for n in nodes:
         if n.op == "unsupported": return Fragment("unsupported", False, f"{UNSUPPORTED.get(n.arg, 'a construct litmus does not model')} ({n.arg})")
@@ -430,7 +431,7 @@ def normalise(e: Expr) -> Expr:
     and only the named form has a certified bound (its lemma looks at the whole). Recognised: softmax
     exp(x - max(x)) / sum(exp(x - max(x))); log-softmax (x - max(x)) - log(sum(exp(x - max(x)))) and x - log(sum(exp(x)));
     logsumexp log(sum(exp(x))) and max(x) + log(sum(exp(x - max(x)))); layernorm (x - mean(x)) * rsqrt(mean((x - mean(x))**2) + eps)
-    (or / sqrt(...)); rms-norm x * rsqrt(mean(x*x) + eps) (or / sqrt). One pass over the distinct nodes."""
+    (or / sqrt(...)); rms-norm x * rsqrt(mean(x*x) + eps) (or / sqrt). Budget: one pass over the distinct nodes, a constant amount of matching at each."""
     memo = {}
     for n in e.walk():
         memo[n] = _composite(Expr(n.op, tuple(memo[s] for s in n.srcs), n.arg))
@@ -561,14 +562,16 @@ def evaluate(self: Spec, inputs: dict, dtype=None, acc_dtype=None, order="sequen
     """Run a correct implementation of the spec in floating point: inputs rounded to `dtype`, every
     operation rounded to `acc_dtype`, row sums and scans in the given `order`, transcendentals within
     their ULP budget (perturbed by a seeded draw), result stored as `out_dtype` (default: the input's).
-    The soundness suite holds ToleranceBound against this across orders (C2)."""
+    The soundness suite holds ToleranceBound against this across orders (C2). Budget: one numpy pass per distinct
+    node over the arrays given (a matmul materialises its M*K*N products); it runs what the caller hands it."""
     i, a, o = self.formats(dtype, acc_dtype, out_dtype)
     return _evaluate(self.expr, inputs, i, a, order, libm_ulps, seed, o)
 
 @patch
 def reference(self: Spec, inputs: dict):
     """The exact result to float64 accuracy: float64 arithmetic, every sum by math.fsum
-    (correctly rounded), so no cancellation error; checked against mpmath in the tests."""
+    (correctly rounded), so no cancellation error; checked against mpmath in the tests. Budget: O(size) per node
+    in Python-speed sums (a scan keeps its exact running sum as a few partials), O(M*N*K) for a matmul."""
     return _reference(self.expr, {k: np.asarray(v, np.float64) for k, v in inputs.items()})
 
 # %% ../nbs/litmus/01_spec.ipynb #fc76a876
@@ -720,15 +723,29 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed, out=None):
         memo[n] = np.asarray(r).astype(acc_type)
     with np.errstate(all="ignore"): return memo[e].astype(out_type)
 
+# %% ../nbs/litmus/01_spec.ipynb #spec-prefix
+def _prefix_fsums(x):
+    """Every prefix sum of every row, each correctly rounded: the exact running sum is kept as a short list of
+    non-overlapping partials (Shewchuk's expansion, what math.fsum uses inside), so the cost is O(N) per row."""
+    out = np.empty(np.shape(x))
+    for i, r in enumerate(np.asarray(x, np.float64)):
+        partials = []
+        for k, v in enumerate(r):
+            kept = []
+            for p in partials:                    # two-sum of v with each partial: hi + lo == p + v exactly
+                if abs(v) < abs(p): v, p = p, v
+                hi = v + p; lo = p - (hi - v)
+                if lo: kept.append(lo)
+                v = hi
+            partials = kept + [v]
+            out[i, k] = math.fsum(partials)
+    return out
+
 # %% ../nbs/litmus/01_spec.ipynb #adf24600
 def _fsum_rows(x):
     x = np.asarray(x, np.float64)
     if x.ndim == 1: x = x[None]
     return np.array([math.fsum(r) for r in x])[:, None]
-
-def _prefix_fsums(x):
-    "Every prefix sum of every row, each correctly rounded (math.fsum of the prefix): O(N**2) per row, exact."
-    return np.array([[math.fsum(r[:k + 1]) for k in range(len(r))] for r in np.asarray(x, np.float64)])
 
 def _composite_ref(op, x, arg):
     "The composites in float64, every sum by math.fsum."
