@@ -82,9 +82,11 @@ def assert_in_source_order(shown: str, definitions: list[str], where: str):
         at += found.end()
 
 
+PATCHED = {"00_viz.ipynb": [("Graph", "svg")], "limn/02_tensor.ipynb": [("Tensor", "relu"), ("Tensor", "softmax")]}
+
 @pytest.mark.parametrize("notebook, expected", [
     ("00_viz.ipynb", ["class Graph", "def quote", "def svg"]),                       # svg is attached with @patch
-    ("limn/02_tensor.ipynb", ["class Tensor", "def where", "def realize"]),
+    ("limn/02_tensor.ipynb", ["class Tensor", "def where", "def realize", "def relu"]),     # relu: @patch onto Tensor
     ("litmus/01_spec.ipynb", ["def parse", "def classify"]),
 ])
 def test_exported_source_is_on_the_page(site, page, notebook, expected):
@@ -93,9 +95,9 @@ def test_exported_source_is_on_the_page(site, page, notebook, expected):
     for definition in expected: assert re.search(rf"^\s*{definition}\b", shown, re.M), f"{definition} not shown on {chapter.href}"
     assert_in_source_order(shown, exported_definitions(chapter), chapter.href)
     assert chapter.module_file in page.locator("#content div.export").first.get_attribute("data-module")
-    if notebook == "00_viz.ipynb":                                    # a patched method: its code, its @patch, its anchor
-        assert re.search(r"@patch\s*\ndef svg\(self: Graph", shown)
-        assert page.locator('[id="Graph.svg"]').count() == 1
+    for owner, method in PATCHED.get(notebook, []):                   # a patched method: its code, its @patch, its anchor
+        assert re.search(rf"@patch\s*\ndef {method}\(self: ?{owner}\b", shown), f"@patch def {method}(self: {owner}) not shown"
+        assert page.locator(f'[id="{owner}.{method}"]').count() == 1
     page.screenshot(path=str(SHOTS / f"{chapter.name}.png"))
 
 
@@ -172,7 +174,7 @@ def test_home_page_maps_the_course(site, page):
     assert rows[:len(CHAPTERS)] == [c.href for c in CHAPTERS], rows
     svg = page.locator("#content svg").first
     assert svg.is_visible() and svg.bounding_box()["width"] > 300
-    boxes = page.locator("#content svg g.node text").all_inner_texts()
+    boxes = page.locator("#content svg g.node text").evaluate_all("els => els.map(e => e.textContent)")   # SVG has no innerText
     assert set(boxes) >= {c.label for c in CHAPTERS}, set(c.label for c in CHAPTERS) - set(boxes)
     part_one = page.locator("#content svg g.cluster text", has_text="Part I: limn").bounding_box()
     part_two = page.locator("#content svg g.cluster text", has_text="Part II: litmus").bounding_box()

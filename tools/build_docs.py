@@ -220,7 +220,7 @@ def notebook_markdown(nb: dict, pictures: bool = True, module_file: str | None =
             flags, code = directives(source)
             if flags.get("include") == "false" or "default_exp" in flags and not code: continue
             if code and is_export(flags):
-                names = [n for n in defined_names(code) if n not in seen]
+                names = [n for n in dict.fromkeys(defined_names(code)) if n not in seen]
                 seen.update(names)
                 parts.append(export_block(code, names, module_file))
             elif code and flags.get("echo") != "false": parts.append(fence(code, "python"))
