@@ -1,0 +1,163 @@
+"""Kernel files written to hurt the verifier (issue 17, the execution side): loading never runs them; running them is
+boxed. Every attack gets a verdict within its budget, the test process survives, and the other kernels of a batch keep
+their results."""
+import os
+import signal
+import struct
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import litmus.safety
+from litmus import corpus, simulate
+from litmus.corpus import KernelFileError, LaunchError, Limits, load
+
+needs_triton = pytest.mark.skipif(not simulate.triton_available(), reason="triton is not installed (pip install triton==3.9.0)")
+
+VADD = (corpus.KERNEL_DIR / "vadd.py").read_text()
+X = {"x_ptr": np.arange(1000.0), "y_ptr": np.ones(1000)}
+FAST = Limits(timeout=3, memory=1 << 30)
+
+
+def kernel(tmp_path, name, body="", top="", tail=""):
+    "vadd renamed `name`, with `body` inserted at the top of the kernel body and `top`/`tail` around the module."
+    text = VADD.replace("def vadd(", f"def {name}(").replace("    pid = tl.program_id(0)\n", "    pid = tl.program_id(0)\n" + textwrap.indent(textwrap.dedent(body), "    "), 1)
+    p = tmp_path / f"{name}.py"
+    p.write_text(textwrap.dedent(top) + text + textwrap.dedent(tail))
+    return load(p)
+
+
+def correct_result(run):
+    return not run.failed and np.array_equal(run.outputs["out_ptr"], X["x_ptr"] + 1)
+
+
+def test_top_level_side_effects_never_run_during_load_or_a_run(tmp_path):
+    marker = tmp_path / "ran"
+    top = f"""
+        import sys
+        import litmus.safety
+        open({str(marker)!r}, "w").write("top level ran")
+        litmus.safety.GPUSafetyCheck = None
+        sys.exit(0)
+        """
+    k = kernel(tmp_path, "sneaky", top=top, tail="\nsys.exit(3)\n")
+    assert not marker.exists() and litmus.safety.GPUSafetyCheck is not None
+    run = simulate.run_model(k, None, X, limits=FAST)
+    assert correct_result(run) and not marker.exists()          # only jit functions and literals are executed
+
+
+def test_an_endless_loop_times_out_and_the_batch_keeps_its_results(tmp_path):
+    spin = kernel(tmp_path, "spin", "while True:\n    pass\n")
+    good = corpus.get("vadd")
+    t0 = time.monotonic()
+    runs = simulate.execute([(good, None, X), (spin, None, X), (good, None, X)], "model", FAST)
+    assert time.monotonic() - t0 < 3 + 10
+    assert correct_result(runs[0]) and correct_result(runs[2])
+    assert runs[1].timed_out and runs[1].failed and "3 s" in runs[1].error
+
+
+def test_a_huge_grid_is_refused_before_anything_runs():
+    t0 = time.monotonic()
+    with pytest.raises(LaunchError, match="programs; the limit"):
+        simulate.run_model(corpus.get("vadd"), {"N": 10 ** 9 * 128}, None)
+    with pytest.raises(LaunchError, match="non-negative"):
+        simulate.run_model(corpus.get("vadd"), {"N": -128}, None)
+    assert time.monotonic() - t0 < 2
+
+
+def test_huge_allocations_are_errors_not_crashes(tmp_path):
+    numpy_alloc = kernel(tmp_path, "numpy_alloc", "import numpy\nbig = numpy.ones(1 << 28)\n")
+    block = kernel(tmp_path, "block_alloc", "big = tl.zeros([1 << 40], tl.float32)\n")
+    r1, r2 = simulate.execute([(numpy_alloc, None, X), (block, None, X)], "model", FAST)
+    assert r1.failed and "MemoryError" in r1.error and not r1.timed_out
+    assert r2.failed and "lane limit" in r2.error
+
+
+@pytest.mark.parametrize("body", ["import ctypes\nctypes.string_at(0)\n", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"])
+def test_a_segfault_is_a_verdict(tmp_path, body):
+    k = kernel(tmp_path, "segv", body)
+    run, after = simulate.execute([(k, None, X), (corpus.get("vadd"), None, X)], "model", FAST)
+    assert run.failed and "SIGSEGV" in run.error and not run.timed_out and correct_result(after)
+
+
+def test_a_child_that_exits_or_kills_its_group_is_a_verdict(tmp_path):
+    exits = kernel(tmp_path, "exits", "import os\nos._exit(0)\n")
+    killer = kernel(tmp_path, "killer", "import os, signal\nos.killpg(0, signal.SIGKILL)\n")
+    runs = simulate.execute([(exits, None, X), (killer, None, X), (corpus.get("vadd"), None, X)], "model", FAST)
+    assert "exited with status 0" in runs[0].error and "SIGKILL" in runs[1].error and correct_result(runs[2])
+
+
+def test_flooding_stdout_or_the_answer_pipe(tmp_path, capfd):
+    printer = kernel(tmp_path, "printer", "while True:\n    print('x' * 1000)\n")
+    flood = kernel(tmp_path, "flood", "import os\nwhile True:\n    os.write(3, b'x' * 65536)\n")
+    t0 = time.monotonic()
+    r1, r2 = simulate.execute([(printer, None, X), (flood, None, X)], "model", FAST)
+    assert r1.timed_out and r2.failed and "token" in r2.error and time.monotonic() - t0 < 3 + 10
+    assert "x" * 1000 not in capfd.readouterr().out                 # the child's stdout is /dev/null
+
+
+def test_a_trickle_does_not_reset_the_watchdog(tmp_path):
+    "A child that keeps writing (a valid-looking frame, one byte a tenth of a second) is cut at its wall clock."
+    def trickle(_):
+        token = sys._getframe(1).f_locals["token"]
+        frame = struct.pack("<4s16sQQ", b"LTMS", token, 1000, 0)
+        for byte in frame + b" " * 1000:
+            os.write(3, bytes([byte])); time.sleep(0.1)
+        return {}
+    t0 = time.monotonic()
+    (outcome,) = corpus.boxed(trickle, [None], Limits(timeout=2))
+    assert outcome.timed_out and 2 <= time.monotonic() - t0 < 6
+
+
+def test_forged_answers_are_errors(tmp_path):
+    forged = kernel(tmp_path, "forged", "import os\nos.write(3, b'LTMS' + bytes(16) + bytes(16))\nos._exit(0)\n")
+    t = tmp_path / "lying.py"
+    # a child that finds its token and sends a well-formed frame with the wrong output shape
+    lying_body = ("import os, sys, json, struct\nf = sys._getframe()\n"
+                  "while 'token' not in f.f_locals:\n    f = f.f_back\n"
+                  "h = json.dumps({'ok': True, 'value': {'outputs': {'out_ptr': [1.0]}}}).encode()\n"
+                  "os.write(3, struct.pack('<4s16sQQ', b'LTMS', f.f_locals['token'], len(h), 0) + h)\nos._exit(0)\n")
+    lying = kernel(tmp_path, "lying", lying_body)
+    r1, r2, r3 = simulate.execute([(forged, None, X), (lying, None, X), (corpus.get("vadd"), None, X)], "model", FAST)
+    assert "token" in r1.error and "malformed result" in r2.error and correct_result(r3)
+
+
+def test_processes_a_kernel_spawns_die_with_it(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    body = f"import subprocess\np = subprocess.Popen(['sleep', '600'])\nopen({str(pidfile)!r}, 'w').write(str(p.pid))\nwhile True:\n    pass\n"
+    run = simulate.run_model(kernel(tmp_path, "spawner", body), None, X, limits=FAST)
+    assert run.timed_out
+    pid = int(pidfile.read_text())
+    time.sleep(0.2)
+    try: os.kill(pid, 0); alive = open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+    except (ProcessLookupError, FileNotFoundError): alive = False
+    assert not alive
+
+
+def test_a_hostile_reference_is_an_error_verdict(tmp_path):
+    p = tmp_path / "vadd.py"
+    p.write_text(VADD.replace("    return x + y", "    while True:\n        pass"))
+    k = load(p)
+    (v,) = simulate.check_many([(k, None, X)], "model", FAST)
+    assert v.error and "reference" in v.error and "no answer within" in v.error and v.fails
+
+
+@needs_triton
+def test_the_interpreter_boxes_each_kernel_file(tmp_path):
+    spin = kernel(tmp_path, "spin", "while True:\n    pass\n")
+    segv = kernel(tmp_path, "segv", "import ctypes\nctypes.string_at(0)\n")
+    good = corpus.get("vadd")
+    t0 = time.monotonic()
+    runs = simulate.run_interpreter([(spin, None, X), (good, None, X), (segv, None, X)], FAST)
+    assert time.monotonic() - t0 < 120
+    assert runs[0].timed_out and correct_result(runs[1]) and "SIGSEGV" in runs[2].error
+
+
+@needs_triton
+def test_an_interpreter_worker_that_cannot_start_loses_no_caller(monkeypatch):
+    monkeypatch.setattr(simulate.sys, "executable", "/bin/false")
+    runs = simulate.run_interpreter([(corpus.get("vadd"), None, X), (corpus.get("vadd"), {"N": 8}, None)], FAST)
+    assert all(r.failed and "exited with status 1" in r.error for r in runs)
