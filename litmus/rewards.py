@@ -6,9 +6,9 @@ Docs: https://limn-dev.github.io/limn/litmus/rewards.html.md"""
 
 # %% auto #0
 __all__ = ['SAFETY_WEIGHT', 'BOUND_WEIGHT', 'SEARCH_WEIGHT', 'PARTIAL', 'UNKNOWN_CAP', 'COUNTEREXAMPLE_CAP', 'STATIC_CAP',
-           'SAFETY_KINDS', 'TASK_KEYS', 'LAUNCH_KEYS', 'RewardBreakdown', 'breakdown', 'completion_text',
-           'extract_kernel', 'task_of', 'checked_task', 'load_completion', 'score_source', 'LitmusReward',
-           'litmus_reward', 'litmus_reward_func']
+           'SAFETY_KINDS', 'TASK_KEYS', 'LAUNCH_KEYS', 'OWN_LAUNCH_KEYS', 'RewardBreakdown', 'breakdown',
+           'completion_text', 'extract_kernel', 'task_of', 'checked_task', 'load_completion', 'score_source',
+           'LitmusReward', 'litmus_reward', 'litmus_reward_func']
 
 # %% ../nbs/litmus/13_rewards.ipynb #3247ed28
 import ast, dataclasses, hashlib, json, os, re, tempfile, time, multiprocessing
@@ -93,9 +93,10 @@ def extract_kernel(completion) -> str | None:
     blocks = _FENCE.findall(completion_text(completion))
     return blocks[-1] if blocks else None
 
-# %% ../nbs/litmus/13_rewards.ipynb #c7cca0d0
+# %% ../nbs/litmus/13_rewards.ipynb #1de983d1
 TASK_KEYS = ("spec", "domain", "dims", "launch")
 LAUNCH_KEYS = ("dims", "args", "grid", "reduce", "pads", "accumulate", "ranges")
+OWN_LAUNCH_KEYS = ("dims", "args", "grid", "pads")    # what a completion may say about its own launch when the task gives none
 
 def task_of(kernel) -> dict:
     "The task a corpus kernel poses: its spec, domain and launch (its label, answer key and reference left out)."
@@ -117,10 +118,10 @@ def checked_task(task: dict | None) -> dict:
         if extra: raise ValueError(f"task launch keys {extra} are not among {list(LAUNCH_KEYS)}")
     return {k: task.get(k) for k in TASK_KEYS}
 
-# %% ../nbs/litmus/13_rewards.ipynb #28f30623
+# %% ../nbs/litmus/13_rewards.ipynb #3e1c9069
 def _with_launch(source: str, task: dict) -> str:
     """The completion's file with every `LITMUS = ...` statement replaced by one trusted literal: the task's launch (or,
-    without one, the completion's launch minus its shape ranges) and the task's spec."""
+    without one, only the completion's sizes, arguments, grid and padded dims) and the task's spec."""
     tree, lines = ast.parse(source), source.splitlines(keepends=True)
     own = {}
     for node in reversed(tree.body):
@@ -131,7 +132,7 @@ def _with_launch(source: str, task: dict) -> str:
                 except (ValueError, TypeError, SyntaxError, RecursionError): raise ValueError(f"line {node.lineno}: LITMUS is not a literal") from None
             del lines[node.lineno - 1:node.end_lineno]
     if not isinstance(own, dict): raise ValueError("LITMUS must be a dict literal")
-    launch = task.get("launch") or {k: v for k, v in own.items() if k in LAUNCH_KEYS and k != "ranges"}
+    launch = task.get("launch") or {k: v for k, v in own.items() if k in OWN_LAUNCH_KEYS}
     # The loader wants a spec (or a label) to accept a user's file; in static mode a placeholder, dropped after loading.
     trusted = {**launch, "spec": task.get("spec") or "x"}
     return "".join(lines) + f"\n\nLITMUS = {trusted!r}\n"

@@ -82,6 +82,13 @@ def test_completion_cannot_narrow_its_domain():
     assert b.score <= COUNTEREXAMPLE_CAP
 
 
+def test_completion_cannot_choose_its_accumulator_or_reduction():
+    "Declaring a float16 accumulator loosens the threshold and a reduction dim of 1 drops the deep class: neither is trusted."
+    source = corpus.get("rowsum_fp16acc").source.replace("LITMUS = {", 'LITMUS = {"accumulate": "float16", "reduce": "1", ', 1)
+    b = litmus_reward(fenced(source), **{**task_of("rowsum_fp16acc"), "launch": None})
+    assert b.gate == "counterexample" and b.score <= COUNTEREXAMPLE_CAP
+
+
 # shape specialisation gains nothing: the whole symbolic shape space, not the benchmark's shape
 
 def test_pinning_the_benchmark_shape_gains_nothing():

@@ -66,14 +66,16 @@ def _local_only(page, outside: list):
     page.route("**/*", handle)
 
 
-def _cli(name: str, tmp_path: Path) -> dict:
-    "What `litmus check FILE --json --quick` says about a corpus kernel's file."
+def _cli(name: str, tmp_path: Path, capsys) -> dict:
+    "What `litmus check FILE --json --quick` prints about a corpus kernel's file (the console script's main, in this process)."
+    from litmus.cli import main
     path = tmp_path / f"{name}.py"
     path.write_text(corpus.get(name).source)
-    run = subprocess.run([sys.executable, "-m", "litmus.cli", "check", str(path), "--json", "--quick"], capture_output=True,
-                         text=True, timeout=300, cwd=ROOT)
-    assert run.returncode in (0, 1, 2), run.stderr
-    return json.loads(run.stdout)
+    capsys.readouterr()
+    code = main(["check", str(path), "--json", "--quick"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == data["exit_code"] and code in (0, 1, 2)
+    return data
 
 
 # the Gradio app
@@ -130,7 +132,7 @@ def test_static_page_build_refuses_a_numpy_wheel_with_the_wrong_hash(tmp_path):
         build.numpy_wheel(WHEELS, lock)
 
 
-def test_static_page_checks_a_kernel_in_the_browser_like_the_cli(tmp_path):
+def test_static_page_checks_a_kernel_in_the_browser_like_the_cli(tmp_path, capsys):
     _need_static_inputs()
     _need_browser()
     from playwright.sync_api import sync_playwright
@@ -159,7 +161,7 @@ def test_static_page_checks_a_kernel_in_the_browser_like_the_cli(tmp_path):
                 seen[name] = (page.inner_text("#verdict"), page.inner_text("#bound"), page.inner_text("#counterexample"))
             browser.close()
         for name, (verdict, bound, cx) in seen.items():
-            cli = _cli(name, tmp_path)
+            cli = _cli(name, tmp_path, capsys)
             assert (verdict, bound) == (cli["verdict"], cli["bound"]), name
         assert seen["softmax_nomaxsub"][0] == "REJECT" and "numeric" in seen["softmax_nomaxsub"][2]
         assert seen["vadd"][0] == "ACCEPT"
