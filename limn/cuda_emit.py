@@ -338,8 +338,8 @@ def matmul_parts(body: Body, lo: int, hi: int):
     if len(loads) != 2 or any(not isinstance(i, (Load, Arith, Cast, Const)) or getattr(i, "valid", ()) for i in inner): return None
     va, vb = (l.index.variables() for l in loads)
     ms, ns = [v for v in kept if v in va and v not in vb], [v for v in kept if v in vb and v not in va]
-    if red not in va or red not in vb or len(ms) != 1 or len(ns) != 1 or not (va | vb) <= set(kept) | {red}: return None
-    m, n = ms[0], ns[0]
+    if red not in va or red not in vb or not ms or not ns or not (va | vb) <= set(kept) | {red}: return None
+    m, n = max(ms, key=Var.key), max(ns, key=Var.key)          # the innermost such dims; the others are batch dims
     if m.extent < TILE_MIN or n.extent < TILE_MIN: return None
     batch = [v for v in kept if v not in (m, n)]
     return dict(form=form, m=m, n=n, r=red, batch=batch, loads=loads, inner=inner, last=last, post=post, acc_dtype=acc_dtype,

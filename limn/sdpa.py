@@ -17,9 +17,9 @@ from .autograd import is_grad_enabled
 from .device import get_device, register_device, NumpyDevice, _CURRENT
 
 # %% auto #0
-__all__ = ['TILE', 'SDPA_KERNELS', 'C_SDPA_SOURCE', 'C_SDPA_BUILDERS', 'composed_attention', 'compute_dtype', 'tile_scores',
-           's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv', 'composed_backward', 'attention', 'c_sdpa_source',
-           'c_builder']
+__all__ = ['TILE', 'SDPA_KERNELS', 'C_SDPA_SOURCE', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS', 'composed_attention',
+           'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv', 'composed_backward',
+           'attention', 'c_sdpa_source', 'c_builder', 'cuda_builder']
 
 # %% ../nbs/limn/12_attention.ipynb #62cfa2ea
 def _visible(tq: int, tk: int, causal: bool, key_mask: Tensor | None) -> Tensor | None:
@@ -332,3 +332,30 @@ C_SDPA_BUILDERS = {"sdpa": c_builder("limn_sdpa_fwd", lambda b, tq, tk, d, dv: (
 
 from .jit import register_custom
 for _name, _builder in C_SDPA_BUILDERS.items(): register_custom("c", _name, _builder)
+
+# %% ../nbs/limn/12_attention.ipynb #5d2460b9
+def cuda_builder(kernel: str, outputs, rows: str):
+    """A `register_custom` builder for the cuda device. `outputs(batch, tq, tk, d, dv)` gives each output's element count;
+    `rows` names the rows one thread owns ('tq' or 'tk')."""
+    def build(backend, inputs, params):
+        from limn.cuda_emit import attention_source, ATT_ROWS
+        dtype, masked, dims = inputs[0][1], params.get("masked", False), _dims(inputs)
+        batch, tq, tk, d, dv = dims
+        if batch > 65535: raise ValueError(f"the cuda attention kernels take at most 65535 (batch x heads) rows of blocks, got {batch}")
+        fn = backend.driver.function(backend.module(attention_source(dtype, d, dv)), kernel)
+        sizes = outputs(*dims)
+        kinds = [dtype if i < len(sizes) - (kernel == "limn_sdpa_fwd") else dtype.compute_dtype for i in range(len(sizes))]
+        grid = (-(-(tq if rows == "tq" else tk) // ATT_ROWS), batch, 1)
+        def program(ins, outs):
+            scratch = {i: backend.alloc(n, kinds[i]) for i, n in enumerate(sizes) if i not in outs}
+            memories = list(ins[:3]) + [ins[3] if masked else None] + list(ins[3 + masked:]) + [outs.get(i) or scratch[i] for i in range(len(sizes))]
+            args = [ctypes.c_uint64(0 if m is None else m.ptr) for m in memories]
+            args += [ctypes.c_int64(tq), ctypes.c_int64(tk), ctypes.c_int(int(params.get("causal", False))), ctypes.c_double(params.get("scale", 1.0))]
+            backend.driver.launch(fn, grid, (ATT_ROWS, 1, 1), args)
+        return program
+    return build
+
+CUDA_SDPA_BUILDERS = {"sdpa": cuda_builder("limn_sdpa_fwd", lambda b, tq, tk, d, dv: (b * tq * dv, b * tq), "tq"),
+                      "sdpa_bwd_q": cuda_builder("limn_sdpa_bwd_q", lambda b, tq, tk, d, dv: (b * tq * d,), "tq"),
+                      "sdpa_bwd_kv": cuda_builder("limn_sdpa_bwd_kv", lambda b, tq, tk, d, dv: (b * tk * d, b * tk * dv), "tk")}
+for _name, _builder in CUDA_SDPA_BUILDERS.items(): register_custom("cuda", _name, _builder)
