@@ -4,7 +4,8 @@ import re
 import pytest
 from litmus import corpus
 from litmus.rewards import (LitmusReward, RewardBreakdown, litmus_reward, litmus_reward_func, breakdown, task_of,
-                            checked_task, extract_kernel, TASK_KEYS, UNKNOWN_CAP, COUNTEREXAMPLE_CAP, STATIC_CAP)
+                            checked_task, extract_kernel, TASK_KEYS, UNKNOWN_CAP, COUNTEREXAMPLE_CAP, STATIC_CAP,
+                            UNMODELLED_CAP)
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -29,10 +30,24 @@ def test_unknown_scores_strictly_below_accept():
     accept = reward_of("vadd")
     assert accept.verdict == "ACCEPT" and accept.score == 1.0
     unknown = litmus_reward(fenced((HERE / "kernels" / "unsupported_while.py").read_text()), spec="x", domain={"x_ptr": [-1, 1]})
-    assert unknown.verdict == "UNKNOWN" and unknown.gate == "unknown"
-    assert 0 < unknown.score <= UNKNOWN_CAP < accept.score
+    assert unknown.verdict == "UNKNOWN" and unknown.gate == "unmodelled"
+    assert 0 < unknown.score <= UNMODELLED_CAP < UNKNOWN_CAP < accept.score
     # the cap holds even when every half of the evidence is otherwise perfect
     assert breakdown({**CLEAN, "verdict": "UNKNOWN"}, static=False).score <= UNKNOWN_CAP
+
+
+def test_hiding_a_bug_from_the_checker_never_beats_being_caught():
+    """softmax without the max shift, its input passed through inline asm (which litmus does not model): the search cannot
+    run it, and the reward sits below the counterexample's. A while loop the prover cannot read hides nothing: the model
+    runs it and the counterexample is found."""
+    caught = reward_of("softmax_nomaxsub")
+    asm = '    x = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.float32, is_pure=True, pack=1)\n'
+    source = corpus.get("softmax_nomaxsub").source.replace("    num = tl.exp(x)\n", asm + "    num = tl.exp(x)\n", 1)
+    assert "inline_asm" in source
+    hidden = litmus_reward(fenced(source), **task_of("softmax_nomaxsub"))
+    assert hidden.gate == "unmodelled" and 0 < hidden.score <= UNMODELLED_CAP < caught.score <= COUNTEREXAMPLE_CAP
+    looped = corpus.get("softmax_nomaxsub").source.replace("    num = tl.exp(x)\n", "    k = 0\n    while k < 0:\n        k += 1\n    num = tl.exp(x)\n", 1)
+    assert litmus_reward(fenced(looped), **task_of("softmax_nomaxsub")).score <= caught.score
 
 
 @pytest.mark.parametrize("completion", [
