@@ -1,4 +1,4 @@
-"""Proves, from the symbolic memory model of chapter 03, that every access stays inside its tensor and that no two threads write one address, for every size and block size at once. A proof that fails is only 'not proved': the solver (chapter 05) and the safety check (chapter 06) decide whether there is a real defect.
+"""Proves, from the symbolic memory model of chapter 03, that every access stays inside its tensor and that no two threads write one address, for every size and block size at once. It reads only the model: it never runs a kernel, never searches, and never reports a defect. A proof that fails is only 'not proved': the solver (chapter 05) and the safety check (chapter 06) decide whether there is a real defect.
 
 Docs: https://limn-dev.github.io/limn/litmus/prove.html.md"""
 
@@ -9,6 +9,7 @@ __all__ = ['hypotheses', 'Prover', 'divide', 'decompositions', 'Proof', 'floor_f
 
 # %% ../nbs/litmus/04_prove.ipynb #87a9bb37
 import itertools
+from fastcore.basics import patch
 from dataclasses import dataclass, field
 from litmus.tritonir import Poly, Atom, Cmp, Or, And, Opaque, TRUE, conjuncts, make_atom, factor_key
 
@@ -56,79 +57,88 @@ class Prover:
         finally: active.discard(f)
         if outermost: memo[f] = r
         return r
-    def _atom_range(self, f):
-        a = f.args
-        # `//` and `%` are read as Python's floor operations; Triton truncates toward zero instead, and the two agree
-        # on the non-negative dividends index arithmetic uses, so a range is only claimed once the dividend is >= 0.
-        if f.op == '%' and self.le0(-a[0]) and self.le0(1 - a[1]): return Poly.const(0), a[1] - 1
-        if f.op == '//' and self.le0(-a[0]) and self.le0(1 - a[1]):  # 0 <= x // c <= x; >= 1 once x >= c
-            return Poly.const(1 if self.le0(a[1] - a[0]) else 0), a[0]
-        if f.op == 'next_pow2': return Poly.const(1), None
-        if f.op in ('min', 'max'):
-            lows = [self.range_of_poly_lo(x) for x in a]
-            if all(l is not None for l in lows):
-                return (make_atom(f.op, *lows) if f.op == 'max' else make_atom('min', *lows)), None
-        return None
-    def range_of_poly_lo(self, p): return p if p.value() is not None else Poly.const(0) if self.le0(-p) else None
 
-    def le0(self, p, hyps=(), pairs=True, depth=0):
-        "True when `p <= 0` is proved; hypotheses `h <= 0` may be used alone or two at a time."
-        if depth > 6: return False
-        split = next((f for f in p.factors() if isinstance(f, Atom) and f.op in ('min', 'max')), None)
-        if split is not None and p.degree_in(split) == 1:  # a*min(x, y) + b: one or both of the arguments
-            a, b = p.split(split)
-            up = self._bound_le0(-a)
-            if not up and not self._bound_le0(a): return False
-            branches = [self.le0(a * x + b, hyps, pairs, depth + 1) for x in split.args]
-            return any(branches) if (split.op == 'min') == up else all(branches)
-        if self._bound_le0(p): return True
+# %% ../nbs/litmus/04_prove.ipynb #8d2cba76
+@patch
+def _atom_range(self:Prover, f):
+    a = f.args
+    # `//` and `%` are read as Python's floor operations; Triton truncates toward zero instead, and the two agree
+    # on the non-negative dividends index arithmetic uses, so a range is only claimed once the dividend is >= 0.
+    if f.op == '%' and self.le0(-a[0]) and self.le0(1 - a[1]): return Poly.const(0), a[1] - 1
+    if f.op == '//' and self.le0(-a[0]) and self.le0(1 - a[1]):  # 0 <= x // c <= x; >= 1 once x >= c
+        return Poly.const(1 if self.le0(a[1] - a[0]) else 0), a[0]
+    if f.op == 'next_pow2': return Poly.const(1), None
+    if f.op in ('min', 'max'):
+        lows = [self.range_of_poly_lo(x) for x in a]
+        if all(l is not None for l in lows):
+            return (make_atom(f.op, *lows) if f.op == 'max' else make_atom('min', *lows)), None
+    return None
+
+@patch
+def range_of_poly_lo(self:Prover, p): return p if p.value() is not None else Poly.const(0) if self.le0(-p) else None
+
+@patch
+def le0(self:Prover, p, hyps=(), pairs=True, depth=0):
+    "True when `p <= 0` is proved; hypotheses `h <= 0` may be used alone or two at a time."
+    if depth > 6: return False
+    split = next((f for f in p.factors() if isinstance(f, Atom) and f.op in ('min', 'max')), None)
+    if split is not None and p.degree_in(split) == 1:  # a*min(x, y) + b: one or both of the arguments
+        a, b = p.split(split)
+        up = self._bound_le0(-a)
+        if not up and not self._bound_le0(a): return False
+        branches = [self.le0(a * x + b, hyps, pairs, depth + 1) for x in split.args]
+        return any(branches) if (split.op == 'min') == up else all(branches)
+    if self._bound_le0(p): return True
+    for h in list(hyps) + self.facts:
+        if self._bound_le0(p - h): return True
+    if pairs:
+        for h1, h2 in itertools.combinations(hyps, 2):
+            if self._bound_le0(p - h1 - h2): return True
+    for k in self.multipliers:
         for h in list(hyps) + self.facts:
-            if self._bound_le0(p - h): return True
-        if pairs:
-            for h1, h2 in itertools.combinations(hyps, 2):
-                if self._bound_le0(p - h1 - h2): return True
-        for k in self.multipliers:
-            for h in list(hyps) + self.facts:
-                if self._bound_le0(k * (p - 1) + 1 - h): return True
-        return False
+            if self._bound_le0(k * (p - 1) + 1 - h): return True
+    return False
 
-    def _bound_le0(self, q, depth=0):
-        if depth > 40: return False
-        if (v := q.value()) is not None: return v <= 0
-        locals_ = self.local_factors(q)
-        if not locals_: return self._params_le0(q)
-        v = min(locals_, key=lambda f: (_ELIMINATION_ORDER[self.kind(f)], factor_key(f)))
-        if q.degree_in(v) > 1: return False
-        a, b = q.split(v)
-        r = self.range_of(v)
-        if r is None: return False
-        lo, hi = r
-        if self._bound_le0(-a, depth + 1):
-            return hi is not None and self._bound_le0(a * hi + b, depth + 1)
-        if self._bound_le0(a, depth + 1):
-            return lo is not None and self._bound_le0(a * lo + b, depth + 1)
-        return False
+# %% ../nbs/litmus/04_prove.ipynb #eb7a04a9
+@patch
+def _bound_le0(self:Prover, q, depth=0):
+    if depth > 40: return False
+    if (v := q.value()) is not None: return v <= 0
+    locals_ = self.local_factors(q)
+    if not locals_: return self._params_le0(q)
+    v = min(locals_, key=lambda f: (_ELIMINATION_ORDER[self.kind(f)], factor_key(f)))
+    if q.degree_in(v) > 1: return False
+    a, b = q.split(v)
+    r = self.range_of(v)
+    if r is None: return False
+    lo, hi = r
+    if self._bound_le0(-a, depth + 1):
+        return hi is not None and self._bound_le0(a * hi + b, depth + 1)
+    if self._bound_le0(a, depth + 1):
+        return lo is not None and self._bound_le0(a * lo + b, depth + 1)
+    return False
 
-    def _params_le0(self, q):
-        "Shift every size factor to its lower bound plus a non-negative slack; then no coefficient may be positive."
-        shift = {}
-        for f in q.factors():
-            r = self.range_of(f)
-            if r is None or r[0] is None or r[0].value() is None: return False
-            shift[f] = r[0].value()
-        out = {}
-        for m, c in q.terms.items():
-            # expand prod (lo_f + f') over the monomial's factors
-            partial = {(): c}
-            for f in m:
-                nxt = {}
-                for mm, cc in partial.items():
-                    if shift[f]: nxt[mm] = nxt.get(mm, 0) + cc * shift[f]
-                    k = tuple(sorted(mm + (f,), key=factor_key))
-                    nxt[k] = nxt.get(k, 0) + cc
-                partial = nxt
-            for mm, cc in partial.items(): out[mm] = out.get(mm, 0) + cc
-        return all(c <= 0 for c in out.values())
+@patch
+def _params_le0(self:Prover, q):
+    "Shift every size factor to its lower bound plus a non-negative slack; then no coefficient may be positive."
+    shift = {}
+    for f in q.factors():
+        r = self.range_of(f)
+        if r is None or r[0] is None or r[0].value() is None: return False
+        shift[f] = r[0].value()
+    out = {}
+    for m, c in q.terms.items():
+        # expand prod (lo_f + f') over the monomial's factors
+        partial = {(): c}
+        for f in m:
+            nxt = {}
+            for mm, cc in partial.items():
+                if shift[f]: nxt[mm] = nxt.get(mm, 0) + cc * shift[f]
+                k = tuple(sorted(mm + (f,), key=factor_key))
+                nxt[k] = nxt.get(k, 0) + cc
+            partial = nxt
+        for mm, cc in partial.items(): out[mm] = out.get(mm, 0) + cc
+    return all(c <= 0 for c in out.values())
 
 # %% ../nbs/litmus/04_prove.ipynb #22da522f
 def divide(p, divisor, lead):
@@ -263,73 +273,78 @@ class _RaceFreedom:
         pids = [f'pid{a}' for a, g in enumerate(self.model.grid) if g != Poly.const(1)]
         return pids, list(access.lanes)
 
-    def injective(self, access, idxs):
-        """Mixed radix: within each index, order its digits (program ids, lanes, loop counters) so each coefficient
-        exceeds the most the smaller digits can add; then the index determines its digits. Race freedom needs every
-        program id and lane to be such a digit somewhere."""
-        P, steps, determined = self.prover, [], set()
-        for d, idx in enumerate(idxs):
-            digits = [f for f in idx.factors() if P.is_local(f)]
-            if not digits: continue
-            info = []
-            for u in digits:
-                if idx.degree_in(u) != 1: return False, steps + [f"index {idx}: {u} is not linear"]
-                a, _ = idx.split(u)
-                if P.local_factors(a): return False, steps + [f"index {idx}: coefficient of {u} depends on {P.local_factors(a)}"]
-                sign = 1 if P.le0(1 - a) else -1 if P.le0(1 + a) else 0
-                if sign == 0: return False, steps + [f"index {idx}: sign of the coefficient {a} of {u} unknown"]
-                info.append((u, a * sign, P.range_of(u)))
-            found = None
-            for perm in itertools.permutations(info):
-                span, ok = Poly.const(0), True
-                for k, (u, a, r) in enumerate(perm):
-                    if k and not P.le0(span + 1 - a): ok = False; break
-                    if k < len(perm) - 1:
-                        if r is None or r[1] is None: ok = False; break
-                        span = span + a * (r[1] - r[0])
-                if ok: found = perm; break
-            if found is None: return False, steps + [f"index {idx}: no mixed-radix order of its digits"]
-            steps.append(f"index {d} = {idx}: digits " + " < ".join(f"{u} (x{a})" for u, a, _ in found))
-            determined |= {u for u, _, _ in found}
-        pids, lanes = self.thread_coords(access)
-        everything = {a for idx in idxs for a in _atoms(idx)}
-        def covered(e, depth=0):  # e is a digit, or both e // c and e % c are covered
-            if len(e.terms) == 1 and list(e.terms.values())[0] == 1 and len(next(iter(e.terms))) == 1 \
-                    and next(iter(e.terms))[0] in determined: return True
-            if depth > 4: return False
-            divs = [x for x in everything if x.op == '//' and x.args[0] == e]
-            return any(covered(Poly({(x,): 1}), depth + 1) and
-                       any(y.op == '%' and y.args == x.args and covered(Poly({(y,): 1}), depth + 1) for y in everything)
-                       for x in divs)
-        missing = [s for s in pids + lanes if not covered(Poly.var(s))]
-        if missing: return False, steps + [f"the address does not depend on {', '.join(missing)}: those threads share addresses"]
-        return True, steps
+# %% ../nbs/litmus/04_prove.ipynb #8d4d907b
+@patch
+def injective(self:_RaceFreedom, access, idxs):
+    """Mixed radix: within each index, order its digits (program ids, lanes, loop counters) so each coefficient
+    exceeds the most the smaller digits can add; then the index determines its digits. Race freedom needs every
+    program id and lane to be such a digit somewhere."""
+    P, steps, determined = self.prover, [], set()
+    for d, idx in enumerate(idxs):
+        digits = [f for f in idx.factors() if P.is_local(f)]
+        if not digits: continue
+        info = []
+        for u in digits:
+            if idx.degree_in(u) != 1: return False, steps + [f"index {idx}: {u} is not linear"]
+            a, _ = idx.split(u)
+            if P.local_factors(a): return False, steps + [f"index {idx}: coefficient of {u} depends on {P.local_factors(a)}"]
+            sign = 1 if P.le0(1 - a) else -1 if P.le0(1 + a) else 0
+            if sign == 0: return False, steps + [f"index {idx}: sign of the coefficient {a} of {u} unknown"]
+            info.append((u, a * sign, P.range_of(u)))
+        found = None
+        for perm in itertools.permutations(info):
+            span, ok = Poly.const(0), True
+            for k, (u, a, r) in enumerate(perm):
+                if k and not P.le0(span + 1 - a): ok = False; break
+                if k < len(perm) - 1:
+                    if r is None or r[1] is None: ok = False; break
+                    span = span + a * (r[1] - r[0])
+            if ok: found = perm; break
+        if found is None: return False, steps + [f"index {idx}: no mixed-radix order of its digits"]
+        steps.append(f"index {d} = {idx}: digits " + " < ".join(f"{u} (x{a})" for u, a, _ in found))
+        determined |= {u for u, _, _ in found}
+    pids, lanes = self.thread_coords(access)
+    everything = {a for idx in idxs for a in _atoms(idx)}
+    def covered(e, depth=0):  # e is a digit, or both e // c and e % c are covered
+        if len(e.terms) == 1 and list(e.terms.values())[0] == 1 and len(next(iter(e.terms))) == 1 \
+                and next(iter(e.terms))[0] in determined: return True
+        if depth > 4: return False
+        divs = [x for x in everything if x.op == '//' and x.args[0] == e]
+        return any(covered(Poly({(x,): 1}), depth + 1) and
+                   any(y.op == '%' and y.args == x.args and covered(Poly({(y,): 1}), depth + 1) for y in everything)
+                   for x in divs)
+    missing = [s for s in pids + lanes if not covered(Poly.var(s))]
+    if missing: return False, steps + [f"the address does not depend on {', '.join(missing)}: those threads share addresses"]
+    return True, steps
 
-    def same_address_map(self, access, other):
-        "The two accesses compute the same address from (program, lanes): equal offsets once other's lanes, axis by axis, are renamed to this one's (equal extents)."
-        if other.offset == access.offset: return True
-        if len(other.lanes) != len(access.lanes): return False
-        S = self.model.symbols
-        if any(S[a].hi != S[b].hi or S[a].lo != S[b].lo for a, b in zip(other.lanes, access.lanes)): return False
-        return other.offset.subs({a: Poly.var(b) for a, b in zip(other.lanes, access.lanes)}) == access.offset
+@patch
+def same_address_map(self:_RaceFreedom, access, other):
+    "The two accesses compute the same address from (program, lanes): equal offsets once other's lanes, axis by axis, are renamed to this one's (equal extents)."
+    if other.offset == access.offset: return True
+    if len(other.lanes) != len(access.lanes): return False
+    S = self.model.symbols
+    if any(S[a].hi != S[b].hi or S[a].lo != S[b].lo for a, b in zip(other.lanes, access.lanes)): return False
+    return other.offset.subs({a: Poly.var(b) for a, b in zip(other.lanes, access.lanes)}) == access.offset
 
-    def race_free(self, access, others=()):
-        "No two distinct (program, lane) pairs write one address non-atomically, nor read what another writes."
-        pf = self.in_bounds(access)
-        if pf.proved and self.layout_injective(access.tensor):  # per dim: index tuple -> offset is one-to-one
-            ok, steps = self.injective(access, self._decomp[id(access)])
-        else: ok, steps = False, [f"no in-bounds split of the offset into non-aliasing dims"]
-        if not ok:  # the raw offset as a single mixed-radix number
-            ok, raw = self.injective(access, [access.offset])
-            steps = steps + [x for x in raw if x not in steps]
-        if not ok: return Proof('race_free', str(access), access.line, False, steps)
-        for o in others:
-            if not self.same_address_map(access, o):
-                return Proof('race_free', str(access), access.line, False,
-                             steps + [f"line {o.line} ({o.kind}) uses a different address {o.offset}"])
-        steps.append(f"layout of {access.tensor} does not alias; distinct threads get distinct addresses")
-        if others: steps.append(f"lines {sorted({o.line for o in others})} touch the same address map: same thread")
-        return Proof('race_free', str(access), access.line, True, steps)
+# %% ../nbs/litmus/04_prove.ipynb #444d7d9e
+@patch
+def race_free(self:_RaceFreedom, access, others=()):
+    "No two distinct (program, lane) pairs write one address non-atomically, nor read what another writes."
+    pf = self.in_bounds(access)
+    if pf.proved and self.layout_injective(access.tensor):  # per dim: index tuple -> offset is one-to-one
+        ok, steps = self.injective(access, self._decomp[id(access)])
+    else: ok, steps = False, [f"no in-bounds split of the offset into non-aliasing dims"]
+    if not ok:  # the raw offset as a single mixed-radix number
+        ok, raw = self.injective(access, [access.offset])
+        steps = steps + [x for x in raw if x not in steps]
+    if not ok: return Proof('race_free', str(access), access.line, False, steps)
+    for o in others:
+        if not self.same_address_map(access, o):
+            return Proof('race_free', str(access), access.line, False,
+                         steps + [f"line {o.line} ({o.kind}) uses a different address {o.offset}"])
+    steps.append(f"layout of {access.tensor} does not alias; distinct threads get distinct addresses")
+    if others: steps.append(f"lines {sorted({o.line for o in others})} touch the same address map: same thread")
+    return Proof('race_free', str(access), access.line, True, steps)
 
 # %% ../nbs/litmus/04_prove.ipynb #d75a077f
 class _Barriers:

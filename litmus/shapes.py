@@ -1,4 +1,4 @@
-"""A kernel sees a size only through its guards, so the infinitely many sizes fall into a few classes per dimension: one, just under a block, a block, just over, two blocks, a ragged tail, a size coprime to the block, a deep reduction. This chapter derives the classes from the symbolic model (chapter 03), asks the solver (chapter 05) for a witness of each, and lays out O(#dims x 8) configurations, with dtypes as a second axis. The safety search (chapter 06) and the falsifier (chapter 09) walk these configurations instead of a size sweep.
+"""A kernel sees a size only through its guards, so the infinitely many sizes fall into a few classes per dimension: one, just under a block, a block, just over, two blocks, a ragged tail, a size coprime to the block, a deep reduction. This chapter derives the classes from the symbolic model (chapter 03), asks the solver (chapter 05) for a witness of each, and lays out O(#dims x 8) configurations, with dtypes as a second axis. The safety search (chapter 06) walks these configurations instead of a size sweep. It only picks sizes: it neither runs a kernel nor judges one.
 
 Docs: https://limn-dev.github.io/limn/litmus/shapes.html.md"""
 
@@ -9,6 +9,7 @@ __all__ = ['FLOAT_DTYPE_CLASSES', 'dim_blocks', 'ShapeClass', 'Config', 'Symboli
 
 # %% ../nbs/litmus/07_shapes.ipynb #375b3c65
 from dataclasses import dataclass, field
+from fastcore.basics import patch
 from litmus.tritonir import Poly, Cmp, compare, conj, disj, make_atom, evaluate_poly, build_model, KernelModel, conjuncts
 from litmus.smt import Problem, solve
 
@@ -92,67 +93,81 @@ class SymbolicShapeSpace:
         r = solve(p, self.backend)
         if r.status != 'sat': return None
         return ShapeClass(d, name, rule, r.model[d], r.backend, constraint)
-    def _classes(self, d):
-        size, out = Poly.var(d), []
-        b = self.block_of(d)
-        def add(name, rule, f, lo=1):
-            c = self._witness(d, name, rule, f, lo=lo)
-            if c is not None and all(c.value != o.value for o in out): out.append(c)
-        if d in self.pads:
-            pad_block = b or 4
-            add('none', 'P = 0', compare(size, '==', 0), lo=0)
-            add('one', 'P = 1', compare(size, '==', 1), lo=0)
-            add('odd', 'P odd, P > 1', conj(compare(make_atom('%', size, 2), '==', 1), compare(size, '>', 1)), lo=0)
-            add('block', f'P = b ({pad_block})', compare(size, '==', pad_block), lo=0)
-            return out
-        if b is None:
-            for name, v in (('one', 1), ('two', 2), ('three', 3), ('five', 5)):
-                add(name, f'{d} = {v}', compare(size, '==', v))
-            return out
-        add('one', f'{d} = 1', compare(size, '==', 1))
-        if b > 2: add('block-1', f'{d} = b-1', compare(size, '==', b - 1))
-        add('block', f'{d} = b', compare(size, '==', b))
-        add('block+1', f'{d} = b+1', compare(size, '==', b + 1))
-        add('2block', f'{d} = 2b', compare(size, '==', 2 * b))
-        tail = [compare(make_atom('%', size, b), '!=', r) for r in {0, 1, b - 1}] if b > 3 else [compare(make_atom('%', size, b), '!=', 0)]
-        add('ragged', f'{d} > 2b, {d} mod b not in {{0, 1, b-1}}', conj(compare(size, '>', 2 * b), *tail))
-        primes = [p for p in range(2, b + 1) if b % p == 0 and all(p % q for q in range(2, p))]
-        add('coprime', f'{d} > 3b, gcd({d}, b) = 1', conj(compare(size, '>', 3 * b), *[compare(make_atom('%', size, p), '!=', 0) for p in primes]))
-        if d == self.reduce:
-            add('deep', f'{d} > max({self.deep}, 16b), {d} mod b != 0',
-                conj(compare(size, '>', max(self.deep, 16 * b)), compare(make_atom('%', size, b), '!=', 0)))
+
+# %% ../nbs/litmus/07_shapes.ipynb #57e5e34e
+@patch
+def _classes(self:SymbolicShapeSpace, d):
+    size, out = Poly.var(d), []
+    b = self.block_of(d)
+    def add(name, rule, f, lo=1):
+        c = self._witness(d, name, rule, f, lo=lo)
+        if c is not None and all(c.value != o.value for o in out): out.append(c)
+    if d in self.pads:
+        pad_block = b or 4
+        add('none', 'P = 0', compare(size, '==', 0), lo=0)
+        add('one', 'P = 1', compare(size, '==', 1), lo=0)
+        add('odd', 'P odd, P > 1', conj(compare(make_atom('%', size, 2), '==', 1), compare(size, '>', 1)), lo=0)
+        add('block', f'P = b ({pad_block})', compare(size, '==', pad_block), lo=0)
         return out
-    def baseline(self):
-        "Every size at a ragged value: BLOCK+1 against its block, 3 when unrelated, padding 1."
-        base = {}
-        for d, classes in self.classes.items():
-            pick = {c.name: c.value for c in classes}
-            base[d] = pick.get('one') if d in self.pads else pick.get('block+1', pick.get('three', classes[0].value))
-        return base
-    def configs(self, include_deep=True):
-        "The baseline, then each size through its classes with the others at the baseline (duplicates dropped)."
-        base, out, seen = self.baseline(), [], set()
-        def push(dims, label):
-            key = tuple(sorted(dims.items()))
-            if key in seen: return
-            seen.add(key)
-            env = self.model.config_env(dims, self.constexprs)
-            out.append(Config(dims, {k: env[k] for k in self.model.constexprs}, label))
-        push(dict(base), 'baseline')
-        for d, classes in self.classes.items():
-            for c in classes:
-                if c.name == 'deep' and not include_deep: continue
-                push({**base, d: c.value}, f'{d}:{c.name}')
+    if b is None:
+        for name, v in (('one', 1), ('two', 2), ('three', 3), ('five', 5)):
+            add(name, f'{d} = {v}', compare(size, '==', v))
         return out
-    def dtype_classes(self):
-        "The second, categorical axis: each floating-point tensor may be float32, float16 or bfloat16."
-        return {t.name: list(FLOAT_DTYPE_CLASSES) for t in self.model.tensors.values() if t.dtype.startswith(('float', 'bfloat'))}
-    def configurations(self, dtypes=True, include_deep=True):
-        """Shape configurations crossed with the dtype classes: (Config, {tensor: dtype}) pairs, every floating-point
-        tensor taking the same class at a time (so O(#dims x 8 x 3) in all)."""
-        classes = self.dtype_classes()
-        kinds = FLOAT_DTYPE_CLASSES if dtypes and classes else (None,)
-        return [(c, {t: k for t in classes} if k else {}) for k in kinds for c in self.configs(include_deep)]
-    def table(self):
-        "One row per (size, class): the rule and the solver's witness."
-        return [(c.dim, c.name, c.rule, c.value, c.backend) for cs in self.classes.values() for c in cs]
+    add('one', f'{d} = 1', compare(size, '==', 1))
+    if b > 2: add('block-1', f'{d} = b-1', compare(size, '==', b - 1))
+    add('block', f'{d} = b', compare(size, '==', b))
+    add('block+1', f'{d} = b+1', compare(size, '==', b + 1))
+    add('2block', f'{d} = 2b', compare(size, '==', 2 * b))
+    tail = [compare(make_atom('%', size, b), '!=', r) for r in {0, 1, b - 1}] if b > 3 else [compare(make_atom('%', size, b), '!=', 0)]
+    add('ragged', f'{d} > 2b, {d} mod b not in {{0, 1, b-1}}', conj(compare(size, '>', 2 * b), *tail))
+    primes = [p for p in range(2, b + 1) if b % p == 0 and all(p % q for q in range(2, p))]
+    add('coprime', f'{d} > 3b, gcd({d}, b) = 1', conj(compare(size, '>', 3 * b), *[compare(make_atom('%', size, p), '!=', 0) for p in primes]))
+    if d == self.reduce:
+        add('deep', f'{d} > max({self.deep}, 16b), {d} mod b != 0',
+            conj(compare(size, '>', max(self.deep, 16 * b)), compare(make_atom('%', size, b), '!=', 0)))
+    return out
+
+@patch
+def baseline(self:SymbolicShapeSpace):
+    "Every size at a ragged value: BLOCK+1 against its block, 3 when unrelated, padding 1."
+    base = {}
+    for d, classes in self.classes.items():
+        pick = {c.name: c.value for c in classes}
+        base[d] = pick.get('one') if d in self.pads else pick.get('block+1', pick.get('three', classes[0].value))
+    return base
+
+# %% ../nbs/litmus/07_shapes.ipynb #6c51a3fc
+@patch
+def configs(self:SymbolicShapeSpace, include_deep=True):
+    "The baseline, then each size through its classes with the others at the baseline (duplicates dropped)."
+    base, out, seen = self.baseline(), [], set()
+    def push(dims, label):
+        key = tuple(sorted(dims.items()))
+        if key in seen: return
+        seen.add(key)
+        env = self.model.config_env(dims, self.constexprs)
+        out.append(Config(dims, {k: env[k] for k in self.model.constexprs}, label))
+    push(dict(base), 'baseline')
+    for d, classes in self.classes.items():
+        for c in classes:
+            if c.name == 'deep' and not include_deep: continue
+            push({**base, d: c.value}, f'{d}:{c.name}')
+    return out
+
+@patch
+def dtype_classes(self:SymbolicShapeSpace):
+    "The second, categorical axis: each floating-point tensor may be float32, float16 or bfloat16."
+    return {t.name: list(FLOAT_DTYPE_CLASSES) for t in self.model.tensors.values() if t.dtype.startswith(('float', 'bfloat'))}
+
+@patch
+def configurations(self:SymbolicShapeSpace, dtypes=True, include_deep=True):
+    """Shape configurations crossed with the dtype classes: (Config, {tensor: dtype}) pairs, every floating-point
+    tensor taking the same class at a time (so O(#dims x 8 x 3) in all)."""
+    classes = self.dtype_classes()
+    kinds = FLOAT_DTYPE_CLASSES if dtypes and classes else (None,)
+    return [(c, {t: k for t in classes} if k else {}) for k in kinds for c in self.configs(include_deep)]
+
+@patch
+def table(self:SymbolicShapeSpace):
+    "One row per (size, class): the rule and the solver's witness."
+    return [(c.dim, c.name, c.rule, c.value, c.backend) for cs in self.classes.values() for c in cs]

@@ -1,4 +1,4 @@
-"""When a proof from chapter 04 fails, the safety check asks a solver for a concrete witness: sizes, a program id, a lane and an address that break the property. The shape classes (chapter 07) use the same solver to pick the smallest size in each class. This chapter is that solver: z3 when the optional z3-solver package is installed, a bounded depth-first search otherwise, with the same answer from both and an honest account of what each answer means.
+"""When a proof from chapter 04 fails, the safety check asks a solver for a concrete witness: sizes, a program id, a lane and an address that break the property. The shape classes (chapter 07) use the same solver to pick the smallest size in each class. This chapter is that solver: z3 when the optional z3-solver package is installed, a bounded depth-first search otherwise, with the same answer from both and an honest account of what each answer means. It knows nothing of kernels, and a bounded search that finds nothing never claims a proof.
 
 Docs: https://limn-dev.github.io/limn/litmus/smt.html.md"""
 
@@ -69,6 +69,7 @@ def _formula_code(f, index):
     if isinstance(f, Opaque): return f"(V[{index[f.name]}] != 0)"
     raise TypeError(f"not a formula: {f!r}")
 
+# %% ../nbs/litmus/05_smt.ipynb #4f5a0448
 def solve_bounded(problem, budget=2_000_000, deadline=None):
     """Depth-first search of the box in lexicographic order, each constraint checked as soon as its last variable is
     set. The first solution is the lexicographically smallest. Exhausting the box says nothing beyond the box.
