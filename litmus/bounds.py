@@ -739,6 +739,8 @@ class ToleranceBound:
         else: raise TypeError(f"spec must be a Spec, an Expr or DSL text, got {type(spec).__name__}")
         self.spec = spec
         self.dtype, self.acc_dtype, self.out_dtype = spec.formats(dtype, acc_dtype, out_dtype)
+        if isinstance(lemmas, str) or not all(isinstance(k, str) and k in LEMMAS for k in (lemmas if hasattr(lemmas, "__iter__") else [None])):
+            raise ValueError(f"lemmas must be a subset of {LEMMAS}, got {lemmas!r}")
         self.lemmas = tuple(lemmas)
         self.fragment = spec.classify()
         self.total, self.components, self.output_range, self.notes, self._heuristic = None, None, None, [], None

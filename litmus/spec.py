@@ -565,14 +565,22 @@ def evaluate(self: Spec, inputs: dict, dtype=None, acc_dtype=None, order="sequen
     The soundness suite holds ToleranceBound against this across orders (C2). Budget: one numpy pass per distinct
     node over the arrays given (a matmul materialises its M*K*N products); it runs what the caller hands it."""
     i, a, o = self.formats(dtype, acc_dtype, out_dtype)
-    return _evaluate(self.expr, inputs, i, a, order, libm_ulps, seed, o)
+    return _evaluate(self.expr, self._inputs(inputs), i, a, order, libm_ulps, seed, o)
 
 @patch
 def reference(self: Spec, inputs: dict):
     """The exact result to float64 accuracy: float64 arithmetic, every sum by math.fsum
     (correctly rounded), so no cancellation error; checked against mpmath in the tests. Budget: O(size) per node
     in Python-speed sums (a scan keeps its exact running sum as a few partials), O(M*N*K) for a matmul."""
-    return _reference(self.expr, {k: np.asarray(v, np.float64) for k, v in inputs.items()})
+    return _reference(self.expr, {k: np.asarray(v, np.float64) for k, v in self._inputs(inputs).items()})
+
+@patch
+def _inputs(self: Spec, inputs) -> dict:
+    "The spec's inputs from `inputs`, or a ValueError naming the missing ones."
+    if not isinstance(inputs, dict): raise TypeError(f"inputs must be a dict name -> array, got {type(inputs).__name__}")
+    missing = [k for k in self.inputs if k not in inputs]
+    if missing: raise ValueError(f"inputs {missing} of spec {describe(self.expr, 60)!r} are missing (got {sorted(inputs)})")
+    return {k: inputs[k] for k in self.inputs}
 
 # %% ../nbs/litmus/01_spec.ipynb #fc76a876
 ORDERS = ("sequential", "reversed", "pairwise", "block8", "block32", "block128", "perm0", "perm1", "online16", "online128")

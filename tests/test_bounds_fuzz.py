@@ -111,3 +111,16 @@ def test_deep_or_huge_expressions_built_in_python_are_refused():
     with pytest.raises(ValueError, match="finite"): var("x") * float("inf")
     with pytest.raises(TypeError, match="must be an Expr"): Expr("add", ("x", "y"))
     assert "..." in repr(e) and len(repr(e)) < 400      # describe() cuts, never walks every path
+
+
+def test_bad_arguments_to_the_entry_points_name_the_problem():
+    import numpy as np
+    for call, phrase in [(lambda: ToleranceBound("sum(x)", domain="x in [0, 1]", dims="N=4", lemmas=123), "lemmas"),
+                         (lambda: ToleranceBound("sum(x)", domain="x in [0, 1]", dims="N=4", lemmas=["R9"]), "lemmas"),
+                         (lambda: ToleranceBound("sum(x)", "int8", domain="x in [0, 1]", dims="N=4"), "float format"),
+                         (lambda: ToleranceBound("sum(x)", domain="x in [0, 1]", dims="N=4", out_dtype="float8"), "dtype must be"),
+                         (lambda: Spec("x + y", domain="x in [0, 1]; y in [0, 1]").evaluate({"x": np.ones(3)}), "missing"),
+                         (lambda: Spec("sum(x)", domain="x in [0, 1]", dims="N=4", dtypes="acc=float32; io=float16"), "'in', 'acc' and 'out'"),
+                         (lambda: ToleranceBound("sum(x)", domain="x in [0, 1]", dims="N=4").at("N=-1"), "should read like")]:
+        with pytest.raises(ValueError) as err: call()
+        assert phrase in str(err.value), err.value
