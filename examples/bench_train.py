@@ -1,0 +1,143 @@
+"""Milliseconds per training step, limn against PyTorch CPU, measured in the same run.
+
+Two workloads, each a full step (forward, backward, AdamW update, the loss read back):
+  mlp  batch 256, 64 -> 256 -> 256 -> 1 (tanh), MSE
+  gpt  the byte-level GPT of train_stories.py: vocab 256, context 64, dim 128, 2 layers, 4 heads, batch 8
+Variants: limn on the numpy device, on the c device, on the c device under limn.capture, and torch on the CPU.
+Rounds are interleaved (every variant runs once per round, in a rotated order) so that load on a shared machine
+hits all of them alike; the table gives the median over rounds and the ratio to torch.
+
+    python examples/bench_train.py               # both workloads, 5 rounds
+    python examples/bench_train.py --rounds 9 --only gpt
+"""
+from __future__ import annotations
+import argparse, os, pathlib, platform, statistics, sys, time
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")   # limn's c kernels use OpenMP: idle threads sleep rather than spin
+import numpy as np
+import torch
+from limn import Tensor, set_seed, set_device, use_device, known_devices, register_device
+from limn import nn
+from limn.optim import AdamW
+from limn.capture import capture
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from train_stories import GPT
+
+# --- the workloads, in limn and in torch ------------------------------------------------------------------------------
+
+class MLP(nn.Module):
+    def __init__(self): self.fc1, self.fc2, self.fc3 = nn.Linear(64, 256), nn.Linear(256, 256), nn.Linear(256, 1)
+    def forward(self, x): return self.fc3(self.fc2(self.fc1(x).tanh()).tanh())
+
+class TorchMLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__(); self.fc1, self.fc2, self.fc3 = torch.nn.Linear(64, 256), torch.nn.Linear(256, 256), torch.nn.Linear(256, 1)
+    def forward(self, x): return self.fc3(torch.tanh(self.fc2(torch.tanh(self.fc1(x)))))
+
+class TorchBlock(torch.nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__(); self.heads = heads
+        self.ln1, self.attn, self.proj = torch.nn.LayerNorm(dim), torch.nn.Linear(dim, 3 * dim), torch.nn.Linear(dim, dim)
+        self.ln2, self.fc, self.out = torch.nn.LayerNorm(dim), torch.nn.Linear(dim, 4 * dim), torch.nn.Linear(4 * dim, dim)
+    def forward(self, x, causal):
+        b, t, d = x.shape; hd = d // self.heads
+        q, k, v = self.attn(self.ln1(x)).reshape(b, t, 3, self.heads, hd).permute(2, 0, 3, 1, 4)
+        w = ((q @ k.transpose(-1, -2)) / hd ** 0.5).masked_fill(~causal, float("-inf")).softmax(-1)
+        x = x + self.proj((w @ v).permute(0, 2, 1, 3).reshape(b, t, d))
+        return x + self.out(torch.nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+class TorchGPT(torch.nn.Module):
+    "The same architecture as train_stories.GPT, with the attention composed the same way (no fused sdpa)."
+    def __init__(self, vocab, context, dim, layers, heads):
+        super().__init__()
+        self.tok, self.pos = torch.nn.Embedding(vocab, dim), torch.nn.Embedding(context, dim)
+        self.blocks = torch.nn.ModuleList([TorchBlock(dim, heads) for _ in range(layers)])
+        self.ln, self.head = torch.nn.LayerNorm(dim), torch.nn.Linear(dim, vocab, bias=False)
+        self.register_buffer("causal", torch.tril(torch.ones(context, context, dtype=torch.bool)))
+    def forward(self, idx):
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1]))
+        for block in self.blocks: x = block(x, self.causal)
+        return self.head(self.ln(x))
+
+def workload(name: str):
+    "(make limn model, make torch model, inputs as numpy, limn loss, torch loss)."
+    rng = np.random.default_rng(0)
+    if name == "mlp":
+        x, y = rng.standard_normal((256, 64)).astype(np.float32), rng.standard_normal((256, 1)).astype(np.float32)
+        return MLP, TorchMLP, (x, y), nn.mse_loss, torch.nn.functional.mse_loss
+    ids = rng.integers(0, 256, (8, 65)).astype(np.int32)
+    torch_ce = lambda logits, y: torch.nn.functional.cross_entropy(logits.reshape(-1, 256), y.reshape(-1).long())
+    return (lambda: GPT(256, 64, 128, 2, 4)), (lambda: TorchGPT(256, 64, 128, 2, 4)), (ids[:, :-1], ids[:, 1:]), nn.cross_entropy, torch_ce
+
+_PINNED: dict = {}
+
+def pinned(device: str) -> str:
+    """A device name whose factory hands back one device object every time, so switching between variants keeps each
+    variant's compiled programs, plans and capture (use_device(name) otherwise builds a fresh device)."""
+    if device not in _PINNED:
+        with use_device(device) as dev: _PINNED[device] = dev
+        register_device(f"bench-{device}", lambda: _PINNED[device])
+    return f"bench-{device}"
+
+def limn_runner(name: str, device: str, captured: bool):
+    make, _, (x, y), loss_fn, _ = workload(name)
+    set_seed(0)
+    device = pinned(device)
+    model = make()
+    opt = AdamW(model.named_parameters(), lr=1e-4)
+    def step(x, y):
+        loss = loss_fn(model(x), y)
+        loss.backward(); opt.step(loss); opt.zero_grad()
+        return loss
+    fn = capture(step) if captured else step
+    def run():
+        with use_device(device): return fn(Tensor(x), Tensor(y)).item()
+    return run
+
+def torch_runner(name: str):
+    _, make, (x, y), _, loss_fn = workload(name)
+    torch.manual_seed(0)
+    model = make()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    tx, ty = torch.tensor(x), torch.tensor(y)
+    def run():
+        loss = loss_fn(model(tx), ty)
+        opt.zero_grad(); loss.backward(); opt.step()
+        return loss.item()
+    return run
+
+def measure(runners: dict, rounds: int, steps: dict) -> dict:
+    "Median ms/step per variant over `rounds` interleaved rounds (order rotated each round)."
+    times = {name: [] for name in runners}
+    names = list(runners)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            n = steps[name]
+            t0 = time.perf_counter()
+            for _ in range(n): runners[name]()
+            times[name].append((time.perf_counter() - t0) * 1000 / n)
+    return {name: statistics.median(v) for name, v in times.items()}
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", choices=["mlp", "gpt"])
+    ap.add_argument("--no-numpy", action="store_true", help="skip the numpy device (slow on the gpt workload)")
+    args = ap.parse_args(argv)
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus | OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')} "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset (one per core)')} | torch {torch.__version__} with {torch.get_num_threads()} threads")
+    print(f"{'workload':8} {'variant':16} {'ms/step':>10} {'vs torch':>9}")
+    for name in ["mlp", "gpt"] if args.only is None else [args.only]:
+        runners = {"torch cpu": torch_runner(name)}
+        if not args.no_numpy: runners["limn numpy"] = limn_runner(name, "numpy", False)
+        if "c" in known_devices():
+            runners["limn c"] = limn_runner(name, "c", False)
+            runners["limn c+capture"] = limn_runner(name, "c", True)
+        for run in runners.values():                    # warm up: compile, record, check, one replay
+            for _ in range(3): run()
+        steps = {k: (1 if k == "limn numpy" and name == "gpt" else 3 if k.startswith("limn") else 10) for k in runners}
+        medians = measure(runners, args.rounds, steps)
+        for variant, ms in medians.items():
+            print(f"{name:8} {variant:16} {ms:10.2f} {ms / medians['torch cpu']:8.1f}x", flush=True)
+
+if __name__ == "__main__":
+    main()
