@@ -104,6 +104,17 @@ def test_the_boxed_reference_agrees_with_the_method_and_refuses_garbage(tmp_path
         corpus.reference_outputs(load(p), {"x_ptr": np.ones(4), "y_ptr": np.ones(4)}, {"N": 4})
 
 
+def test_a_declared_accumulator_never_loosens_the_tolerance(tmp_path):
+    "LITMUS['accumulate'] is the judged file's own claim: a narrower accumulator than the output must not buy slack."
+    p = tmp_path / "vadd.py"
+    p.write_text(GOOD.replace('"reduce": "1"', '"reduce": "N", "accumulate": "float16"'))
+    q = tmp_path / "plain" / "vadd.py"; q.parent.mkdir()
+    q.write_text(GOOD.replace('"reduce": "1"', '"reduce": "N"'))
+    assert corpus.tolerance(load(p)) == corpus.tolerance(load(q)) == 16 * (1000 + 4) * 2.0 ** -24
+    q.write_text(GOOD.replace('"reduce": "1"', '"reduce": "N", "accumulate": "float64"'))
+    assert corpus.tolerance(load(q)) < corpus.tolerance(load(p))
+
+
 def test_launch_errors_name_the_file(tmp_path):
     p = tmp_path / "vadd.py"
     p.write_text(GOOD.replace('"grid": ["cdiv(N, BLOCK)"]', '"grid": ["cdiv(N, BLK)"]'))
