@@ -1,4 +1,4 @@
-"""Reads a @triton.jit kernel with Python's ast module and replays its index arithmetic with symbols instead of numbers, so every load, store, atomic and barrier becomes an address polynomial with a guard over program ids, lanes, loop counters and sizes. The prover (chapter 04), the solver (05), the safety check (06) and the shape classes (07) all read this model.
+"""Reads a @triton.jit kernel with Python's ast module and replays its index arithmetic with symbols instead of numbers, so every load, store, atomic and barrier becomes an address polynomial with a guard over program ids, lanes, loop counters and sizes. The prover (chapter 04), the solver (05), the safety check (06) and the shape classes (07) all read this model. It never executes the kernel file (the file is parsed, the launch is a literal), and it never drops what it cannot model: every such construct is listed, by line, as unsupported.
 
 Docs: https://limn-dev.github.io/limn/litmus/tritonir.html.md"""
 
