@@ -85,15 +85,21 @@ def breakdown(evidence: dict, static: bool, source_hash: str = "", seconds: floa
                            int(search.get("configs", 0)), evidence.get("witness", "") if cx is not None or defects else "",
                            source_hash, False, seconds)
 
-# %% ../nbs/litmus/13_rewards.ipynb #aec00db8
+# %% ../nbs/litmus/13_rewards.ipynb #662e84b2
 _FENCE = re.compile(r"```[ \t]*(?:python|py)[ \t]*\r?\n(.*?)```", re.S | re.I)
+
+def _content(content) -> str:
+    "A message's content: a string, or a list of parts whose text parts are joined."
+    if isinstance(content, (list, tuple)):
+        return "\n".join(p if isinstance(p, str) else str(p.get("text") or "") for p in content if isinstance(p, (str, dict)))
+    return content if isinstance(content, str) else ""
 
 def completion_text(completion) -> str:
     "The text of a completion: a string, or the assistant turns of a chat message list joined."
     if isinstance(completion, str): return completion
     if isinstance(completion, dict): completion = [completion]
     if isinstance(completion, (list, tuple)) and all(isinstance(m, dict) for m in completion):
-        return "\n".join(str(m.get("content") or "") for m in completion if m.get("role", "assistant") == "assistant")
+        return "\n".join(_content(m.get("content")) for m in completion if m.get("role", "assistant") == "assistant")
     raise TypeError(f"a completion must be a string or a list of chat messages (dicts), got {type(completion).__name__}")
 
 def extract_kernel(completion) -> str | None:
@@ -236,7 +242,7 @@ def _remember(self: LitmusReward, key: str, b: RewardBreakdown):
     self.cache[key] = b; self.misses += 1
     while len(self.cache) > self.cache_size: self.cache.popitem(last=False)
 
-# %% ../nbs/litmus/13_rewards.ipynb #4aaecca4
+# %% ../nbs/litmus/13_rewards.ipynb #a3f75086
 @patch
 def _run(self: LitmusReward, todo: dict) -> dict:
     "Score the cache misses: in this process for one job or one worker, else in the pool under a deadline."
@@ -250,7 +256,8 @@ def _run(self: LitmusReward, todo: dict) -> dict:
         return out
     from litmus.rewards import score_source as job     # by its module's name, so a worker process can import it
     if self._pool is None:
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"))
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
     start = time.monotonic()
     futures = {self._pool.submit(job, s, t, **self.options): k for k, (s, t) in todo.items()}
     rounds = -(-len(todo) // self.workers)
