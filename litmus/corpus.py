@@ -238,13 +238,11 @@ def _check_args(fail, args, params: list[str]):
         elif not (_is_size(a["value"]) or _is_number(a["value"])):
             fail(f"{a['kind']} argument {a['name']!r} has value {a['value']!r}; expected a size expression or a finite number")
 
-# %% ../nbs/litmus/10_corpus.ipynb #87eaaf96
+# %% ../nbs/litmus/10_corpus.ipynb #bd367c4a
 def _check_meta(fail, litmus: dict, has_reference: bool):
     missing = [k for k in ("dims", "args", "grid") if k not in litmus]
     if missing: fail(f"LITMUS is missing {missing} (the launch: dims, args and grid are required)")
     label = litmus.get("label")
-    if label is None and litmus.get("spec") is None:
-        fail("LITMUS is missing ['label'] and has no 'spec': a corpus file is labelled, a user's file states its spec")
     if label is not None and label not in LABELS: fail(f"LITMUS['label'] is {label!r}; expected one of {LABELS}")
     if label is not None and not has_reference: fail("missing `def reference(...)`, the numpy float64 reference of what the kernel should compute")
     if not isinstance(litmus.get("why", ""), str): fail("LITMUS['why'] must be a string")

@@ -193,3 +193,13 @@ def test_conditions_under_the_interpreter_differ_from_the_model_only_on_races():
         differ = {m.kernel for m, i in zip(model, interp) if m.flagged != i.flagged}
         assert differ and all(get(n).label == "race" and get(n).answer_key["observable"] == "numeric" for n in differ), differ
         assert not any(i.flagged for i in interp if i.label == "correct")
+
+
+def test_a_users_file_needs_no_label_spec_or_reference(tmp_path):
+    "litmus check FILE --ref REF: the launch is all a user's file must state; a corpus file must be labelled."
+    p = tmp_path / "vadd.py"
+    p.write_text(GOOD.replace('"label": "correct",', "").replace('"spec": "x + y",', "").replace("def reference(x, y):", "def helper(x, y):"))
+    k = load(p)
+    assert k.label is None and not k.buggy and k.family is None and not k.has_reference
+    with pytest.raises(ValueError, match="has no `def reference"):
+        corpus.reference_outputs(k, {"x_ptr": np.ones(4), "y_ptr": np.ones(4)})
