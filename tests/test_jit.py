@@ -75,3 +75,31 @@ def test_programs_shared_by_source_hash():
         compiles = d.stats["compiles"]
         realize(Tensor(np.zeros(4, np.float32)) + 1, Tensor(np.zeros(4, np.float32)).exp())
         assert d.stats["compiles"] == compiles + 1      # the +1 kernel renders alike: only exp is new
+
+
+def test_custom_siblings_run_once_and_unused_outputs_get_scratch():
+    import numpy as np
+    from limn import Tensor, use_device, realize
+    from limn.tensor import custom
+    from limn.jit import register_custom, CustomCall
+    calls = []
+    def builder(backend, inputs, params):
+        def program(ins, outs):
+            calls.append(sorted(outs))
+            for index, value in ((0, ins[0].sum() * params["k"]), (1, ins[0].max())):
+                if index in outs: outs[index][...] = value
+        return program
+    register_custom("interpreter", "test_sum_max", builder)
+    with use_device("interpreter") as d:
+        x = Tensor(np.array([1.0, 5.0, 2.0], np.float32))
+        s, m = custom("test_sum_max", [x], [((), "float32"), ((), "float32")], {"k": 2})
+        s2, _ = custom("test_sum_max", [x], [((), "float32"), ((), "float32")], {"k": 2})   # same kernel, same output again
+        realize(s, m, s2)
+        assert (s.item(), m.item(), s2.item()) == (16.0, 5.0, 16.0)
+        assert calls == [[0, 1]]                                                   # one call wrote all three nodes
+        (plan,) = d.executor.plans.values()
+        assert sum(isinstance(p, CustomCall) for p, _, _ in plan.steps) == 1
+        assert custom("test_sum_max", [x], [((), "float32"), ((), "float32")], {"k": 3})[1].item() == 5.0 and calls[-1] == [1]
+        import pytest
+        with pytest.raises(ValueError, match="no CUSTOM kernel 'nope'"):
+            custom("nope", [x], [((), "float32")])[0].item()
