@@ -161,3 +161,13 @@ def test_an_interpreter_worker_that_cannot_start_loses_no_caller(monkeypatch):
     monkeypatch.setattr(simulate.sys, "executable", "/bin/false")
     runs = simulate.run_interpreter([(corpus.get("vadd"), None, X), (corpus.get("vadd"), {"N": 8}, None)], FAST)
     assert all(r.failed and "exited with status 1" in r.error for r in runs)
+
+
+def test_a_kernel_whose_imports_fail_gets_its_own_error(tmp_path):
+    "Top-level imports are not executed for a run; a body that needs a missing module fails alone, with the reason."
+    broken = kernel(tmp_path, "broken", "nonexistent_module_xyz.launch()\n", top="import nonexistent_module_xyz\n")
+    runs = simulate.execute([(broken, None, X), (corpus.get("vadd"), None, X)], "model", FAST)
+    assert runs[0].failed and "nonexistent_module_xyz" in runs[0].error and correct_result(runs[1])
+    if simulate.triton_available():
+        runs = simulate.run_interpreter([(broken, None, X), (corpus.get("vadd"), None, X)], FAST)
+        assert runs[0].failed and "nonexistent_module_xyz" in runs[0].error and correct_result(runs[1])
