@@ -1,8 +1,13 @@
 """litmus: a verifier for GPU kernels written in Triton.
 
 It bounds the error a correct kernel may have (litmus.bounds), proves memory safety for all shapes
-(litmus.safety), runs kernels without a GPU (litmus.simulate) and holds a labelled corpus of kernels
-(litmus.corpus). The modules are exported from the notebooks in nbs/litmus/.
+(litmus.safety), runs kernels without a GPU (litmus.simulate), looks for an input that breaks the bound
+(litmus.falsify), holds a labelled corpus of kernels (litmus.corpus), and turns all of it into ACCEPT, REJECT
+or UNKNOWN (litmus.check, and the `litmus` command line in litmus.cli). The modules are exported from the
+notebooks in nbs/litmus/.
+
+    from litmus import ToleranceBound, GPUSafetyCheck, TargetedFalsification
+    from litmus.check import check      # the pipeline: check('softmax_nomaxsub').verdict == 'REJECT'
 """
 __version__ = "0.0.1"
 
@@ -12,3 +17,4 @@ from .bounds import ToleranceBound, heuristic_tolerance
 from .safety import GPUSafetyCheck
 from .shapes import SymbolicShapeSpace
 from . import corpus
+from .falsify import TargetedFalsification

@@ -1,0 +1,104 @@
+"""The `litmus` command line (chapter 12), run as a subprocess the way a user and CI run it: exit codes 0/1/2/3,
+--json, the documented example, `run`, `support`, and a kernel file that tries to choose the exit code."""
+import contextlib, io, json, os, subprocess, sys, tomllib
+from pathlib import Path
+import pytest
+from litmus.cli import EXAMPLE_KERNEL, main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def litmus(*args, timeout=300):
+    "Run `python -m litmus.cli ARGS` (the console script's function) and return (exit code, stdout, stderr)."
+    p = subprocess.run([sys.executable, "-m", "litmus.cli", *map(str, args)], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli")
+    good = folder / "my_softmax.py"; good.write_text(EXAMPLE_KERNEL)
+    bad = folder / "my_softmax_bad.py"; bad.write_text(EXAMPLE_KERNEL.replace("z = x - tl.max(x, axis=0)", "z = x"))
+    ref = folder / "ref.py"
+    ref.write_text("import numpy as np\ndef reference(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e / e.sum(-1, keepdims=True)\n")
+    return folder, good, bad, ref
+
+
+def test_the_console_script_is_main():
+    entry = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["litmus"]
+    assert entry == "litmus.cli:main"
+
+
+def test_documented_example_is_accepted(example):
+    _, good, _, _ = example
+    code, out, err = litmus("check", good, "--dims", "N=1024")
+    assert code == 0, out + err
+    assert "ACCEPT" in out and "certified" in out and "does not mean" in out and "N=1024" in out
+    assert "litmus [" in err                              # the progress line
+
+
+def test_exit_codes(example, capsys):
+    folder, good, bad, ref = example
+    assert litmus("check", bad, "--quick")[0] == 1
+    assert litmus("check", good, "--ref", ref, "--quick")[0] == 2
+    code, _, err = litmus("check", good, "--unknown-flag")               # argparse's own exit code 2 would read as UNKNOWN
+    assert code == 3 and "litmus: error:" in err
+    for args in (["check", folder / "nope.py"], ["check", good, "--ref", "softmax(x"], ["check", good, "--domain", "x in [1, 0]"],
+                 ["check", good, "--dims", "N=-3"], ["check", good, "--budget", "0"], ["frobnicate"], ["check"],
+                 ["run", "no_such_kernel"], ["check", good, "--timeout", "-1"]):
+        code = main([str(a) for a in args])
+        assert code == 3, (args, code)
+        assert "litmus: error:" in capsys.readouterr().err
+
+
+def test_malformed_kernel_file_is_a_usage_error(tmp_path):
+    bad = tmp_path / "broken.py"; bad.write_text("def k(:\n")
+    code, _, err = litmus("check", bad)
+    assert code == 3 and "syntax" in err.lower()
+    nolaunch = tmp_path / "nolaunch.py"; nolaunch.write_text("import triton\n@triton.jit\ndef nolaunch(x):\n    pass\n")
+    code, _, err = litmus("check", nolaunch)
+    assert code == 3 and "LITMUS" in err
+
+
+def test_json_output(example):
+    _, _, bad, _ = example
+    code, out, _ = litmus("check", bad, "--quick", "--json")
+    d = json.loads(out)
+    assert code == d["exit_code"] == 1 and d["verdict"] == "REJECT"
+    cx = d["falsification"]["counterexample"]
+    assert cx["elements"] <= 2 and cx["dims"]["N"] >= 1 and cx["inputs"]
+
+
+def test_run_softmax_nomaxsub():
+    code, out, _ = litmus("run", "softmax_nomaxsub")
+    assert code == 1
+    for part in ("bound:", "certified", "safety:", "counterexample", "REJECT"): assert part in out, part
+
+
+def test_safety_shapes_support(example):
+    _, good, _, _ = example
+    code, out, _ = litmus("safety", good)
+    assert code == 0 and "ACCEPT" in out
+    def run_main(*args):
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer): code = main(list(map(str, args)))
+        return code, buffer.getvalue()
+    code, out = run_main("safety", good, "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "ACCEPT"
+    code, out = run_main("shapes", good)
+    assert code == 0 and "block+1" in out and "configurations" in out
+    code, out = run_main("support", "--json")
+    rows = {r["fragment"]: r["status"] for r in json.loads(out)["fragments"]}
+    assert code == 0 and rows["softmax"] == "certified" and rows["attention (chained contraction)"] != "certified"
+    assert run_main("run", "--list")[0] == 0
+
+
+def test_the_kernel_file_cannot_choose_the_exit_code(tmp_path):
+    # top-level sys.exit(0), and a body that tries os._exit(0): neither may turn a wild store into exit code 0
+    src = EXAMPLE_KERNEL.replace('import triton\n', 'import os, sys\nimport triton\nsys.exit(0)\n', 1)
+    src = src.replace("tl.store(y_ptr + row * n_cols + cols, num / tl.sum(num, axis=0), mask=mask)",
+                      "tl.store(y_ptr + row * n_cols + cols + 100000, num / tl.sum(num, axis=0), mask=mask)\n    os._exit(0)")
+    path = tmp_path / "exit_zero.py"; path.write_text(src)
+    code, out, err = litmus("check", path, "--quick")
+    assert code in (1, 2), (code, out, err)
+    assert main(["check", str(path), "--quick"]) in (1, 2)       # in-process too: the verifier survives and decides
