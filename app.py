@@ -16,9 +16,9 @@ HOST = "127.0.0.1"
 
 
 def run_check(source, spec, domain, dims):
-    "The button's job: webdemo.report rendered for the page (verdict box, counterexample box, full report)."
+    "The button's job: webdemo.report's fields for the page's boxes, and its Markdown for the full report."
     r = webdemo.report(source, spec, domain, dims)
-    return r.verdict, r.bound, r.counterexample or "(none)", r.markdown()
+    return r.verdict, r.bound, r.safety, r.counterexample or "(none)", r.markdown()
 
 
 def build() -> gr.Blocks:
@@ -38,10 +38,11 @@ def build() -> gr.Blocks:
         with gr.Row():
             verdict = gr.Textbox(label="verdict", elem_id="verdict", interactive=False)
             bound = gr.Textbox(label="bound", elem_id="bound", interactive=False)
+        safety = gr.Textbox(label="memory safety (all shapes)", lines=3, elem_id="safety", interactive=False)
         counterexample = gr.Textbox(label="counterexample / witness", lines=6, elem_id="counterexample", interactive=False)
         full = gr.Markdown(elem_id="report")
         example.change(lambda name: sources.get(name, ""), example, source)
-        button.click(run_check, [source, spec, domain, dims], [verdict, bound, counterexample, full])
+        button.click(run_check, [source, spec, domain, dims], [verdict, bound, safety, counterexample, full])
     return demo
 
 

@@ -103,11 +103,13 @@ def test_gradio_app_rejects_a_buggy_kernel_and_accepts_a_correct_one(tmp_path):
                 page.click("#check")
                 page.wait_for_function("(name) => { const h = document.querySelector('#report h2');"
                                        " return h && h.innerText.trim().endsWith(': ' + name); }", arg=name, timeout=180_000)
-                found[name] = (page.input_value("#verdict textarea"), page.input_value("#counterexample textarea"))
+                found[name] = (page.input_value("#verdict textarea"), page.input_value("#counterexample textarea"),
+                               page.input_value("#safety textarea"), page.input_value("#bound textarea"))
             browser.close()
-        verdict, cx = found["softmax_nomaxsub"]
+        verdict, cx, safety, bound = found["softmax_nomaxsub"]
         assert verdict == "REJECT" and "numeric counterexample" in cx and "input:" in cx
-        assert found["softmax"][0] == "ACCEPT"
+        assert safety.startswith("ACCEPT") and "certified" in bound
+        assert found["softmax"][0] == "ACCEPT" and found["softmax"][1] == "(none)"
         assert outside == [], f"the app asked outside hosts for {outside}"
     finally:
         _stop(proc)
