@@ -182,3 +182,17 @@ def test_home_page_maps_the_course(site, page):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "home.png"))
     assert (SHOTS / "home.png").stat().st_size > 10_000
+
+
+def test_names_link_within_their_part():
+    "`softmax`, `relu` and `var` in limn's tensor chapter are litmus names too; they must never link to litmus's pages."
+    links = build_docs.Links(COURSE)
+    tensor = next(c for c in COURSE if c.path.as_posix() == "limn/02_tensor.ipynb")
+    spec_chapter = next(c for c in COURSE if c.path.as_posix() == "litmus/01_spec.ipynb")
+    for name in ("softmax", "relu", "var", "softmax()"):
+        found = links.target(name, tensor)
+        assert found is None or found[0].part == "limn", (name, found and found[0].href)
+    assert links.target("Tensor.relu", tensor) == (tensor, "Tensor.relu")
+    assert links.target("Tensor", spec_chapter) is None                  # limn's Tensor is not litmus's to link
+    linked = links.linkify("`parse` then\n\n```\n`parse`\n```\n\nand [`parse`](elsewhere.html)", spec_chapter)
+    assert linked.count("(#parse)") == 1 and "[`parse`](elsewhere.html)" in linked

@@ -131,15 +131,12 @@ class Links:
         self.course, self.by_module = course, {c.module: c for c in course if c.module}
         self.by_path = {c.path.as_posix(): c for c in course}
 
-    def page_for(self, notebook: str) -> Chapter | None: return self.by_path.get(notebook)
-
     def target(self, token: str, page: Chapter) -> tuple[Chapter, str] | None:
         "(chapter, anchor) for a name written in backticks on `page`, or None when it is not ours or is ambiguous."
         name = token[:-2] if token.endswith("()") else token
         if not re.fullmatch(r"[A-Za-z_][\w.]*", name): return None
         if name in self.by_module and self.visible(self.by_module[name], page): return self.by_module[name], ""
         if name in page.symbols: return page, name
-        head, _, rest = name.partition(".")
         for module, chapter in self.by_module.items():          # `corpus.load`, `limn.tensor.Tensor`
             for prefix in (f"{module}.", f"{module.rpartition('.')[2]}."):
                 if name.startswith(prefix) and name[len(prefix):] in chapter.symbols and self.visible(chapter, page):
@@ -157,13 +154,15 @@ class Links:
         here = "" if chapter is page else up + chapter.href
         return f"{here}#{anchor}" if anchor else here
 
+    FENCE_OR_NAME = re.compile(r"(?P<fence>^(?P<ticks>`{3,})[^\n]*\n.*?^(?P=ticks)[ \t]*$)|(?<![\[`])`(?P<name>[^`\n]+)`(?![`\]])",
+                               re.M | re.S)
+
     def linkify(self, markdown: str, page: Chapter) -> str:
-        "Link every `name` in the prose (outside code blocks and existing links) to where it is defined."
+        "Link every `name` in the prose (not in code blocks, not already a link) to where it is defined."
         def link(m):
-            found = self.target(m.group(1), page)
-            return f"[`{m.group(1)}`]({self.href(*found, page)})" if found else m.group(0)
-        pieces = re.split(r"(^```.*?^```[ \t]*$)", markdown, flags=re.M | re.S)
-        return "".join(p if p.startswith("```") else re.sub(r"(?<![\[`])`([^`\n]+)`(?![`\]])", link, p) for p in pieces)
+            found = None if m.group("fence") else self.target(m.group("name"), page)
+            return f"[`{m.group('name')}`]({self.href(*found, page)})" if found else m.group(0)
+        return self.FENCE_OR_NAME.sub(link, markdown)
 
     def notebook_links(self, markdown: str, page: Chapter) -> str:
         "Links written to notebooks (`../litmus/10_corpus.ipynb#x`) point at their pages instead."
