@@ -1,4 +1,6 @@
-"""The tour `make demo` runs: limn's first example, the IR it compiles to, the c device, and litmus on a corpus kernel.
+"""The tour `make demo` runs: limn's first example, the IR it compiles to, the c device, and litmus on a corpus kernel
+(its bound, its safety report, the standard test that misses the bug, the answer-key input that exposes it, and
+litmus's own verdict).
 
     python examples/tour.py                    # litmus looks at softmax_nomaxsub
     python examples/tour.py vadd_nomask        # or any corpus kernel (python -c "from litmus import corpus; print(corpus.names())")
@@ -9,7 +11,8 @@ import numpy as np
 import limn
 from limn import Tensor, set_device
 from limn.codegen import ir
-from litmus import GPUSafetyCheck, ToleranceBound, corpus
+from litmus import GPUSafetyCheck, ToleranceBound, corpus, simulate
+from litmus.check import check
 
 
 def section(title): print(f"\n== {title} " + "=" * max(0, 70 - len(title)))
@@ -41,10 +44,13 @@ section(f"litmus: {name} ({kernel.label})")
 print(kernel.why)
 if kernel.spec:
     print(ToleranceBound(kernel.spec, kernel.args[0]["dtype"], domain=kernel.domain, dims=kernel.dims))
-print(GPUSafetyCheck(kernel).run())
-standard = corpus.check(kernel, corpus.standard_dims(kernel))
+print("memory safety (all shapes, without running the kernel):", GPUSafetyCheck(kernel).run())
+standard = simulate.check(kernel, corpus.standard_dims(kernel))
 print(f"standard test (power-of-two shape, uniform [0,1) inputs): {'FAIL' if standard.fails else 'pass'}   {standard}")
 if kernel.answer_key:
     dims, inputs = corpus.answer_key_inputs(kernel)
-    exposed = corpus.check(kernel, dims, inputs)
+    exposed = simulate.check(kernel, dims, inputs)
     print(f"answer-key input:                                         {'FAIL' if exposed.fails else 'pass'}   {exposed}")
+
+section(f"litmus check {name} --quick (the verdict, without the answer key)")
+print(check(kernel, quick=True))
