@@ -45,8 +45,8 @@ def child(impl: str, T: int, backward: bool, reps: int, device: str) -> dict:
             q, k, v = (Tensor(a, requires_grad=backward) for a in arrays)
             o = q.attention(k, v, causal=True, fused=impl == "limn_fused")
             outs = grad(o.sum(), [q, k, v]) if backward else (o,)
-            realize(*outs)
-            return [t.numpy() for t in outs]
+            realize(*outs)                                    # values land in host Buffers, as torch's land in tensors
+            return outs
     run()                                                     # warm up: plans, compiled kernels, allocator pools
     base = rss_kb("VmRSS")
     try:

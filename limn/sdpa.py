@@ -202,39 +202,58 @@ if isinstance(_CURRENT[0], NumpyDevice): _CURRENT[0].custom_kernels.update(SDPA_
 C_SDPA_SOURCE = r"""#include <stdint.h>
 #include <math.h>
 #define LIMN_TILE 64
-static inline int limn_visible(const T *mask, int64_t i, int64_t j, int causal) { return (!causal || j <= i) && (!mask || mask[j] != 0); }
-static inline T limn_dot(const T *a, const T *b, int64_t n) { T s = 0; for (int64_t c = 0; c < n; c++) s += a[c] * b[c]; return s; }
+#define LIMN_ROWS 8
+static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }
+/* rows r0 .. r0+n-1 of a (rows x width) matrix, transposed into t[width][LIMN_TILE] */
+static inline void limn_transpose(T *t, const T *src, int64_t r0, int64_t n, int64_t width) {
+  for (int64_t r = 0; r < n; r++) for (int64_t c = 0; c < width; c++) t[c * LIMN_TILE + r] = src[(r0 + r) * width + c];
+}
+/* s[j] = a . t[:, j] for j < n: each s[j] folds c in order (the bits of a plain dot), while the loop over j vectorises */
+static inline void limn_dots(T *s, const T *a, const T *t, int64_t n, int64_t width) {
+  for (int64_t j = 0; j < n; j++) s[j] = 0;
+  for (int64_t c = 0; c < width; c++) { const T x = a[c]; for (int64_t j = 0; j < n; j++) s[j] += x * t[c * LIMN_TILE + j]; }
+}
 
 void limn_sdpa_fwd(const T *q, const T *k, const T *v, const T *mask, T *o, T *L,
                    int64_t batch, int64_t tq, int64_t tk, int64_t d, int64_t dv, int causal, double scale_) {
   const T scale = (T)scale_;
-  #pragma omp parallel for schedule(static)
-  for (int64_t row = 0; row < batch * tq; row++) {
-    const int64_t b = row / tq, i = row % tq, kend = causal && i + 1 < tk ? i + 1 : tk;
-    const T *qi = q + row * d, *kb = k + b * tk * d, *vb = v + b * tk * dv, *mb = mask ? mask + b * tk : 0;
-    T *oi = o + row * dv, s[LIMN_TILE], m = -INFINITY, l = 0;
-    for (int64_t c = 0; c < dv; c++) oi[c] = 0;
+  const int64_t blocks = (tq + LIMN_ROWS - 1) / LIMN_ROWS;
+  #pragma omp parallel for schedule(dynamic)
+  for (int64_t task = 0; task < batch * blocks; task++) {
+    const int64_t b = task / blocks, i0 = task % blocks * LIMN_ROWS, i1 = limn_min(i0 + LIMN_ROWS, tq);
+    const int64_t kend = causal ? limn_min(tk, i1) : tk;
+    const T *kb = k + b * tk * d, *vb = v + b * tk * dv, *mb = mask ? mask + b * tk : 0;
+    T kt[d * LIMN_TILE], s[LIMN_TILE], m[LIMN_ROWS], l[LIMN_ROWS];
+    for (int64_t i = i0; i < i1; i++) { m[i - i0] = -INFINITY; l[i - i0] = 0; for (int64_t c = 0; c < dv; c++) o[(b * tq + i) * dv + c] = 0; }
     for (int64_t j0 = 0; j0 < kend; j0 += LIMN_TILE) {
-      const int64_t j1 = j0 + LIMN_TILE < kend ? j0 + LIMN_TILE : kend;
-      T tile_max = -INFINITY;
-      for (int64_t j = j0; j < j1; j++) {
-        s[j - j0] = limn_visible(mb, i, j, causal) ? limn_dot(qi, kb + j * d, d) * scale : -INFINITY;
-        if (s[j - j0] > tile_max) tile_max = s[j - j0];
+      const int64_t n = limn_min(LIMN_TILE, kend - j0);
+      limn_transpose(kt, kb, j0, n, d);
+      for (int64_t i = i0; i < i1; i++) {
+        T *oi = o + (b * tq + i) * dv, tile_max = -INFINITY;
+        limn_dots(s, q + (b * tq + i) * d, kt, n, d);
+        for (int64_t j = 0; j < n; j++) {
+          const int visible = (!causal || j0 + j <= i) && (!mb || mb[j0 + j] != 0);
+          s[j] = visible ? s[j] * scale : -INFINITY;
+          if (s[j] > tile_max) tile_max = s[j];
+        }
+        if (tile_max == -INFINITY) continue;                    /* nothing visible in this tile */
+        const T m_new = m[i - i0] > tile_max ? m[i - i0] : tile_max, alpha = EXP(m[i - i0] - m_new);
+        l[i - i0] *= alpha;
+        for (int64_t c = 0; c < dv; c++) oi[c] *= alpha;
+        for (int64_t j = 0; j < n; j++) {
+          if (s[j] == -INFINITY) continue;
+          const T p = EXP(s[j] - m_new);
+          l[i - i0] += p;
+          for (int64_t c = 0; c < dv; c++) oi[c] += p * vb[(j0 + j) * dv + c];
+        }
+        m[i - i0] = m_new;
       }
-      if (tile_max == -INFINITY) continue;                      /* nothing visible in this tile */
-      const T m_new = m > tile_max ? m : tile_max, alpha = EXP(m - m_new);
-      l *= alpha;
-      for (int64_t c = 0; c < dv; c++) oi[c] *= alpha;
-      for (int64_t j = j0; j < j1; j++) {
-        if (s[j - j0] == -INFINITY) continue;
-        const T p = EXP(s[j - j0] - m_new);
-        l += p;
-        for (int64_t c = 0; c < dv; c++) oi[c] += p * vb[j * dv + c];
-      }
-      m = m_new;
     }
-    if (l > 0) { for (int64_t c = 0; c < dv; c++) oi[c] /= l; L[row] = m + LOG(l); }
-    else L[row] = -INFINITY;
+    for (int64_t i = i0; i < i1; i++) {
+      T *oi = o + (b * tq + i) * dv, li = l[i - i0];
+      if (li > 0) { for (int64_t c = 0; c < dv; c++) oi[c] /= li; L[b * tq + i] = m[i - i0] + LOG(li); }
+      else L[b * tq + i] = -INFINITY;
+    }
   }
 }
 """
@@ -244,39 +263,66 @@ C_SDPA_SOURCE += r"""
 void limn_sdpa_bwd_q(const T *q, const T *k, const T *v, const T *mask, const T *dO, const T *L, const T *D, T *dq,
                      int64_t batch, int64_t tq, int64_t tk, int64_t d, int64_t dv, int causal, double scale_) {
   const T scale = (T)scale_;
-  #pragma omp parallel for schedule(static)
-  for (int64_t row = 0; row < batch * tq; row++) {
-    const int64_t b = row / tq, i = row % tq, kend = causal && i + 1 < tk ? i + 1 : tk;
-    const T *qi = q + row * d, *kb = k + b * tk * d, *vb = v + b * tk * dv, *mb = mask ? mask + b * tk : 0, *doi = dO + row * dv;
-    T *dqi = dq + row * d;
-    for (int64_t c = 0; c < d; c++) dqi[c] = 0;
-    if (L[row] == -INFINITY) continue;                          /* a row that saw no key has no gradient */
-    for (int64_t j = 0; j < kend; j++) {
-      if (!limn_visible(mb, i, j, causal)) continue;
-      const T p = EXP(limn_dot(qi, kb + j * d, d) * scale - L[row]);
-      const T ds = p * (limn_dot(doi, vb + j * dv, dv) - D[row]) * scale;
-      for (int64_t c = 0; c < d; c++) dqi[c] += ds * kb[j * d + c];
+  const int64_t blocks = (tq + LIMN_ROWS - 1) / LIMN_ROWS;
+  #pragma omp parallel for schedule(dynamic)
+  for (int64_t task = 0; task < batch * blocks; task++) {
+    const int64_t b = task / blocks, i0 = task % blocks * LIMN_ROWS, i1 = limn_min(i0 + LIMN_ROWS, tq);
+    const int64_t kend = causal ? limn_min(tk, i1) : tk;
+    const T *kb = k + b * tk * d, *vb = v + b * tk * dv, *mb = mask ? mask + b * tk : 0;
+    T kt[d * LIMN_TILE], vt[dv * LIMN_TILE], s[LIMN_TILE], dp[LIMN_TILE];
+    for (int64_t i = i0; i < i1; i++) for (int64_t c = 0; c < d; c++) dq[(b * tq + i) * d + c] = 0;
+    for (int64_t j0 = 0; j0 < kend; j0 += LIMN_TILE) {
+      const int64_t n = limn_min(LIMN_TILE, kend - j0);
+      limn_transpose(kt, kb, j0, n, d); limn_transpose(vt, vb, j0, n, dv);
+      for (int64_t i = i0; i < i1; i++) {
+        const int64_t row = b * tq + i;
+        if (L[row] == -INFINITY) continue;                      /* a row that saw no key has no gradient */
+        T *dqi = dq + row * d;
+        limn_dots(s, q + row * d, kt, n, d); limn_dots(dp, dO + row * dv, vt, n, dv);
+        for (int64_t j = 0; j < n; j++) {
+          if ((causal && j0 + j > i) || (mb && mb[j0 + j] == 0)) continue;
+          const T ds = EXP(s[j] * scale - L[row]) * (dp[j] - D[row]) * scale;
+          for (int64_t c = 0; c < d; c++) dqi[c] += ds * kb[(j0 + j) * d + c];
+        }
+      }
     }
   }
 }
+"""
 
+# %% ../nbs/limn/12_attention.ipynb #7e23a74e
+C_SDPA_SOURCE += r"""
 void limn_sdpa_bwd_kv(const T *q, const T *k, const T *v, const T *mask, const T *dO, const T *L, const T *D, T *dk, T *dv_,
                       int64_t batch, int64_t tq, int64_t tk, int64_t d, int64_t dv, int causal, double scale_) {
   const T scale = (T)scale_;
-  #pragma omp parallel for schedule(static)
-  for (int64_t key = 0; key < batch * tk; key++) {
-    const int64_t b = key / tk, j = key % tk;
-    const T *kj = k + key * d, *vj = v + key * dv, *qb = q + b * tq * d, *dob = dO + b * tq * dv, *Lb = L + b * tq, *Db = D + b * tq;
-    T *dkj = dk + key * d, *dvj = dv_ + key * dv;
-    for (int64_t c = 0; c < d; c++) dkj[c] = 0;
-    for (int64_t c = 0; c < dv; c++) dvj[c] = 0;
-    if (mask && mask[b * tk + j] == 0) continue;                /* a hidden key gets no gradient */
-    for (int64_t i = causal ? j : 0; i < tq; i++) {
-      if (Lb[i] == -INFINITY) continue;
-      const T p = EXP(limn_dot(qb + i * d, kj, d) * scale - Lb[i]);
-      const T ds = p * (limn_dot(dob + i * dv, vj, dv) - Db[i]) * scale;
-      for (int64_t c = 0; c < dv; c++) dvj[c] += p * dob[i * dv + c];
-      for (int64_t c = 0; c < d; c++) dkj[c] += ds * qb[i * d + c];
+  const int64_t blocks = (tk + LIMN_ROWS - 1) / LIMN_ROWS;
+  #pragma omp parallel for schedule(dynamic)
+  for (int64_t task = 0; task < batch * blocks; task++) {
+    const int64_t b = task / blocks, j0 = task % blocks * LIMN_ROWS, j1 = limn_min(j0 + LIMN_ROWS, tk);
+    const T *qb = q + b * tq * d, *dob = dO + b * tq * dv, *Lb = L + b * tq, *Db = D + b * tq;
+    T qt[d * LIMN_TILE], dot[dv * LIMN_TILE], s[LIMN_TILE], dp[LIMN_TILE], p[LIMN_TILE], ds[LIMN_TILE];
+    for (int64_t j = j0; j < j1; j++) {
+      for (int64_t c = 0; c < d; c++) dk[(b * tk + j) * d + c] = 0;
+      for (int64_t c = 0; c < dv; c++) dv_[(b * tk + j) * dv + c] = 0;
+    }
+    for (int64_t i0 = causal ? j0 : 0; i0 < tq; i0 += LIMN_TILE) {   /* query i sees key j only when i >= j */
+      const int64_t n = limn_min(LIMN_TILE, tq - i0);
+      limn_transpose(qt, qb, i0, n, d); limn_transpose(dot, dob, i0, n, dv);
+      for (int64_t j = j0; j < j1; j++) {
+        if (mask && mask[b * tk + j] == 0) continue;            /* a hidden key gets no gradient */
+        T *dkj = dk + (b * tk + j) * d, *dvj = dv_ + (b * tk + j) * dv;
+        limn_dots(s, k + (b * tk + j) * d, qt, n, d); limn_dots(dp, v + (b * tk + j) * dv, dot, n, dv);
+        for (int64_t i = 0; i < n; i++) {
+          const int live = Lb[i0 + i] != -INFINITY && (!causal || j <= i0 + i);
+          p[i] = live ? EXP(s[i] * scale - Lb[i0 + i]) : 0;
+          ds[i] = live ? p[i] * (dp[i] - Db[i0 + i]) * scale : 0;
+        }
+        for (int64_t i = 0; i < n; i++) {
+          if (p[i] == 0 && ds[i] == 0) continue;
+          for (int64_t c = 0; c < dv; c++) dvj[c] += p[i] * dob[(i0 + i) * dv + c];
+          for (int64_t c = 0; c < d; c++) dkj[c] += ds[i] * qb[(i0 + i) * d + c];
+        }
+      }
     }
   }
 }
@@ -289,7 +335,7 @@ def c_sdpa_source(dtype: DType) -> str:
     T, EXP, LOG = spell[dtype.name]
     return f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n" + C_SDPA_SOURCE
 
-# %% ../nbs/limn/12_attention.ipynb #65427263
+# %% ../nbs/limn/12_attention.ipynb #fbdabe35
 def _c_function(backend, dtype: DType, name: str, n_pointers: int):
     "Kernel `name` of the compiled attention library for `dtype` (one cc run per dtype, then the on-disk cache)."
     from limn.backend_c import build_library
@@ -310,7 +356,7 @@ def _dims(inputs) -> tuple:
 
 def _pointer(memory) -> int | None: return None if memory is None else memory.ctypes.data
 
-# %% ../nbs/limn/12_attention.ipynb #f90c8ddd
+# %% ../nbs/limn/12_attention.ipynb #c7e38a4f
 def c_builder(kernel: str, outputs):
     """A `register_custom` builder for the c device. `outputs(batch, tq, tk, d, dv)` gives each output's element count,
     so an output the graph does not use still has scratch memory to be written to."""
@@ -333,7 +379,7 @@ C_SDPA_BUILDERS = {"sdpa": c_builder("limn_sdpa_fwd", lambda b, tq, tk, d, dv: (
 from .jit import register_custom
 for _name, _builder in C_SDPA_BUILDERS.items(): register_custom("c", _name, _builder)
 
-# %% ../nbs/limn/12_attention.ipynb #5d2460b9
+# %% ../nbs/limn/12_attention.ipynb #18bbb940
 def cuda_builder(kernel: str, outputs, rows: str):
     """A `register_custom` builder for the cuda device. `outputs(batch, tq, tk, d, dv)` gives each output's element count;
     `rows` names the rows one thread owns ('tq' or 'tk')."""
