@@ -221,19 +221,21 @@ class LitmusReward:
             for b in self.last: self.log(b)
         return [b.score for b in self.last]
 
-# %% ../nbs/litmus/13_rewards.ipynb #bf1811dd
+# %% ../nbs/litmus/13_rewards.ipynb #1890db69
 @patch
 def score(self: LitmusReward, completions: list, tasks: list) -> list[RewardBreakdown]:
     "One breakdown per completion: cached ones at once, the distinct rest in the pool."
     sources = [extract_kernel(c) for c in completions]
     keys = [self.key(s, t) for s, t in zip(sources, tasks)]
     todo = {k: (s, t) for k, s, t in zip(keys, sources, tasks) if k not in self.cache}
-    fresh = self._run(todo)
-    out = []
-    for k, task in zip(keys, tasks):
+    fresh, out = self._run(todo), []
+    for k in keys:
         if k in self.cache:
-            self.cache.move_to_end(k); self.hits += 1
-            out.append(dataclasses.replace(self.cache[k], cached=k not in fresh))
+            self.cache.move_to_end(k)
+            first = k in fresh                  # computed in this batch: its first copy is fresh, any repeat is served
+            out.append(dataclasses.replace(self.cache[k], cached=not first))
+            if first: fresh.pop(k)
+            else: self.hits += 1
         else: out.append(fresh[k])      # not cached: the pool failed it (a deadline), so the next batch tries again
     return out
 
