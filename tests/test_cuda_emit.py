@@ -128,3 +128,14 @@ def test_pick_target():
     assert pick_target((75, 80, 90, 100), 89, (13, 0), (13, 0)) == (80, "ptx")
     assert pick_target((75, 80, 90, 100), 90, (13, 5), (12, 6)) == (90, "cubin")
     with pytest.raises(CudaUnavailable, match="older than every architecture"): pick_target((75,), 61, (13, 0), (13, 0))
+
+
+def test_set_device_cuda_without_a_driver_fails_at_once_in_one_sentence():
+    import ctypes
+    import limn, limn.backend_cuda
+    try: ctypes.CDLL("libcuda.so.1"); pytest.skip("a driver is installed here: examples/gpu_check.py runs the device")
+    except OSError: pass
+    with pytest.raises(CudaUnavailable) as error: limn.set_device("cuda")
+    message = str(error.value)
+    assert "\n" not in message and "driver" in message and message.count(". ") == 0, message
+    limn.set_device("numpy")
