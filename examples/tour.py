@@ -8,7 +8,6 @@ litmus's own verdict).
 import sys
 import numpy as np
 
-import limn
 from limn import Tensor, set_device
 from limn.codegen import ir
 from litmus import GPUSafetyCheck, ToleranceBound, corpus, simulate

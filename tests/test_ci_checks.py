@@ -1,5 +1,5 @@
 """CI's sync check (tools/check_sync.sh) passes on the committed tree and fails when a module is edited by hand."""
-import json, shutil, subprocess, sys
+import json, subprocess, sys
 from pathlib import Path
 import pytest
 

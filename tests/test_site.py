@@ -9,7 +9,7 @@ markdown, wide output that scrolls, and a front page whose map has a row and a b
 Screenshots go to test-output/site/.
 """
 import ast, importlib.util, re, shutil, subprocess, sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 import pytest
@@ -106,7 +106,7 @@ def test_every_chapter_shows_every_export(site, page):
         assert_in_source_order(export_text(page, site / chapter.href), exported_definitions(chapter), chapter.href)
 
 
-@lru_cache(maxsize=None)
+@cache
 def ids_in(path: Path) -> frozenset:
     return frozenset(unquote(i) for i in re.findall(r'\sid="([^"]+)"', path.read_text()))
 
@@ -175,7 +175,7 @@ def test_home_page_maps_the_course(site, page):
     svg = page.locator("#content svg").first
     assert svg.is_visible() and svg.bounding_box()["width"] > 300
     boxes = page.locator("#content svg g.node text").evaluate_all("els => els.map(e => e.textContent)")   # SVG has no innerText
-    assert set(boxes) >= {c.label for c in CHAPTERS}, set(c.label for c in CHAPTERS) - set(boxes)
+    assert set(boxes) >= {c.label for c in CHAPTERS}, {c.label for c in CHAPTERS} - set(boxes)
     part_one = page.locator("#content svg g.cluster text", has_text="Part I: limn").bounding_box()
     part_two = page.locator("#content svg g.cluster text", has_text="Part II: litmus").bounding_box()
     assert part_one["y"] < part_two["y"], "Part I must come before Part II in the picture"

@@ -120,7 +120,7 @@ def chapters(nbs: Path = NBS) -> list[Chapter]:
     top = sorted(p.relative_to(nbs) for p in nbs.glob("*.ipynb"))
     top.sort(key=lambda p: p.name != "index.ipynb")
     parts = [sorted(p.relative_to(nbs) for p in (nbs / part).glob("*.ipynb")) for part in PARTS]
-    return [read_chapter(p, nbs) for p in top + sum(parts, [])]
+    return [read_chapter(p, nbs) for p in top + [p for part in parts for p in part]]
 
 
 # ---- links: a name in backticks goes to the local page that defines it --------------------------------
@@ -133,7 +133,7 @@ class Links:
 
     def target(self, token: str, page: Chapter) -> tuple[Chapter, str] | None:
         "(chapter, anchor) for a name written in backticks on `page`, or None when it is not ours or is ambiguous."
-        name = token[:-2] if token.endswith("()") else token
+        name = token.removesuffix("()")
         if not re.fullmatch(r"[A-Za-z_][\w.]*", name): return None
         if name in self.by_module and self.visible(self.by_module[name], page): return self.by_module[name], ""
         if name in page.symbols: return page, name
@@ -350,8 +350,8 @@ def build(out: Path = ROOT / "docs", only: str = "", run: str = "") -> Path:
 
 def run_notebook(path: Path) -> dict:
     "A notebook with every cell run afresh from its own folder (its saved outputs replaced), as a dict."
-    from fastcore.nbio import read_nb
     from execnb.shell import CaptureShell
+    from fastcore.nbio import read_nb
     nb, here = read_nb(path), os.getcwd()
     os.chdir(path.parent)
     try: CaptureShell().run_all(nb, exc_stop=True)
