@@ -267,6 +267,8 @@ def _decide(self:GPUSafetyCheck, what, prove, search, certain=True):
         d, incomplete = search()
     except (ModelLimit, RecursionError, ZeroDivisionError, OverflowError) as e:
         return None, None, f"{what}: not decided, the model's limits were reached ({type(e).__name__}: {str(e)[:120]})"
+    except Exception as e:  # a kernel the check cannot follow is UNKNOWN with the reason, never a crash and never ACCEPT
+        return None, None, f"{what}: not decided, the check failed here ({type(e).__name__}: {str(e)[:120]})"
     if d is not None and not certain:
         return p, None, f"{what}: {d} found, but an unmodelled construct runs before it and may keep it from executing"
     if d is not None: return p, d, None

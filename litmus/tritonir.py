@@ -730,6 +730,13 @@ class _Interpreter:
         for p in params: self._bind_constexpr(p, by_name[p])  # first: scalars and shapes may mention them
         for p in params: self._bind_argument(p, by_name[p])
         self.grid = [parse_expr(g, self.names) for g in grid]
+        known = set(self.dims) | set(self.constexprs)
+        for what, p in [(f'grid axis {i}', g) for i, g in enumerate(self.grid)] + \
+                [(f'arg {t.name} layout', e) for t in self.tensors.values() for e in t.shape + t.strides] + \
+                [(f'scalar {q}', v.poly) for q, v in self.env.items() if isinstance(v, IndexValue) and by_name[q].get('kind') == 'scalar']:
+            if p.symbols() - known:
+                raise ValueError(f"kernel {name}: {what} mentions {sorted(p.symbols() - known)}, which are neither dims {sorted(self.dims)} "
+                                 "nor block constexprs")
         at_dims = dict(self.dims)  # the launch as LITMUS describes it: every grid axis must hold a program
         try:
             for c, e in self.constexprs.items(): at_dims[c] = evaluate_poly(e, at_dims)
@@ -1507,7 +1514,7 @@ def numeric_ranges(model, names, env, limit=100_000):
         if missing: raise ValueError(f"bound {p} depends on {missing}, which come later or are unknown")
         boxes = [range(out[f][0], out[f][1] + 1) for f in free]
         size = math.prod(len(b) for b in boxes)
-        if size > limit: raise ValueError(f"bound {p} needs {size} evaluations; the configuration is too large")
+        if size > limit: raise ModelLimit(f"bound {p} needs {size} evaluations; the configuration is too large")
         q = p.subs(env)
         values = [evaluate_poly(q, dict(zip(free, pt))) for pt in itertools.product(*boxes)]
         return pick(values) if values else None
@@ -1518,12 +1525,15 @@ def numeric_ranges(model, names, env, limit=100_000):
         out[n] = (lo, hi if hi is not None else lo - 1)
     return out
 
-def executions(model, access, env):
+def executions(model, access, env, limit=4_000_000):
     """Every (program, loop iteration, lanes) that performs `access` at concrete sizes `env` (from
-    `KernelModel.config_env`), with its address: the model's meaning, enumerated. Yields dicts; small configs only."""
+    `KernelModel.config_env`), with its address: the model's meaning, enumerated. Yields dicts. Budget: a box of at
+    most `limit` points, checked before the first one (`ModelLimit` past it)."""
     names = [f'pid{a}' for a in range(len(model.grid))] + list(access.loops) + list(access.lanes)
     data = sorted(s for s in access.guard.symbols() if model.symbols.get(s) and model.symbols[s].kind == 'data')
     ranges = [range(lo, hi + 1) for lo, hi in numeric_ranges(model, names + data, env).values()]
+    if math.prod(len(r) for r in ranges) > limit:
+        raise ModelLimit(f"{math.prod(len(r) for r in ranges)} executions of line {access.line} at {env}: more than the {limit} enumerated")
     offset, guard = access.offset.subs(env), access.guard.subs(env)
     for values in itertools.product(*ranges):
         point = dict(zip(names + data, values))

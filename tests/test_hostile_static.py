@@ -270,3 +270,33 @@ def test_deep_loop_nests_and_time_budget(tmp_path):
     m = build_model(read_kernel(kernel_file(tmp_path, 'i = offs\n' + 'i = i + 1\n' * 3000 + GOOD)), time_budget=0.01)
     assert not m.accesses and m.unsupported[-1].construct == 'time budget'
     with pytest.raises(ValueError, match='time_budget'): GPUSafetyCheck(kernel_file(tmp_path, GOOD), time_budget=-1)
+
+def test_prover_budgets(tmp_path):
+    "Seven lanes and a program id in one index (8! digit orders) and a guard of 61 conjuncts: bounded work, no false proof, no false defect."
+    lanes = ' + '.join(f'tl.arange(0, 2){"[" + ", ".join(["None"] * k + [":"] + ["None"] * (6 - k)) + "]"} * {2 ** k}' for k in range(7))
+    body = f'i = tl.program_id(0) * 128 + {lanes}\ntl.store(out_ptr + i, x, mask=(i < n)' + ''.join(f' & (i < n + {k})' for k in range(60)) + ')'
+    t0 = time.monotonic(); r = verdict(kernel_file(tmp_path, body))
+    assert time.monotonic() - t0 < 20, str(r)
+    assert r.verdict in ('UNKNOWN', 'ACCEPT') and not r.defects, str(r)  # the kernel is correct: no false defect either
+    race = [p for p in r.proofs if p.prop == 'race_free']
+    assert race and not race[0].proved and any('more than the 6 whose orders' in s for s in race[0].steps), str(race)
+
+def test_unknown_names_in_the_launch(tmp_path):
+    path = kernel_file(tmp_path, GOOD, launch=LAUNCH.replace('"shape": ["N"], "role": "out"', '"shape": ["M"], "role": "out"'))
+    with pytest.raises(ValueError, match=r"mentions \['M'\], which are neither dims"): GPUSafetyCheck(path)
+
+def test_rebound_helper_is_not_inlined(tmp_path):
+    "A @triton.jit helper bound twice: Python calls the second binding, so the call is UNKNOWN, not the first body inlined."
+    helper = '@triton.jit\ndef put(p, v, m):\n    tl.store(p, v, mask=m)\n'
+    path = kernel_file(tmp_path, 'put(out_ptr + offs, x, offs < n)', head=HEAD + helper, tail='\nput = None\n')
+    r = verdict(path)
+    assert r.verdict == 'UNKNOWN' and any(u.construct == 'call to put' for u in r.unsupported), str(r)
+    path = kernel_file(tmp_path, 'put(out_ptr + offs, x, offs < n)', head=HEAD + helper)
+    assert verdict(path).verdict == 'ACCEPT'
+
+def test_executions_are_bounded():
+    from litmus.tritonir import executions, ModelLimit
+    from litmus import corpus
+    m = build_model(corpus.get('vadd'))
+    with pytest.raises(ModelLimit, match='more than the 1000 enumerated'):
+        list(executions(m, m.accesses[0], m.config_env({'N': 10**6}), limit=1000))
