@@ -11,6 +11,7 @@ from .ops import Ops, Buffer
 from .device import get_device
 from .tensor import Tensor, realize
 from .jit import JitDevice
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['CaptureMismatch', 'Captured', 'capture', 'draw_recording']
@@ -57,7 +58,8 @@ class Captured:
         return self._replay(buffers)
 
 # %% ../nbs/limn/09_capture.ipynb #da104bb4
-def _run(self, device, args) -> tuple[list, str, list]:
+@patch
+def _run(self: Captured, device, args) -> tuple[list, str, list]:
     "Run the Python step with the executor recording: (outputs, their container kind, the records of every realize)."
     executor = device.executor
     if executor.recorder is not None: raise RuntimeError("the executor is already recording; captures do not nest")
@@ -74,7 +76,8 @@ def _swaps(records, buffers) -> list:
     arg_of = {id(b): n for n, b in enumerate(buffers)}
     return [[(index, arg_of[id(rec.buffers[slot])]) for index, slot in rec.plan.inputs if id(rec.buffers[slot]) in arg_of] for rec in records]
 
-def _record(self, device, args, tensor_pos, buffers):
+@patch
+def _record(self: Captured, device, args, tensor_pos, buffers):
     outputs, self.kind, records = self._run(device, args)
     self.swaps = _swaps(records, buffers)
     self.signature = [(b.shape, b.dtype) for b in buffers]
@@ -83,7 +86,8 @@ def _record(self, device, args, tensor_pos, buffers):
     self.device, self.records, self.args = device, records, args
     return self._results()
 
-def _check_arguments(self, device, args, buffers):
+@patch
+def _check_arguments(self: Captured, device, args, buffers):
     if device.name != self.device.name:
         raise RuntimeError(f"this step was captured on device {self.device.name!r}, the current one is {device.name!r}; capture it again")
     got = [(b.shape, b.dtype) for b in buffers]
@@ -95,7 +99,8 @@ def _check_arguments(self, device, args, buffers):
             raise ValueError(f"argument {i} is {args[i]!r}, but the step was captured with {value!r}; non-tensor arguments are baked in")
     self.args = args
 
-def _replay(self, buffers):
+@patch
+def _replay(self: Captured, buffers):
     executor = self.device.executor                 # the recording's programs live in the recording device's caches
     for rec, swaps in zip(self.records, self.swaps):
         memories = list(rec.memories)
@@ -105,12 +110,11 @@ def _replay(self, buffers):
     self.replays += 1
     return self._results()
 
-def _results(self, buffers=None):
+@patch
+def _results(self: Captured, buffers=None):
     "Fresh tensors: the recorded memory is overwritten by the next replay, so results are copied out."
     out = [Tensor(b.array.copy(), dtype=b.dtype) for b in (self.outputs if buffers is None else buffers)]
     return None if self.kind == "none" else out[0] if self.kind == "one" else (tuple if self.kind == "tuple" else list)(out)
-
-Captured._run, Captured._record, Captured._check_arguments, Captured._replay, Captured._results = _run, _record, _check_arguments, _replay, _results
 
 def capture(fn, check_every: int | None = None) -> Captured:
     """Wrap step function `fn(*args)`: the first call runs it and records its kernel launches, the second runs it again and
@@ -142,7 +146,8 @@ def _graph_change(old_key, new_key) -> str:
                     f"the recording as constants, so keep a changing value in a tensor and assign to it (as limn.optim does with lr)")
     return "the step now realizes different outputs"
 
-def _difference(self, records, buffers) -> str | None:
+@patch
+def _difference(self: Captured, records, buffers) -> str | None:
     "Why `records` (a fresh Python run) would not replay as the recording does, or None when they agree."
     if len(records) != len(self.records):
         return f"it made {len(records)} realize calls where the recording made {len(self.records)} (a Python branch?)"
@@ -160,7 +165,8 @@ def _difference(self, records, buffers) -> str | None:
                     f"or Tensor(numpy array)); pass it as an argument, or keep it in a buffer and assign to it")
     return None
 
-def _check(self, device, buffers):
+@patch
+def _check(self: Captured, device, buffers):
     "Run the step in Python once more, as a plain step, and refuse to go on if its graph is not the recorded one."
     outputs, kind, records = self._run(device, self.args)
     self.checks += 1
@@ -169,8 +175,6 @@ def _check(self, device, buffers):
         raise CaptureMismatch(f"captured step {self.name!r} changed between calls: {problem}. Replaying its recording would compute "
                               f"the old graph. (This call ran the step in Python, so its own updates are applied.)")
     return self._results([t.node.arg for t in outputs])
-
-Captured._difference, Captured._check = _difference, _check
 
 # %% ../nbs/limn/09_capture.ipynb #221a5fff
 def draw_recording(step: Captured):

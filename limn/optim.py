@@ -11,6 +11,7 @@ import numpy as np
 from .ops import float64
 from .tensor import Tensor, realize
 from .autograd import no_grad
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['NS_COEFFICIENTS', 'Optimizer', 'SGD', 'AdamW', 'newton_schulz', 'Muon', 'OptimizerGroup', 'muon_with_adamw',
@@ -205,11 +206,17 @@ def _names_for(named: list, names) -> list[tuple[str, Tensor]]:
     if missing: raise ValueError(f"names has no entry for the optimizer's parameter(s) {missing}")
     return [(by_id[id(p)], p) for _, p in named]
 
-def _state_items(self, names=None) -> list[tuple[str, Tensor]]:
-    "(file name, live state tensor) pairs: per-parameter state under the parameter's name, then the learning rate."
+@patch
+def state_items(self: Optimizer, names=None) -> list[tuple[str, Tensor]]:
+    "(name, live state tensor) pairs: per-parameter state under the parameter's name, then the learning rate."
     items = [(f"{public}.{key}", self.state[own][key]) for (own, _), (public, _) in zip(self.named, _names_for(self.named, names))
              for key in self.state_names]
     return items + [("lr", self._lr)]
+
+@patch
+def state_items(self: OptimizerGroup, names=None) -> list[tuple[str, Tensor]]:
+    "Members' state; their learning rates under `<member>.lr`."
+    return [(f"{key}.lr" if name == "lr" else name, t) for key, opt in self.optimizers.items() for name, t in opt.state_items(names)]
 
 def assign_state(items: list, values: dict, what: str) -> list[Tensor]:
     """Assign values[name] into each (name, live tensor) of `items`, lazily, and return the live tensors to realize.
@@ -226,18 +233,12 @@ def assign_state(items: list, values: dict, what: str) -> list[Tensor]:
     for live, value in checked: live.assign(value)
     return [live for live, _ in checked]
 
-def _load_state_dict(self, state: dict, realize_now: bool = True, names=None) -> list[Tensor]:
+@patch
+def state_dict(self: Optimizer | OptimizerGroup, names=None) -> dict[str, Tensor]: return dict(self.state_items(names))
+
+@patch
+def load_state_dict(self: Optimizer | OptimizerGroup, state: dict, realize_now: bool = True, names=None) -> list[Tensor]:
+    "Assign every entry of `state` into the live buffers; commit them in one realize unless `realize_now` is False."
     targets = assign_state(self.state_items(names), state, f"{type(self).__name__} state")
     if realize_now: realize(*targets)
     return targets
-
-Optimizer.state_items = _state_items
-Optimizer.state_dict = lambda self, names=None: dict(self.state_items(names))
-Optimizer.load_state_dict = _load_state_dict
-
-def _group_items(self, names=None) -> list[tuple[str, Tensor]]:
-    "Members' state; their learning rates under `<member>.lr`."
-    return [(f"{key}.lr" if name == "lr" else name, t) for key, opt in self.optimizers.items() for name, t in opt.state_items(names)]
-OptimizerGroup.state_items = _group_items
-OptimizerGroup.state_dict = lambda self, names=None: dict(self.state_items(names))
-OptimizerGroup.load_state_dict = _load_state_dict
