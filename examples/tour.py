@@ -1,6 +1,6 @@
-"""The tour `make demo` runs: limn's first example, the IR it compiles to, the c device, and litmus on a corpus kernel
-(its bound, its safety report, the standard test that misses the bug, the answer-key input that exposes it, and
-litmus's own verdict).
+"""The tour `make demo` runs: limn's first example, a short training run, the IR a matmul compiles to, the c device,
+and litmus on a corpus kernel (its bound, its safety report, the standard test that misses the bug, the answer-key
+input that exposes it, and litmus's own verdict).
 
     python examples/tour.py                    # litmus looks at softmax_nomaxsub
     python examples/tour.py vadd_nomask        # or any corpus kernel (python -c "from litmus import corpus; print(corpus.names())")
@@ -8,7 +8,8 @@ litmus's own verdict).
 import sys
 import numpy as np
 
-from limn import Tensor, set_device
+from limn import Tensor, nn, set_device, set_seed
+from limn.optim import AdamW
 from limn.codegen import ir
 from litmus import GPUSafetyCheck, ToleranceBound, corpus, simulate
 from litmus.check import check
@@ -22,6 +23,17 @@ x = Tensor.randn((4, 3), requires_grad=True)
 loss = ((x @ Tensor.randn((3, 2))).relu() ** 2).sum()
 loss.backward()
 print(x.grad.numpy())
+
+section("limn: a linear layer learns the weights that made its data (AdamW, 100 steps)")
+set_seed(0)
+model = nn.Linear(3, 1)
+opt = AdamW(model.named_parameters(), lr=0.1)
+x = Tensor(np.random.default_rng(0).standard_normal((64, 3)).astype(np.float32))
+y = x @ Tensor(np.array([[1.0], [-2.0], [0.5]], np.float32)) + 0.3
+for step in range(100):
+    loss = nn.mse_loss(model(x), y)
+    loss.backward(); opt.step(loss); opt.zero_grad()
+print(f"loss {loss.item():.5f}  weight {model.weight.numpy().round(2)} (made with [1, -2, 0.5])  bias {model.bias.numpy().round(2)} (0.3)")
 
 section("limn: a matmul is one fused loop nest")
 print(ir(Tensor.randn((4, 5)) @ Tensor.randn((5, 3))))
