@@ -61,6 +61,13 @@ def summarise(kernels, outcomes, results, seconds):
             "labels": {k.name: k.label for k in kernels}}
 
 
+def cpu_seconds() -> float:
+    "User + system CPU seconds of this process and of its reaped children (the boxes): a cost that machine load does not inflate."
+    import resource
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def print_table(s, out=sys.stdout):
     conds = list(s["table"])
     pct = lambda v: "n/a" if v != v else f"{100 * v:.0f}%"
@@ -69,7 +76,9 @@ def print_table(s, out=sys.stdout):
             ("detection, numerically observable bugs only", *[pct(s["table"][c]["detection_numeric"]) for c in conds]),
             ("false positives on correct kernels", *[pct(s["table"][c]["false_positives"]) for c in conds]),
             ("wall clock, whole corpus", *[f"{s['table'][c]['seconds']:.1f}s" for c in conds])]
+    if "cpu_seconds" in s: rows.append(("CPU time (this process + its boxes)", *[f"{s['cpu_seconds'][c]:.1f}s" for c in conds]))
     width = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    if "load_average" in s: print(f"machine: {os.cpu_count()} cores, load average {s['load_average'][0]:.1f} during the run (other work shares the cores)", file=out)
     print(f"corpus: {s['kernels']} kernels ({s['correct']} correct, {s['buggy']} with planted bugs, {s['numeric']} numerically observable)", file=out)
     for r in rows: print("  ".join(cell.ljust(w) for cell, w in zip(r, width)), file=out)
     print("per family (detected / planted):", file=out)
@@ -145,14 +154,19 @@ def main(argv=None):
     kernels = corpus.kernels()
     print(f"{os.cpu_count()} cores; conditions run one kernel at a time, numpy threads as configured "
           f"(OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})", file=sys.stderr)
-    outcomes, seconds = {}, {}
-    t = time.perf_counter(); outcomes["A"] = simulate.condition_a(kernels); seconds["A"] = time.perf_counter() - t
-    say(f"A done in {seconds['A']:.1f} s")
-    t = time.perf_counter(); outcomes["B"] = simulate.condition_b(kernels, trials=2 if a.quick else 5); seconds["B"] = time.perf_counter() - t
-    say(f"B done in {seconds['B']:.1f} s")
-    t = time.perf_counter(); results = condition_c(kernels, a.quick, say); seconds["C"] = time.perf_counter() - t
+    outcomes, seconds, cpu = {}, {}, {}
+    def timed(cond, run):
+        t, c = time.perf_counter(), cpu_seconds()
+        out = run()
+        seconds[cond], cpu[cond] = time.perf_counter() - t, cpu_seconds() - c
+        say(f"{cond} done in {seconds[cond]:.1f} s wall, {cpu[cond]:.1f} s CPU")
+        return out
+    outcomes["A"] = timed("A", lambda: simulate.condition_a(kernels))
+    outcomes["B"] = timed("B", lambda: simulate.condition_b(kernels, trials=2 if a.quick else 5))
+    results = timed("C", lambda: condition_c(kernels, a.quick, say))
     outcomes["C"] = [simulate.Outcome(k.name, k.label, results[k.name].verdict == "REJECT", results[k.name].verdict) for k in kernels]
     s = summarise(kernels, outcomes, results, seconds)
+    s["cpu_seconds"], s["load_average"] = cpu, os.getloadavg()
     print_table(s)
     for k in kernels:
         r = results[k.name]

@@ -141,11 +141,12 @@ def _safety(kernel, reasons):
 
 # %% ../nbs/litmus/11_check.ipynb #9225d5f0
 def check(kernel, ref=None, domain=None, dims=None, *, budget: int = 80, quick: bool = False, seed: int = 0,
-          timeout: float = 120.0, memory_mb: int = 4096, sandbox: bool = True, progress=None) -> CheckResult:
+          timeout: float = 120.0, memory_mb: int = 4096, sandbox: bool = True, dtype_classes=None, progress=None) -> CheckResult:
     """ACCEPT, REJECT or UNKNOWN for `kernel` against `ref` over `domain` (default: the kernel file's spec and domain),
     with the evidence. `dims` ('N=1024') sets the declared sizes the bound is reported at; the search still walks every
     shape class. `quick` shrinks the search's budgets; `timeout` (seconds) and `memory_mb` bound the boxed search;
     `sandbox=False` runs the search in this process (for debugging litmus itself, never on untrusted files);
+    `dtype_classes` narrows the formats the search may re-type the kernel to (default: chapter 07's float classes);
     `progress(message)` is called as each stage starts."""
     start, say = time.monotonic(), progress or (lambda message: None)
     k = load_kernel(kernel)
@@ -162,7 +163,7 @@ def check(kernel, ref=None, domain=None, dims=None, *, budget: int = 80, quick: 
         say("search: targeted falsification in the sandbox")
         race = safety is None or bool(safety.unsupported) or any("race" in o for o in safety.open)
         options = dict(budget=min(budget, 40) if quick else budget, seed=seed, spsa_steps=4 if quick else 6, minimise_budget=60 if quick else 160,
-                       race_search=True if race else "auto")
+                       race_search=True if race else "auto", dtype_classes=dtype_classes)
         job = lambda _: _search(k, spec_text, domain, dims, reference, options)
         if sandbox:
             box = corpus.box_call(job, None, corpus.Limits(timeout=timeout, memory=memory_mb << 20))

@@ -391,10 +391,11 @@ class TargetedFalsification:
     """Search for an input on which `kernel` breaks its threshold: 13 aimed generators x shape classes x dtype classes,
     then SPSA ascent, every hit delta-debugged to a minimal counterexample (claims C1 detection, metric 5 minimality).
     `kernel` is a corpus name, a kernel file or a `corpus.Kernel`; `spec` (DSL text) or `reference` (a numpy function of
-    the kernel's inputs) says what it should compute, `domain` where its inputs live (default: the kernel file's)."""
+    the kernel's inputs) says what it should compute, `domain` where its inputs live (default: the kernel file's).
+    `dtype_classes` (default chapter 07's float32, float16, bfloat16) are the formats a kernel may be re-typed to."""
     def __init__(self, kernel, spec=None, domain=None, dims=None, reference=None, budget=80, seed=0, dtypes=True,
                  thorough=False, race_search="auto", allow_nonfinite=False, spsa_steps=6, minimise_budget=160, minimise_seconds=3.0,
-                 time_limit=None, runner=None, generators=None):
+                 time_limit=None, runner=None, generators=None, dtype_classes=None):
         if isinstance(kernel, str) and not kernel.endswith(".py"): kernel = corpus.get(kernel)
         elif not isinstance(kernel, corpus.Kernel): kernel = corpus.load(kernel)
         if not (isinstance(budget, int) and budget > 0): raise ValueError(f"budget must be a positive int (runs), got {budget!r}")
@@ -408,6 +409,10 @@ class TargetedFalsification:
         unknown = sorted(set(generators or ()) - set(GENERATORS))
         if unknown: raise ValueError(f"generators {unknown} are not among {GENERATORS}")
         self.generators = tuple(generators or GENERATORS)
+        from litmus.shapes import FLOAT_DTYPE_CLASSES
+        self.dtype_classes = tuple(FLOAT_DTYPE_CLASSES if dtype_classes is None else dtype_classes)
+        bad = [d for d in self.dtype_classes if not _float_dtype(d)]
+        if bad: raise ValueError(f"dtype_classes must be float formats of {sorted(n for n in DTYPES if _float_dtype(n))}, got {bad}")
         self.space = SymbolicShapeSpace(self.kernel)
         self.native = "/".join(dict.fromkeys(a["dtype"] for a in self.kernel.args if a["kind"] == "tensor"))
         self.evaluations, self.notes, self._launches = 0, [], {}
@@ -475,7 +480,6 @@ _DTYPE_GENERATORS = ("large_magnitude", "same_sign_run", "exp_overflow", "cancel
 @patch
 def plan(self: TargetedFalsification) -> list:
     "[(config label, dims, dtype class (None: as declared), generator, variant)] in the order the search walks them."
-    from litmus.shapes import FLOAT_DTYPE_CLASSES
     gens = [g for g in self.generators if g != "nonfinite" or self.allow_nonfinite]
     configs = self._configs()
     (base_label, base), rest = configs[0], configs[1:]
@@ -493,7 +497,7 @@ def plan(self: TargetedFalsification) -> list:
     if self.declared: items += [("declared", dict(self.kernel.dims), None, g, 0) for g in ("large_magnitude", "all_negative", "tail_extreme")]
     floats = {a["dtype"] for a in self.kernel.args if a["kind"] == "tensor" and _float_dtype(a["dtype"])}
     if self.dtypes and self.target.float_inputs and len(floats) == 1 and not self.kernel.accumulate:
-        for dt in FLOAT_DTYPE_CLASSES:   # only narrower formats: a kernel's own casts stay inside the looser bound
+        for dt in self.dtype_classes:   # only narrower formats: a kernel's own casts stay inside the looser bound
             if DTYPES[dt].digits >= DTYPES[next(iter(floats))].digits: continue
             tb = self.target.bound(self._launch(retyped(self.kernel, dt), base))
             if tb is not None and not tb.certified:

@@ -106,6 +106,9 @@ def test_dtype_classes_only_narrower_and_certified():
     for d in classes:                                # every class searched has a certified bound at its format
         tb = f.target.bound(corpus.resolve(retyped(f.kernel, d), f.space.configs()[0].dims))
         assert tb.certified
+    only16 = TargetedFalsification("softmax", dtype_classes=["float16"])
+    assert {d for _, _, d, _, _ in only16.plan() if d is not None} == {"float16"}
+    with pytest.raises(ValueError, match="dtype_classes"): TargetedFalsification("softmax", dtype_classes=["int32"])
     mixed = TargetedFalsification(dataclasses.replace(corpus.get("rowsum"), accumulate="float32"))   # declares its accumulator:
                                                                                                     # searched as declared only
     assert all(d is None for _, _, d, _, _ in mixed.plan())
