@@ -273,3 +273,19 @@ def test_fuzz_headers_and_bytes(tmp_path, data):
         dtype, shape, begin, end = entries[name]
         assert t.dtype is dtype and t.shape == shape and start + end <= len(blob)
         assert t.numpy().tobytes() == blob[start + begin:start + end]
+
+def test_train_stories_resume_matches_the_straight_run(tmp_path, capsys):
+    "examples/train_stories.py stopped at a checkpoint and run again with --resume ends where the uninterrupted run ends."
+    import importlib.util, pathlib
+    spec = importlib.util.spec_from_file_location("train_stories", pathlib.Path(__file__).parents[1] / "examples" / "train_stories.py")
+    stories = importlib.util.module_from_spec(spec); spec.loader.exec_module(stories)
+    tiny = ["--device", "numpy", "--checkpoint-every", "3", "--dim", "16", "--context", "16", "--layers", "1", "--heads", "2",
+            "--batch", "4", "--sample-bytes", "8"]
+    stories.main(tiny + ["--steps", "3", "--out", str(tmp_path / "a")])
+    stories.main(tiny + ["--steps", "6", "--out", str(tmp_path / "a"), "--resume"])
+    stories.main(tiny + ["--steps", "6", "--out", str(tmp_path / "b")])
+    a, b = load(tmp_path / "a" / "checkpoint.safetensors"), load(tmp_path / "b" / "checkpoint.safetensors")
+    assert sorted(a) == sorted(b) and all(a[k].numpy().tobytes() == b[k].numpy().tobytes() for k in a)
+    assert metadata(tmp_path / "a" / "checkpoint.safetensors")["step"] == "6"
+    assert (tmp_path / "a" / "loss.png").stat().st_size > 1000
+    assert "resumed from" in capsys.readouterr().err
