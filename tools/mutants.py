@@ -25,25 +25,42 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ALLOW = ROOT / "tools" / "mutants_allow.txt"
 
-# module -> (its chapter, the fast pytest files that exercise it). The chapter runs only when pytest did not kill.
+# module -> (its chapter, the fast pytest targets that exercise it, fastest killers first). pytest runs with -x and
+# stops at the first failure; the chapter runs only when pytest did not kill. A target is a file or a file::test node.
+# A module is covered by the tests of every module that calls it: litmus.affine is exercised through bounds.
 TESTS = {
-    "limn.ops":         ("nbs/limn/00_ops.ipynb",      ["tests/test_tensor_api.py", "tests/test_dtypes.py", "tests/test_schedule.py"]),
-    "limn.view":        ("nbs/limn/01_view.ipynb",     ["tests/test_tensor_api.py", "tests/test_ir_interpreter.py"]),
-    "limn.autograd":    ("nbs/limn/03_autograd.ipynb", ["tests/test_second_derivatives.py", "tests/test_autograd_fuzz.py"]),
-    "limn.schedule":    ("nbs/limn/05_schedule.ipynb", ["tests/test_schedule.py", "tests/test_ir_interpreter.py"]),
-    "limn.codegen":     ("nbs/limn/06_codegen.ipynb",  ["tests/test_ir_interpreter.py", "tests/test_schedule.py"]),
-    "limn.jit":         ("nbs/limn/07_jit.ipynb",      ["tests/test_jit.py", "tests/test_capture.py"]),
-    "limn.backend_c":   ("nbs/limn/08_backend_c.ipynb", ["tests/test_backend_c.py"]),
-    "litmus.affine":    ("nbs/litmus/00_affine.ipynb", ["tests/test_bounds_fuzz.py"]),
-    "litmus.bounds":    ("nbs/litmus/02_bounds.ipynb", ["tests/test_bounds_soundness.py", "tests/test_bounds_fuzz.py"]),
-    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  ["tests/test_safety.py"]),
-    "litmus.smt":       ("nbs/litmus/05_smt.ipynb",    ["tests/test_safety.py"]),
-    "litmus.simulate":  ("nbs/litmus/08_simulate.ipynb", ["tests/test_simulate.py", "tests/test_corpus.py"]),
+    "limn.ops":         ("nbs/limn/00_ops.ipynb",      ["tests/test_mutation_kills.py::TestOps", "tests/test_dtypes.py", "tests/test_schedule.py",
+                                                        "tests/test_tensor_api.py"]),
+    "limn.view":        ("nbs/limn/01_view.ipynb",     ["tests/test_mutation_kills.py::TestView", "tests/test_tensor_api.py",
+                                                        "tests/test_ir_interpreter.py"]),
+    "limn.autograd":    ("nbs/limn/03_autograd.ipynb", ["tests/test_mutation_kills.py::TestAutograd", "tests/test_second_derivatives.py",
+                                                        "tests/test_optim.py", "tests/test_autograd_fuzz.py"]),
+    "limn.schedule":    ("nbs/limn/05_schedule.ipynb", ["tests/test_mutation_kills.py::TestSchedule", "tests/test_schedule.py",
+                                                        "tests/test_ir_interpreter.py", "tests/test_jit.py"]),
+    "limn.codegen":     ("nbs/limn/06_codegen.ipynb",  ["tests/test_ir_interpreter.py", "tests/test_schedule.py", "tests/test_backend_c.py"]),
+    "limn.jit":         ("nbs/limn/07_jit.ipynb",      ["tests/test_mutation_kills.py::TestJit", "tests/test_jit.py", "tests/test_capture.py",
+                                                        "tests/test_attention.py"]),
+    "limn.backend_c":   ("nbs/limn/08_backend_c.ipynb", ["tests/test_backend_c.py", "tests/test_jit.py"]),
+    "litmus.affine":    ("nbs/litmus/00_affine.ipynb", ["tests/test_mutation_kills.py::TestAffine",
+                                                        "tests/test_bounds_soundness.py::test_threshold_sits_at_the_bound",
+                                                        "tests/test_bounds_soundness.py::test_bounds_are_tight_enough_that_a_tenfold_looser_one_fails",
+                                                        "tests/test_bounds_soundness.py::test_the_suite_can_fail"]),
+    "litmus.bounds":    ("nbs/litmus/02_bounds.ipynb", ["tests/test_mutation_kills.py::TestBounds",
+                                                        "tests/test_bounds_soundness.py::test_threshold_sits_at_the_bound",
+                                                        "tests/test_bounds_soundness.py::test_bounds_are_tight_enough_that_a_tenfold_looser_one_fails",
+                                                        "tests/test_bounds_soundness.py", "tests/test_bounds_fuzz.py"]),
+    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  ["tests/test_safety.py", "tests/test_hostile_static.py"]),
+    "litmus.smt":       ("nbs/litmus/05_smt.ipynb",    ["tests/test_safety.py", "tests/test_hostile_static.py"]),
+    "litmus.simulate":  ("nbs/litmus/08_simulate.ipynb", ["tests/test_simulate.py", "tests/test_corpus.py", "tests/test_hostile_run.py"]),
 }
 
 SWAPS = {"+": "-", "-": "+", "*": "/", "/": "*", "//": "/", "%": "//", "<": "<=", "<=": "<", ">": ">=", ">=": ">",
          "==": "!=", "!=": "==", "and": "or", "or": "and", "True": "False", "False": "True", "min": "max", "max": "min",
          "is": "is not", "in": "not in"}
+
+
+# Only these swaps can break the syntax (`*args`, `for x in`, `is not`); every other swap yields a valid program.
+RISKY = {"*", "/", "in", "is"}
 
 
 @dataclass(frozen=True)
@@ -88,22 +105,36 @@ def candidates(module: str) -> list[Mutant]:
         else: continue
         if new is None or tok.end[0] != row: continue
         after = line[:col] + new + line[tok.end[1]:]
-        mutated = "".join(lines[:row - 1] + [after] + lines[row:])
-        try: compile(mutated, str(module_path(module)), "exec")
-        except SyntaxError: continue
+        if tok.string in RISKY or "f'" in line or 'f"' in line:
+            try: compile("".join(lines[:row - 1] + [after] + lines[row:]), str(module_path(module)), "exec")
+            except SyntaxError: continue
         found.append(Mutant(module, row, col, tok.string, new, line, after))
     return found
 
 
+def shares(sizes: dict[str, int], sample: int) -> dict[str, int]:
+    """How many mutants each module gets: half of `sample` split evenly (a small module gets a fair share), half in
+    proportion to its number of candidates; never more than it has, and what a small module cannot use goes on."""
+    total = sum(sizes.values()) or 1
+    want = {m: sample / 2 / len(sizes) + sample / 2 * n / total for m, n in sizes.items()}
+    out = {m: min(n, max(1, round(want[m]))) for m, n in sizes.items()}
+    spare = sample - sum(out.values())
+    for m in sorted(sizes, key=lambda m: sizes[m] - out[m], reverse=True):
+        extra = max(0, min(spare, sizes[m] - out[m])); out[m] += extra; spare -= extra
+    return out
+
+
+def stratified(pool: list[Mutant], k: int, rng: random.Random) -> list[Mutant]:
+    "k mutants, one drawn from each of k runs of consecutive candidates, so the draw spreads over the whole file."
+    edges = [round(i * len(pool) / k) for i in range(k + 1)]
+    return [pool[rng.randrange(a, b)] for a, b in zip(edges, edges[1:]) if b > a]
+
+
 def draw(modules: list[str], sample: int, seed: int) -> list[Mutant]:
-    "A seeded draw of `sample` mutants, spread over the modules in proportion to their number of candidates."
+    "A seeded draw of `sample` mutants, stratified by module (see `shares`) and by position within each module."
     pools = {m: candidates(m) for m in modules}
-    total = sum(map(len, pools.values()))
-    rng, picked = random.Random(seed), []
-    for m, pool in pools.items():
-        share = max(1, round(sample * len(pool) / max(total, 1)))
-        picked += rng.sample(pool, min(share, len(pool)))
-    return picked
+    rng = random.Random(seed)
+    return [mu for m, k in shares({m: len(p) for m, p in pools.items()}, sample).items() for mu in stratified(pools[m], k, rng)]
 
 
 def allowed() -> dict[str, str]:
@@ -122,17 +153,22 @@ class Sandbox:
     def __init__(self):
         self.root = Path(tempfile.mkdtemp(prefix="limn-mutants-"))
         shutil.copytree(ROOT, self.root, symlinks=True, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns(".git", ".venv", "docs", "_proc", "__pycache__", ".pytest_cache"))
+                        ignore=shutil.ignore_patterns(".git", ".venv", "docs", "_proc", "build", "test-output",
+                                                               "__pycache__", ".pytest_cache"))
         self.env = dict(os.environ, PYTHONPATH=str(self.root), PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1")
 
-    def run(self, command: list[str], limit: float) -> str:
-        "'pass', 'fail' or 'timeout' for one command, run in its own process group so a hang is killed whole."
-        proc = subprocess.Popen(command, cwd=self.root, env=self.env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        try: return "pass" if proc.wait(timeout=limit) == 0 else "fail"
+    def run(self, command: list[str], limit: float) -> tuple[str, str]:
+        """('pass' | 'fail' | 'timeout', what failed) for one command, run in its own process group so a hang is
+        killed whole. What failed is pytest's first FAILED/ERROR line, or the chapter's name."""
+        proc = subprocess.Popen(command, cwd=self.root, env=self.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try: out = proc.communicate(timeout=limit)[0].decode(errors="replace")
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9); proc.wait()
-            return "timeout"
+            os.killpg(proc.pid, 9); proc.communicate()
+            return "timeout", command[-1]
+        if proc.returncode == 0: return "pass", ""
+        failed = re.search(r"^(?:FAILED|ERROR) (\S+)", out, re.M)
+        return "fail", failed.group(1) if failed else command[-1]
 
     def commands(self, module: str) -> list[list[str]]:
         chapter, files = TESTS[module]
@@ -163,71 +199,100 @@ def baseline(box: Sandbox, module: str) -> float:
     "Seconds the unmutated tests of `module` take; every test of them must pass, or the check means nothing."
     start = time.time()
     for cmd in box.commands(module):
-        if box.run(cmd, 3600) != "pass": raise SystemExit(f"unmutated tests fail for {module}: {' '.join(cmd)}")
+        if box.run(cmd, 3600)[0] != "pass": raise SystemExit(f"unmutated tests fail for {module}: {' '.join(cmd)}")
     return time.time() - start
+
+
+def judge(box: Sandbox, m: Mutant, limit: float) -> tuple[str, str, bool]:
+    "(verdict, what failed, whether the chapter held the line) for one mutant; the sandbox is restored after."
+    in_chapter = box.apply(m)
+    verdict, by, spent = "survived", "", 0.0
+    try:
+        for cmd in box.commands(m.module):
+            start = time.time()
+            outcome, by = box.run(cmd, max(limit - spent, 10))
+            spent += time.time() - start
+            if outcome != "pass": verdict = "killed" if outcome == "fail" else "timeout"; break
+    finally: box.apply(m, undo=True)
+    return verdict, by, in_chapter
+
+
+def select(args) -> list[Mutant]:
+    "The seeded draw, or with --match every candidate whose key matches the pattern (to re-run named survivors)."
+    if not args.match: return draw(args.modules, args.sample, args.seed)
+    return [m for module in args.modules for m in candidates(module) if re.search(args.match, m.key)]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sample", type=int, default=240)
+    ap.add_argument("--sample", type=int, default=240, help="how many mutants to draw over all the modules")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=2, help="scratch trees tested at once")
     ap.add_argument("--modules", nargs="*", default=list(TESTS))
-    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--match", help="instead of a draw, every candidate whose key matches this regular expression")
+    ap.add_argument("--out", help="also write the report as markdown to this file")
+    ap.add_argument("--list", action="store_true", help="count the candidates per module and run nothing")
     args = ap.parse_args(argv)
     unknown = set(args.modules) - set(TESTS)
     if unknown: ap.error(f"no test map for {sorted(unknown)}; known modules: {', '.join(TESTS)}")
     if args.list:
         for m in args.modules: print(f"{m:18} {len(candidates(m)):5} candidate mutants")
         return 0
-    mutants, allow = draw(args.modules, args.sample, args.seed), allowed()
+    began = time.time()
+    mutants, allow = select(args), allowed()
     boxes = [Sandbox() for _ in range(max(args.jobs, 1))]
     limits = {m: 3 * baseline(boxes[0], m) + 20 for m in sorted({m.module for m in mutants})}
     print(f"{len(mutants)} mutants (seed {args.seed}) over {len(limits)} modules; {args.jobs} workers", flush=True)
     free, results = list(boxes), {}
 
-    def judge(m: Mutant) -> tuple[Mutant, str, bool]:
+    def one(m: Mutant):
         box = free.pop()
-        try:
-            in_chapter = box.apply(m)
-            verdict, spent = "survived", 0.0
-            for cmd in box.commands(m.module):
-                start = time.time()
-                outcome = box.run(cmd, max(limits[m.module] - spent, 10))
-                spent += time.time() - start
-                if outcome != "pass": verdict = "killed" if outcome == "fail" else "timeout"; break
-            box.apply(m, undo=True)
-            return m, verdict, in_chapter
+        try: return m, *judge(box, m, limits[m.module])
         finally: free.append(box)
 
     with ThreadPoolExecutor(len(boxes)) as pool:
-        for i, (m, verdict, in_chapter) in enumerate(pool.map(judge, mutants), 1):
-            results[m] = verdict
-            print(f"[{i}/{len(mutants)}] {verdict:8} {m.module}:{m.line} {m.old} -> {m.new}"
+        for i, (m, verdict, by, in_chapter) in enumerate(pool.map(one, mutants), 1):
+            results[m] = (verdict, by)
+            print(f"[{i}/{len(mutants)}] {verdict:8} {m.module}:{m.line} {m.old} -> {m.new}  {by}"
                   + ("" if in_chapter else "  (module only)"), flush=True)
     for box in boxes: shutil.rmtree(box.root, ignore_errors=True)
-    return report(results, allow)
+    text, score = report(results, allow, time.time() - began, args)
+    print(text)
+    if args.out: Path(args.out).write_text(text)
+    return 0 if score >= 0.95 else 1
 
 
-def report(results: dict, allow: dict) -> int:
-    "Score per module, the survivors with their lines, and the allow-listed equivalents; exit 1 under 95%."
-    print("\n| module | mutants | killed | equivalent (allowed) | survived | score |\n|---|---|---|---|---|---|")
-    total_killed = total_judged = 0
+def table(results: dict, allow: dict) -> tuple[list[str], float]:
+    "The per-module rows (mutants, killed, equivalent, survived, score) and the overall score."
+    rows, total_killed, total_judged = [], 0, 0
     for module in sorted({m.module for m in results}):
-        mine = [(m, v) for m, v in results.items() if m.module == module]
+        mine = [(m, v) for m, (v, _) in results.items() if m.module == module]
         equivalent = sum(v == "survived" and m.key in allow for m, v in mine)
         killed = sum(v != "survived" for m, v in mine)
-        survived = len(mine) - killed - equivalent
         judged = len(mine) - equivalent
         total_killed, total_judged = total_killed + killed, total_judged + judged
-        print(f"| {module} | {len(mine)} | {killed} | {equivalent} | {survived} | {killed / max(judged, 1):.0%} |")
+        rows.append(f"| {module} | {len(mine)} | {killed} | {equivalent} | {judged - killed} | {killed / max(judged, 1):.0%} |")
     score = total_killed / max(total_judged, 1)
-    print(f"\nscore: {total_killed}/{total_judged} non-equivalent mutants killed = {score:.1%}")
-    survivors = [m for m, v in results.items() if v == "survived" and m.key not in allow]
-    if survivors:
-        print("\nsurvivors (each is a missing test, or an equivalent mutant for tools/mutants_allow.txt):")
-        for m in survivors: print(f"  {m.module}:{m.line}: {m.before.strip()}   [{m.old} -> {m.new}]\n    key: {m.key}")
-    return 0 if score >= 0.95 else 1
+    rows.append(f"| **all** | {len(results)} | {total_killed} | {len(results) - total_judged} | {total_judged - total_killed} "
+                f"| {score:.1%} |")
+    return rows, score
+
+
+def report(results: dict, allow: dict, seconds: float, args) -> tuple[str, float]:
+    "Markdown: the score per module, each survivor with its line, the allow-listed equivalents met, and what killed."
+    rows, score = table(results, allow)
+    how = f"`--match {args.match}`" if args.match else f"seed {args.seed}, sample {args.sample}"
+    out = [f"# Mutation check ({how}; {seconds / 60:.1f} min wall)", "",
+           "| module | mutants | killed | equivalent (allowed) | survived | score |", "|---|---|---|---|---|---|", *rows, ""]
+    survivors = [m for m, (v, _) in results.items() if v == "survived" and m.key not in allow]
+    out += ["## Survivors (each is a missing test, or an equivalent mutant for tools/mutants_allow.txt)", ""]
+    out += [f"- `{m.module}:{m.line}`: `{m.before.strip()}` [`{m.old}` -> `{m.new}`]\n  key: `{m.key}`" for m in survivors] or ["none"]
+    equivalents = [m for m, (v, _) in results.items() if v == "survived" and m.key in allow]
+    out += ["", "## Equivalent (allow-listed)", ""]
+    out += [f"- `{m.module}:{m.line}` [`{m.old}` -> `{m.new}`]: {allow[m.key]}" for m in equivalents] or ["none"]
+    out += ["", "## Killed, and by what", ""]
+    out += [f"- `{m.module}:{m.line}` [`{m.old}` -> `{m.new}`] {v} by `{by}`" for m, (v, by) in results.items() if v != "survived"]
+    return "\n".join(out) + "\n", score
 
 
 if __name__ == "__main__":

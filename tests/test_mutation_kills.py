@@ -1,0 +1,74 @@
+"""Tests written to kill the survivors of `make mutants` (tools/mutants.py): each holds a rule of the core at the exact
+point where a one-token change to it shows (an endpoint, a remainder, a boundary value), against an oracle above the
+code (exact Fractions, float64 numpy, mpmath). One class per module, so the mutation check runs only that module's
+class (`tests/test_mutation_kills.py::TestAffine`). Each test names, in its docstring, the mutant it was written for."""
+import math, random
+from fractions import Fraction as F
+import pytest
+
+from litmus.affine import Interval, Affine, up, down
+
+
+def floats(seed, n=200):
+    "Seeded floats over many binades and both signs, with the awkward ones (0, +-tiny, exact halves) mixed in."
+    rng = random.Random(seed)
+    out = [0.0, -0.0, 0.1, -0.1, 0.3, 1.0, 2.0 ** -1074, -(2.0 ** -1074), 1e300, -1e300]
+    out += [rng.choice([-1, 1]) * rng.random() * 10.0 ** rng.randint(-8, 8) for _ in range(n)]
+    return out
+
+
+def within_one_ulp_outside(iv: Interval, exact_lo: F, exact_hi: F):
+    """Contains [exact_lo, exact_hi], and each finite bound is at most 2 ulps outside it (the outward step plus the
+    rounding); an infinite bound is allowed only where the exact value is beyond the largest float."""
+    big = F(1.7976931348623157e308)
+    ulp = lambda v: F(math.ulp(float(max(-big, min(big, v)))))
+    if math.isinf(iv.lo): assert iv.lo < 0 and exact_lo < -big, (iv, float(exact_lo))
+    else:
+        assert F(iv.lo) <= exact_lo, (iv, float(exact_lo))
+        assert exact_lo - F(iv.lo) <= 2 * ulp(exact_lo), (iv.lo, float(exact_lo))
+    if math.isinf(iv.hi): assert iv.hi > 0 and exact_hi > big, (iv, float(exact_hi))
+    else:
+        assert exact_hi <= F(iv.hi), (iv, float(exact_hi))
+        assert F(iv.hi) - exact_hi <= 2 * ulp(exact_hi), (iv.hi, float(exact_hi))
+
+
+class TestAffine:
+    def test_interval_arithmetic_encloses_exact_endpoint_results(self):
+        """+, -, * and / of intervals against exact Fractions at the endpoints, where outward rounding matters, and
+        no looser than two ulps (kills a bound not rounded outward, and an endpoint or sign swapped)."""
+        xs = floats(1)
+        rng = random.Random(2)
+        for _ in range(300):
+            a, b = sorted(rng.sample(xs, 2)); c, d = sorted(rng.sample(xs, 2))
+            x, y = Interval(a, b), Interval(c, d)
+            ends = [F(p) * F(q) for p in (a, b) for q in (c, d)]
+            within_one_ulp_outside(x + y, F(a) + F(c), F(b) + F(d))
+            within_one_ulp_outside(x - y, F(a) - F(d), F(b) - F(c))
+            within_one_ulp_outside(x * y, min(ends), max(ends))
+            assert (-x).lo == -b and (-x).hi == -a
+            if c > 0 or d < 0:
+                q = x / y
+                quots = [F(p) / F(r) for p in (a, b) for r in (c, d)]
+                assert (q.lo == -math.inf or F(q.lo) <= min(quots)) and (q.hi == math.inf or max(quots) <= F(q.hi))
+
+    def test_square_abs_min_max_at_the_endpoints(self):
+        "sqr, abs, mag, mig, maximum, minimum, hull, meet on intervals that straddle, touch and miss zero."
+        for a, b in [(-3.0, 2.0), (-2.0, 3.0), (0.0, 0.1), (-0.1, 0.0), (0.3, 0.7), (-0.7, -0.3), (-1e-300, 1e300)]:
+            x = Interval(a, b)
+            squares = [F(a) ** 2, F(b) ** 2] + ([F(0)] if a <= 0 <= b else [])
+            within_one_ulp_outside(x.sqr(), min(squares), max(squares))
+            mig = 0.0 if a <= 0 <= b else min(abs(a), abs(b))
+            assert (x.mag, x.mig) == (max(abs(a), abs(b)), mig)
+            assert (abs(x).lo, abs(x).hi) == (mig, max(abs(a), abs(b)))
+            y = Interval(0.5 * a - 0.1, 0.5 * b + 0.05)
+            assert (x.maximum(y).lo, x.maximum(y).hi) == (max(a, y.lo), max(b, y.hi))
+            assert (x.minimum(y).lo, x.minimum(y).hi) == (min(a, y.lo), min(b, y.hi))
+            assert (x.hull(y).lo, x.hull(y).hi) == (min(a, y.lo), max(b, y.hi))
+            assert x.nonneg() == (a >= 0) and x.nonpos() == (b <= 0)
+            assert (a in x) and (b in x) and (up(b) not in x) and (down(a) not in x)
+        assert Interval(1, 3).meet(Interval(2, 5)) == Interval(2, 3)
+        assert Interval(1, 2).meet(Interval(2, 5)) == Interval(2, 2)          # touching intervals meet in a point
+        with pytest.raises(ValueError): Interval(1, 2).meet(Interval(up(2.0), 5))
+        w = Interval(1, 2).widen(0.5)
+        assert w.lo < 0.5 and w.hi > 2.5 and 0.5 - w.lo <= 2 * math.ulp(0.5) and w.hi - 2.5 <= 2 * math.ulp(2.5)
+        assert Interval(1, 2).width >= 1 and Interval(1, 2).width - 1 <= math.ulp(1.0)
