@@ -14,7 +14,7 @@ from .optim import assign_state
 
 # %% auto #0
 __all__ = ['DTYPE_TAGS', 'TAG_DTYPES', 'MAX_HEADER_BYTES', 'OPTIMIZER_PREFIX', 'SafetensorsError', 'save', 'read_header', 'load',
-           'metadata', 'save_checkpoint', 'load_into']
+           'metadata', 'draw_file', 'save_checkpoint', 'load_into']
 
 # %% ../nbs/limn/15_serialize.ipynb #75c68194
 DTYPE_TAGS = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "int32": "I32", "int16": "I16", "int8": "I8"}
@@ -123,7 +123,22 @@ def load(path) -> dict[str, Tensor]:
 
 def metadata(path) -> dict[str, str]: return read_header(path)[1]
 
-# %% ../nbs/limn/15_serialize.ipynb #573ae383
+# %% ../nbs/limn/15_serialize.ipynb #5cbd9b2f
+def draw_file(path):
+    "A picture of a safetensors file's layout on disk: length, header, then each tensor's byte range (limn.viz)."
+    from limn.viz import Graph
+    entries, meta, start = read_header(path)
+    g = Graph(rankdir="LR", nodesep=0.1)
+    g.node("length", "header length\nbytes [0, 8)", fillcolor="#eeeeee")
+    g.node("header", f"JSON header\nbytes [8, {start})" + (f"\n__metadata__: {len(meta)} key{'s' if len(meta) != 1 else ''}" if meta else ""), fillcolor="#fff2cc")
+    g.edge("length", "header", style="invis")
+    previous = "header"
+    for i, (name, (dtype, shape, begin, end)) in enumerate(sorted(entries.items(), key=lambda kv: kv[1][2])):
+        g.node(f"t{i}", f"{name}\n{dtype.name}{list(shape)}\nbytes [{start + begin}, {start + end})", fillcolor="#d9ead3")
+        g.edge(previous, f"t{i}", style="invis"); previous = f"t{i}"
+    return g
+
+# %% ../nbs/limn/15_serialize.ipynb #86f71550
 OPTIMIZER_PREFIX = "optimizer."
 
 def _checkpoint_items(model, optimizer) -> list[tuple[str, Tensor]]:
