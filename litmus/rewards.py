@@ -49,7 +49,7 @@ class RewardBreakdown:
         parts = ", ".join(f"{k}={v:.2f}" for k, v in self.parts.items())
         return f"{self.score:.3f} [{self.gate}] {self.verdict} ({self.mode}; {parts}; {self.shape_configs} shape classes)"
 
-# %% ../nbs/litmus/13_rewards.ipynb #3d865f70
+# %% ../nbs/litmus/13_rewards.ipynb #8c61953d
 def _parts(evidence: dict, static: bool) -> tuple[dict, list, dict | None]:
     "Credit for each half, the safety defects (static or replayed), and the counterexample."
     safety, search = evidence.get("safety") or {}, evidence.get("falsification") or {}
@@ -61,9 +61,11 @@ def _parts(evidence: dict, static: bool) -> tuple[dict, list, dict | None]:
     return {"safety": safe, "bound": bound, "search": 1.0 if clean else 0.0}, defects, cx
 
 def _blind(evidence: dict, static: bool) -> bool:
-    "Did the kernel keep litmus from looking: an unmodelled construct, or (with a spec) a search that failed or never finished?"
+    """Did the kernel keep litmus from looking? With a spec: the search could not run it or did not finish (what the prover
+    could not read, the run still checks: out-of-bounds writes, races, numbers). Without one: the prover could not read it."""
+    if static: return bool((evidence.get("safety") or {}).get("unsupported"))
     search = evidence.get("falsification")
-    return bool((evidence.get("safety") or {}).get("unsupported")) or (not static and (not search or bool(search.get("failure"))))
+    return not search or bool(search.get("failure"))
 
 def breakdown(evidence: dict, static: bool, source_hash: str = "", seconds: float = 0.0) -> RewardBreakdown:
     "The score chapter 11's evidence earns, by the seven rules above (first match decides)."
@@ -244,37 +246,48 @@ def _remember(self: LitmusReward, key: str, b: RewardBreakdown):
     self.cache[key] = b; self.misses += 1
     while len(self.cache) > self.cache_size: self.cache.popitem(last=False)
 
-# %% ../nbs/litmus/13_rewards.ipynb #a3f75086
+# %% ../nbs/litmus/13_rewards.ipynb #91e8558d
 @patch
-def _run(self: LitmusReward, todo: dict) -> dict:
-    "Score the cache misses: in this process for one job or one worker, else in the pool under a deadline."
-    out = {}
-    if not todo: return out
-    if self.workers == 1 or len(todo) == 1:
-        for k, (s, t) in todo.items():
-            start = time.monotonic()
-            b = breakdown(score_source(s, t, **self.options), t.get("spec") is None, k[:16], time.monotonic() - start)
-            self._remember(k, b); out[k] = b
-        return out
-    from litmus.rewards import score_source as job     # by its module's name, so a worker process can import it
+def _here(self: LitmusReward, key: str, source, task) -> RewardBreakdown:
+    "Score one job in this process (its search still runs in chapter 10's box) and cache it."
+    start = time.monotonic()
+    b = breakdown(score_source(source, task, **self.options), task.get("spec") is None, key[:16], time.monotonic() - start)
+    self._remember(key, b)
+    return b
+
+@patch
+def _pool_start(self: LitmusReward) -> ProcessPoolExecutor:
+    """The worker pool. forkserver (spawn where it does not exist) never forks a trainer's threads, and its server imports
+    litmus once for every worker. As with any multiprocessing pool, a training script needs its `__main__` guard."""
     if self._pool is None:
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
-    start = time.monotonic()
-    futures = {self._pool.submit(job, s, t, **self.options): k for k, (s, t) in todo.items()}
-    rounds = -(-len(todo) // self.workers)
-    done, late = wait(futures, timeout=rounds * (2 * self.options["timeout"] + 30))
+        context = multiprocessing.get_context(method)
+        if method == "forkserver": context.set_forkserver_preload(["litmus.rewards"])
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+    return self._pool
+
+@patch
+def _run(self: LitmusReward, todo: dict) -> dict:
+    """Score the cache misses: in this process for one job or one worker, else in the pool under a deadline. A pool that
+    breaks (a worker that cannot start or dies) is replaced and its jobs are scored here: never a silent zero."""
+    if self.workers == 1 or len(todo) <= 1: return {k: self._here(k, s, t) for k, (s, t) in todo.items()}
+    from litmus.rewards import score_source as job     # by its module's name, so a worker process can import it
+    try: futures = {self._pool_start().submit(job, s, t, **self.options): k for k, (s, t) in todo.items()}
+    except Exception:
+        self.close(); return {k: self._here(k, s, t) for k, (s, t) in todo.items()}
+    start, out, retry = time.monotonic(), {}, []
+    done, late = wait(futures, timeout=-(-len(todo) // self.workers) * (2 * self.options["timeout"] + 30))
     for f in done:
         k, (s, t) = futures[f], todo[futures[f]]
         try: evidence = f.result()
-        except Exception as e: evidence, late = {"error": f"the worker died: {type(e).__name__}: {e}"}, late or {f}
-        b = breakdown(evidence, t.get("spec") is None, k[:16], time.monotonic() - start)
-        if "error" not in evidence: self._remember(k, b)
-        out[k] = b
-    for f in late - done:
+        except Exception: retry.append(k); continue
+        out[k] = breakdown(evidence, t.get("spec") is None, k[:16], time.monotonic() - start)
+        if "error" not in evidence: self._remember(k, out[k])
+    for f in late:
         k = futures[f]
         out[k] = breakdown({"error": "the pool's deadline passed; its workers were stopped"}, todo[k][1].get("spec") is None, k[:16])
-    if late: self.close()
+    if late or retry: self.close()
+    out.update({k: self._here(k, *todo[k]) for k in retry})
     return out
 
 @patch
@@ -282,7 +295,7 @@ def close(self: LitmusReward):
     "Stop the pool's worker processes (a new pool starts on the next batch)."
     pool, self._pool = self._pool, None
     if pool is None: return
-    for p in list(getattr(pool, "_processes", {}).values()): p.kill()   # a worker stuck past its deadline
+    for p in list((getattr(pool, "_processes", None) or {}).values()): p.kill()   # a worker stuck past its deadline
     pool.shutdown(wait=False, cancel_futures=True)
 
 # %% ../nbs/litmus/13_rewards.ipynb #86cb98e8

@@ -145,6 +145,25 @@ def test_trl_signature_pool_and_cache():
         reward.close()
 
 
+class _DeadPool:
+    "A pool whose every worker dies: each future holds the exception a broken ProcessPoolExecutor gives."
+    def submit(self, fn, *args, **kwargs):
+        from concurrent.futures import Future
+        from concurrent.futures.process import BrokenProcessPool
+        f = Future(); f.set_exception(BrokenProcessPool("a child process terminated abruptly")); return f
+    def shutdown(self, wait=True, cancel_futures=False): pass
+
+
+def test_a_broken_pool_never_gives_silent_zeros():
+    reward = LitmusReward(workers=2)
+    reward._pool = _DeadPool()
+    completions = [fenced(corpus.get("vadd").source), fenced(corpus.get("softmax_nomaxsub").source)]
+    columns = {k: [task_of("vadd")[k], task_of("softmax_nomaxsub")[k]] for k in TASK_KEYS}
+    scores = reward(prompts=["p"] * 2, completions=completions, **columns)
+    assert scores[0] == 1.0 and 0 < scores[1] <= COUNTEREXAMPLE_CAP
+    assert [b.gate for b in reward.last] == ["accept", "counterexample"] and reward._pool is None
+
+
 def test_rubric_function_logs_its_breakdown():
     state = {}
     task = task_of("vadd")
