@@ -53,7 +53,7 @@ class TestAffine:
 
     def test_square_abs_min_max_at_the_endpoints(self):
         "sqr, abs, mag, mig, maximum, minimum, hull, meet on intervals that straddle, touch and miss zero."
-        for a, b in [(-3.0, 2.0), (-2.0, 3.0), (0.0, 0.1), (-0.1, 0.0), (0.3, 0.7), (-0.7, -0.3), (-1e-300, 1e300)]:
+        for a, b in [(-3.0, 2.0), (-2.0, 3.0), (0.0, 0.1), (-0.1, 0.0), (0.3, 0.7), (-0.7, -0.3), (0.5, 2.0), (-2.0, -0.5), (-1e-300, 1e300)]:
             x = Interval(a, b)
             squares = [F(a) ** 2, F(b) ** 2] + ([F(0)] if a <= 0 <= b else [])
             within_one_ulp_outside(x.sqr(), min(squares), max(squares))
@@ -72,3 +72,45 @@ class TestAffine:
         w = Interval(1, 2).widen(0.5)
         assert w.lo < 0.5 and w.hi > 2.5 and 0.5 - w.lo <= 2 * math.ulp(0.5) and w.hi - 2.5 <= 2 * math.ulp(2.5)
         assert Interval(1, 2).width >= 1 and Interval(1, 2).width - 1 <= math.ulp(1.0)
+
+    def test_interval_refuses_nan_and_reversed_bounds(self):
+        "Either bound NaN, or lo > hi, is a ValueError naming both (kills `or` -> `and` in the check)."
+        for lo, hi in [(math.nan, 1.0), (0.0, math.nan), (2.0, 1.0), (math.nan, math.nan)]:
+            with pytest.raises(ValueError, match="lo <= hi"): Interval(lo, hi)
+        assert (Interval(3).lo, Interval(3).hi) == (3.0, 3.0) and Interval(-math.inf, math.inf).mag == math.inf
+
+    def test_affine_forms_hold_the_exact_value_at_every_corner_of_the_noise(self):
+        """An affine result is a relation, not just a range: at each assignment of the shared noise symbols (corners +-1 and
+        random points), the exact value of the operation (Fractions, or mpmath at 60 digits for exp/log/sqrt/rsqrt) lies
+        within the result's r of its linear part. Kills a coefficient with a wrong sign, a dropped rounding or
+        quadratic term, and a linearisation slope or offset that is off."""
+        import mpmath
+        mpmath.mp.dps = 60
+        rng = random.Random(3)
+        M = lambda v: mpmath.mpf(F(v).numerator) / F(v).denominator
+        def value(form, e):   # the linear part at noise e, exactly
+            return F(form.c) + sum(F(a) * F(e.get(k, 0)) for k, a in form.terms.items())
+        def holds(form, exact, e):   # a fresh symbol (x*x, tanh, abs across 0) is free: its coefficient joins r
+            slack = M(form.r) + sum(M(abs(a)) for k, a in form.terms.items() if k not in e)
+            shared = value(Affine(form.c, {k: a for k, a in form.terms.items() if k in e}), e)
+            gap = abs(M(shared) - exact) if not isinstance(exact, F) else M(abs(shared - exact))
+            assert gap <= slack * (1 + mpmath.mpf(2) ** -50), (form, float(gap), float(slack))
+        for a, b, c, d in [(0.1, 0.7, -0.3, 0.2), (1.5, 2.5, 0.25, 3.0), (-3.0, -1.0, -2.0, 5.0), (0.01, 4.0, 0.5, 0.5000001)]:
+            x = Affine.from_interval(Interval(a, b), symbol="x")
+            y = Affine.from_interval(Interval(c, d), symbol="y")
+            k = 0.1 * (1 + rng.random())
+            for e in [{"x": sx, "y": sy} for sx in (-1, 1) for sy in (-1, 1)] + [{"x": rng.uniform(-1, 1), "y": rng.uniform(-1, 1)}
+                                                                             for _ in range(6)]:
+                vx, vy = value(x, e), value(y, e)
+                for form, exact in [(x + y, vx + vy), (x - y, vx - vy), (y - x, vy - vx), (3.0 - x, 3 - vx), (x + 0.1, vx + F(0.1)),
+                                    (x * y, vx * vy), (x.scale(k), F(k) * vx), (x * k, F(k) * vx), (-x, -vx), (x * x, vx * vx)]:
+                    holds(form, exact, e)
+                if vx > 0:
+                    holds(x.exp(), mpmath.exp(M(vx)), e); holds(x.log(), mpmath.log(M(vx)), e)
+                    holds(x.sqrt(), mpmath.sqrt(M(vx)), e); holds(x.rsqrt(), 1 / mpmath.sqrt(M(vx)), e)
+                    holds(x.apply("exp"), mpmath.exp(M(vx)), e)
+                holds(x.apply("neg"), -M(vx), e); holds(x.apply("abs"), abs(M(vx)), e)
+                holds(x.apply("tanh"), mpmath.tanh(M(vx)), e)
+            iv = (x - x).interval()
+            assert iv.lo <= 0 <= iv.hi and iv.hi - iv.lo <= 8 * math.ulp(max(abs(a), abs(b)))     # x - x is 0, up to rounding
+            assert F(x.interval().lo) <= F(a) and F(b) <= F(x.interval().hi)
