@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 import limn.backend_c  # registers "c"
-from limn import Tensor, set_seed, use_device
+from limn import Tensor, set_seed, use_device, no_grad
 from limn.capture import capture
 from limn.optim import SGD
 from limn import nn
@@ -191,3 +191,31 @@ def test_errors_name_the_mistake():
     with pytest.raises(ValueError, match="stride"): nn.Conv1d(2, 1, 2, stride=0)
     with pytest.raises(TypeError, match="float dtype"): nn.Linear(2, 2, dtype="int32")
     with pytest.raises(NotImplementedError, match="defines no forward"): nn.Module()(1)
+
+def test_example_gpt_matches_torch():
+    "The byte-level GPT of examples/train_stories.py (attention composed from the tensor API) against the same model in torch."
+    import importlib.util, pathlib, sys
+    examples = pathlib.Path(__file__).parents[1] / "examples"
+    sys.path.insert(0, str(examples))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_train", examples / "bench_train.py")
+        bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+    finally: sys.path.remove(str(examples))
+    set_seed(0)
+    model, twin = bench.GPT(256, 16, 32, 2, 4), bench.TorchGPT(256, 16, 32, 2, 4)
+    copy_into_torch(model, twin)
+    ids = np.random.default_rng(0).integers(0, 256, (3, 17)).astype(np.int32)
+    opt = SGD(model.named_parameters(), lr=0.1)
+    topt = torch.optim.SGD(twin.parameters(), lr=0.1)
+    for _ in range(3):
+        loss = nn.cross_entropy(model(Tensor(ids[:, :-1])), Tensor(ids[:, 1:]))
+        loss.backward(); opt.step(loss); opt.zero_grad()
+        tloss = torch.nn.functional.cross_entropy(twin(torch.tensor(ids[:, :-1]).long()).reshape(-1, 256), torch.tensor(ids[:, 1:]).long().reshape(-1))
+        topt.zero_grad(); tloss.backward(); topt.step()
+        np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-5)
+    assert_close(model, twin, 3)
+    changed = ids.copy(); changed[:, 10:] = 0                     # causality: positions before 10 cannot see the change
+    with no_grad():
+        a, b = model(Tensor(ids[:, :-1])).numpy(), model(Tensor(changed[:, :-1])).numpy()
+    np.testing.assert_array_equal(a[:, :10], b[:, :10])
+    assert not np.allclose(a[:, 10:], b[:, 10:])
