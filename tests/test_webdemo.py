@@ -178,7 +178,7 @@ def test_dataset_builds_and_loads_with_load_dataset(tmp_path):
     if importlib.util.find_spec("datasets") is None: pytest.skip("the datasets package is not installed (pip install -e '.[demo]')")
     from datasets import load_dataset
     _load_script("build_dataset").build(tmp_path / "litmus-kernels")
-    ds = load_dataset(str(tmp_path / "litmus-kernels"), split="train")
+    ds = load_dataset(str(tmp_path / "litmus-kernels"), split="train", cache_dir=str(tmp_path / "cache"))   # no shared cache
     kernels = corpus.kernels()
     assert ds.num_rows == len(kernels)
     assert set(ds.column_names) >= {"name", "source", "label", "family", "witness", "spec", "domain", "dims"}
