@@ -1,4 +1,5 @@
-"""CI's sync check (tools/check_sync.sh) passes on the committed tree and fails when a module is edited by hand."""
+"""CI's sync check (tools/check_sync.sh) passes on the committed tree and fails when a module is edited by hand;
+and no code cell of any chapter is longer than 60 lines (one idea per cell)."""
 import json, subprocess, sys
 from pathlib import Path
 import pytest
