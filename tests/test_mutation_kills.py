@@ -114,3 +114,31 @@ class TestAffine:
             iv = (x - x).interval()
             assert iv.lo <= 0 <= iv.hi and iv.hi - iv.lo <= 8 * math.ulp(max(abs(a), abs(b)))     # x - x is 0, up to rounding
             assert F(x.interval().lo) <= F(a) and F(b) <= F(x.interval().hi)
+
+    def test_libm_functions_enclose_mpmath_and_step_out_exactly_two_ulps(self):
+        """exp, log, sqrt, rsqrt, tanh, sigmoid, erf over finite, infinite and domain-edge intervals: each bound holds the
+        60-digit value, is the float64 result moved out by exactly the documented two ulps (a looser step is a looser
+        tolerance, so it is caught too), and respects the function's floor and ceiling. Outside the domain: ValueError."""
+        import mpmath
+        mpmath.mp.dps = 60
+        two_down, two_up = (lambda v: down(down(v))), (lambda v: up(up(v)))
+        funcs = {"exp": (lambda v: math.exp(v) if v <= 709.78 else math.inf, mpmath.exp, 0.0, math.inf),
+                 "log": (math.log, mpmath.log, -math.inf, math.inf), "sqrt": (math.sqrt, mpmath.sqrt, 0.0, math.inf),
+                 "tanh": (math.tanh, mpmath.tanh, -1.0, 1.0), "erf": (math.erf, mpmath.erf, -1.0, 1.0),
+                 "sigmoid": (lambda v: 1 / (1 + math.exp(-v)) if v >= -700 else 0.0, lambda v: 1 / (1 + mpmath.exp(-v)), 0.0, 1.0)}
+        for name, (f, exact, floor, ceil) in funcs.items():
+            for a, b in [(0.1, 0.7), (1.0, 3.0), (2.5, 20.0), (1e-3, 1e3), (0.5, math.inf)] + \
+                        ([(-3.0, -0.25), (-0.5, 2.0), (-math.inf, 1.0), (-800.0, -750.0)] if name not in ("log", "sqrt") else []):
+                iv = getattr(Interval(a, b), name)()
+                want_lo = floor if a == -math.inf else max(floor, two_down(f(a)))
+                want_hi = ceil if b == math.inf else min(ceil, two_up(f(b)))
+                assert (iv.lo, iv.hi) == (want_lo, want_hi), (name, a, b, iv)
+                if a != -math.inf: assert iv.lo <= exact(mpmath.mpf(a)), (name, a)
+                if b != math.inf and iv.hi != math.inf: assert exact(mpmath.mpf(b)) <= iv.hi, (name, b)
+        assert Interval(0.0, 4.0).sqrt().lo == 0.0 and Interval(709.9, 710.0).exp().hi == math.inf
+        for a, b in [(0.25, 4.0), (1e-3, 1e3), (2.0, math.inf)]:
+            iv = Interval(a, b).rsqrt()
+            assert iv.hi == two_up(1 / math.sqrt(a)) and iv.lo == (0.0 if b == math.inf else two_down(1 / math.sqrt(b)))
+            assert iv.lo <= 1 / mpmath.sqrt(mpmath.mpf(b)) and 1 / mpmath.sqrt(mpmath.mpf(a)) <= iv.hi
+        for name, (a, b) in [("log", (0.0, 1.0)), ("log", (-1.0, 1.0)), ("sqrt", (-1e-300, 1.0)), ("rsqrt", (0.0, 1.0))]:
+            with pytest.raises(ValueError, match="needs an interval"): getattr(Interval(a, b), name)()
