@@ -111,7 +111,9 @@ def cmd_check(args) -> int:
     if not path.is_file(): raise UsageError(f"no such kernel file: {args.file}")
     if args.budget < 1: raise UsageError(f"--budget must be at least 1, got {args.budget}")
     if not (0 < args.timeout <= 3600): raise UsageError(f"--timeout must be in (0, 3600] seconds, got {args.timeout}")
-    r = check(path, args.ref, args.domain, args.dims, budget=args.budget, quick=args.quick, timeout=args.timeout, progress=_progress(args))
+    progress = _progress(args)
+    r = check(path, args.ref, args.domain, args.dims, budget=args.budget, quick=args.quick, timeout=args.timeout, progress=progress)
+    if progress: progress(f"done: {r.verdict}")
     _emit(args, str(r), r.as_dict())
     return r.exit_code
 
@@ -122,7 +124,9 @@ def cmd_run(args) -> int:
         for k in corpus.kernels(): print(f"{k.name:28s} {k.label}")
         return 0
     if args.budget < 1: raise UsageError(f"--budget must be at least 1, got {args.budget}")
-    r = check(corpus.get(args.name), budget=args.budget, quick=args.quick, timeout=args.timeout, progress=_progress(args))
+    progress = _progress(args)
+    r = check(corpus.get(args.name), budget=args.budget, quick=args.quick, timeout=args.timeout, progress=progress)
+    if progress: progress(f"done: {r.verdict}")
     _emit(args, str(r), r.as_dict())
     return r.exit_code
 
