@@ -162,6 +162,7 @@ def parse(argv=None):
     ap.add_argument("--resume", action="store_true", help="continue from <out>/checkpoint.safetensors")
     ap.add_argument("--out", default="runs/stories", help="folder for the checkpoint, the loss log and loss.png")
     ap.add_argument("--sample-bytes", type=int, default=300)
+    ap.add_argument("--temperature", type=float, default=0.7, help="sampling temperature (lower: safer, more repetitive text)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     if args.full: args.context, args.dim, args.layers, args.heads, args.steps, args.max_seconds = 128, 192, 4, 6, 5000, float("inf")
@@ -245,7 +246,7 @@ def main(argv=None):
     print(f"checkpoint {checkpoint}, loss curve {out / 'loss.png'}")
     prompt = b"ROMEO.\n" if source.startswith("Shakespeare") else b"Once upon a time"
     print("--- sample ---")
-    print(inference.sample(prompt, args.sample_bytes, seed=args.seed).decode("utf-8", errors="replace"))
+    print(inference.sample(prompt, args.sample_bytes, args.temperature, seed=args.seed).decode("utf-8", errors="replace"))
     return {"losses": losses, "validation": val}
 
 if __name__ == "__main__":
