@@ -102,6 +102,10 @@ def _classes(self:SymbolicShapeSpace, d):
     def add(name, rule, f, lo=1):
         c = self._witness(d, name, rule, f, lo=lo)
         if c is not None and all(c.value != o.value for o in out): out.append(c)
+    def fixed():  # a declared range no class reaches (B in [64, 64]): the range's low end is the class
+        if not out and d in self.ranges:
+            lo = int(self.ranges[d][0]); add('fixed', f'{d} = {lo}, its declared range', compare(size, '==', lo), lo=lo)
+        return out
     if d in self.pads:
         pad_block = b or 4
         add('none', 'P = 0', compare(size, '==', 0), lo=0)
@@ -112,7 +116,7 @@ def _classes(self:SymbolicShapeSpace, d):
     if b is None:
         for name, v in (('one', 1), ('two', 2), ('three', 3), ('five', 5)):
             add(name, f'{d} = {v}', compare(size, '==', v))
-        return out
+        return fixed()
     add('one', f'{d} = 1', compare(size, '==', 1))
     if b > 2: add('block-1', f'{d} = b-1', compare(size, '==', b - 1))
     add('block', f'{d} = b', compare(size, '==', b))
@@ -125,7 +129,7 @@ def _classes(self:SymbolicShapeSpace, d):
     if d == self.reduce:
         add('deep', f'{d} > max({self.deep}, 16b), {d} mod b != 0',
             conj(compare(size, '>', max(self.deep, 16 * b)), compare(make_atom('%', size, b), '!=', 0)))
-    return out
+    return fixed()
 
 @patch
 def baseline(self:SymbolicShapeSpace):
@@ -133,7 +137,8 @@ def baseline(self:SymbolicShapeSpace):
     base = {}
     for d, classes in self.classes.items():
         pick = {c.name: c.value for c in classes}
-        base[d] = pick.get('one') if d in self.pads else pick.get('block+1', pick.get('three', classes[0].value))
+        fallback = classes[0].value if classes else self.model.dims[d]  # no class witnessed: the kernel's own size
+        base[d] = pick.get('one', fallback) if d in self.pads else pick.get('block+1', pick.get('three', fallback))
     return base
 
 # %% ../nbs/litmus/07_shapes.ipynb #6c51a3fc

@@ -683,6 +683,10 @@ class KernelSource:
     dims: dict
     pads: tuple
     meta: dict
+    @property
+    def ranges(self): return dict(self.meta.get('ranges', {}))  # declared [lo, hi] per size (shape classes respect them)
+    @property
+    def reduce(self): return self.meta.get('reduce')  # the reduction length's name, when the file gives one
 
 def read_kernel(path, fn_name=None, max_bytes=MAX_SOURCE_BYTES):
     """Read a kernel file without executing any of it (budget: one parse of at most `max_bytes`, linear in the file).

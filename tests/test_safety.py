@@ -29,6 +29,8 @@ def test_visible_bugs_rejected_with_witness(reports, backend):
     for k in KERNELS:
         if k.label not in VISIBLE: continue
         r = reports[backend][k.name]
+        if any(u.kind == 'data_address' for u in r.unsupported):  # a race through loaded indices: the dynamic search's job
+            assert r.verdict == 'UNKNOWN' and not r.defects, (k.name, str(r)); continue
         assert r.verdict == 'REJECT' and r.defects, (k.name, str(r))
         for d in r.defects:
             assert d.backend == backend
@@ -39,6 +41,9 @@ def test_correct_kernels_proved_safe(reports, backend):
     for k in KERNELS:
         if k.label != 'correct': continue
         r = reports[backend][k.name]
+        if any(u.kind == 'data_address' for u in r.unsupported):  # a histogram: UNKNOWN, never a false defect
+            assert r.verdict == 'UNKNOWN' and not r.defects and all(u.kind == 'data_address' for u in r.unsupported), (k.name, str(r))
+            continue
         assert r.verdict == 'ACCEPT' and not r.defects and not r.open, (k.name, str(r))
         assert all(p.proved for p in r.proofs) and r.configs_searched == 0, k.name
 
@@ -346,3 +351,13 @@ def test_race_proof_distance_zero_one_two(two_d):
             for side in (first, second):  # both executions exist in the model and touch the stated address
                 assert any(e['address'] == race.witness['address'] and all(e[l] == v for l, v in side['lanes'].items())
                            for e in executions(model, store, env))
+
+
+def test_declared_range_is_a_shape_class(tmp_path):
+    "A size pinned by LITMUS 'ranges' ([64, 64]) that no generic class reaches gets its own class, so every dim has a baseline."
+    from litmus.tritonir import read_kernel
+    src = (TEST_KERNELS / 'where_clamp.py').read_text().replace('"dims": {"N": 1000}', '"dims": {"N": 1000, "B": 64}, "ranges": {"B": [64, 64]}')
+    path = tmp_path / 'where_clamp.py'; path.write_text(src)
+    sp = SymbolicShapeSpace(read_kernel(path), backend='bounded')
+    assert [(c.name, c.value) for c in sp.classes['B']] == [('fixed', 64)]
+    assert all(c.dims['B'] == 64 for c in sp.configs())

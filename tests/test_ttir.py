@@ -17,10 +17,17 @@ CHECKED = corpus.kernels() + [corpus.load(TEST_KERNELS / f) for f in ('matmul_ma
                                                                     'tutorial_layernorm.py', 'tutorial_dropout.py',
                                                                     'attention_causal.py', 'where_clamp.py', 'where_clamp_bad.py')]
 
+def _modelled(model, ops):
+    "Triton's ops minus those at a line the model reports unsupported (a data-dependent address): never silently missing."
+    unsupported = {u.line for u in model.unsupported}
+    return [op for op in ops if op[1] not in unsupported]
+
 @pytest.mark.parametrize('kernel', CHECKED, ids=lambda k: k.name)
 def test_model_and_front_end_ttir_agree(kernel):
-    ours, theirs = model_memory_ops(build_model(kernel)), ttir_memory_ops(ttir(kernel))
+    model = build_model(kernel)
+    ours, theirs = model_memory_ops(model), ttir_memory_ops(ttir(kernel))
     assert theirs, f"no memory operations parsed from the TTIR of {kernel.name}"
+    theirs = _modelled(model, theirs)
     assert set(ours) == set(theirs), f"{kernel.name}: model {ours} vs TTIR {theirs}"
     if 'static_range' not in kernel.source:  # without unrolling, one TTIR op per source op
         assert ours == theirs, f"{kernel.name}: model {ours} vs TTIR {theirs}"
@@ -28,4 +35,5 @@ def test_model_and_front_end_ttir_agree(kernel):
 @pytest.mark.parametrize('kernel', corpus.kernels(), ids=lambda k: k.name)
 def test_model_and_compiled_ttir_agree(kernel):
     "`triton.compile` for GPUTarget('cuda', 90, 32), on this CPU: its 'ttir' stage has exactly the model's operations."
-    assert model_memory_ops(build_model(kernel)) == ttir_memory_ops(ttir(kernel, stage='compile'))
+    model = build_model(kernel)
+    assert model_memory_ops(model) == _modelled(model, ttir_memory_ops(ttir(kernel, stage='compile')))
