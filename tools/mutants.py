@@ -45,11 +45,22 @@ TESTS = {
                                                         "tests/test_bounds_soundness.py::test_threshold_sits_at_the_bound",
                                                         "tests/test_bounds_soundness.py::test_bounds_are_tight_enough_that_a_tenfold_looser_one_fails",
                                                         "tests/test_bounds_soundness.py::test_the_suite_can_fail"]),
-    "litmus.bounds":    ("nbs/litmus/02_bounds.ipynb", ["tests/test_bounds_soundness.py::test_threshold_sits_at_the_bound",
-                                                        "tests/test_bounds_soundness.py::test_bounds_are_tight_enough_that_a_tenfold_looser_one_fails",
-                                                        "tests/test_bounds_soundness.py", "tests/test_bounds_fuzz.py"]),
-    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  ["tests/test_safety.py", "tests/test_hostile_static.py"]),
-    "litmus.smt":       ("nbs/litmus/05_smt.ipynb",    ["tests/test_safety.py", "tests/test_hostile_static.py"]),
+    "litmus.bounds":    ("nbs/litmus/02_bounds.ipynb", [*(f"tests/test_bounds_soundness.py::{t}" for t in (
+                                                        "test_threshold_sits_at_the_bound", "test_entry_point_contract",
+                                                        "test_bounds_are_tight_enough_that_a_tenfold_looser_one_fails",
+                                                        "test_scan_bound_grows_with_length_and_a_half_accumulator_breaks_it",
+                                                        "test_logsumexp_spellings_share_one_certified_bound",
+                                                        "test_no_correct_implementation_exceeds_the_bound",
+                                                        "test_mixed_formats_are_sound_and_each_format_counts")),
+                                                        "tests/test_bounds_fuzz.py"]),
+    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  [*(f"tests/test_safety.py::{t}" for t in (
+                                                        "test_race_proof_distance_zero_one_two", "test_proofs_sound_by_enumeration",
+                                                        "test_mutants_never_accepted_when_enumeration_finds_a_defect")),
+                                                        "tests/test_safety.py", "tests/test_hostile_static.py"]),
+    "litmus.smt":       ("nbs/litmus/05_smt.ipynb",    [*(f"tests/test_safety.py::{t}" for t in (
+                                                        "test_bounded_never_claims_unsat", "test_race_proof_distance_zero_one_two",
+                                                        "test_shape_space_is_small_and_witnessed")),
+                                                        "tests/test_safety.py", "tests/test_hostile_static.py"]),
     "litmus.simulate":  ("nbs/litmus/08_simulate.ipynb", ["tests/test_simulate.py", "tests/test_corpus.py", "tests/test_hostile_run.py"]),
 }
 
