@@ -6,6 +6,7 @@ import math, random
 from fractions import Fraction as F
 import pytest
 
+import numpy as np
 from litmus.affine import Interval, Affine, up, down
 
 
@@ -143,3 +144,19 @@ class TestAffine:
             assert iv.lo <= 1 / mpmath.sqrt(mpmath.mpf(b)) and 1 / mpmath.sqrt(mpmath.mpf(a)) <= iv.hi
         for name, (a, b) in [("log", (0.0, 1.0)), ("log", (-1.0, 1.0)), ("sqrt", (-1e-300, 1.0)), ("rsqrt", (0.0, 1.0))]:
             with pytest.raises(ValueError, match="needs an interval"): getattr(Interval(a, b), name)()
+
+    def test_affine_form_of_a_half_infinite_interval_is_refused(self):
+        "One infinite end is enough to have no affine form (kills `and` -> `or` in the finiteness check)."
+        for lo, hi in [(0.0, math.inf), (-math.inf, 0.0), (-math.inf, math.inf)]:
+            with pytest.raises(ValueError, match="bounded interval"): Affine.from_interval(Interval(lo, hi))
+
+
+class TestOps:
+    def test_numpy_aliases_map_to_int32_and_strangers_are_refused(self):
+        "int64, bool and unsigned numpy dtypes land on int32 (kills `in` -> `not in` on the alias table); others raise."
+        from limn.ops import to_dtype, int32, DTYPES
+        for npd in (np.int64, np.bool_, np.uint8, np.uint16, np.uint32):
+            assert to_dtype(npd) is int32 and to_dtype(np.dtype(npd)) is int32
+        for name, d in DTYPES.items(): assert to_dtype(name) is d and to_dtype(d.np) is d and to_dtype(d) is d
+        for bad in (np.complex64, "float8", object):
+            with pytest.raises(TypeError, match="not a limn dtype"): to_dtype(bad)
