@@ -15,14 +15,21 @@ from .ops import Ops, Node, Buffer, DType, toposort, float32, ELEMENTWISE_OPS
 from .view import View
 
 # %% auto #0
-__all__ = ['DEVICE_MODULES', 'Device', 'register_device', 'known_devices', 'set_device', 'get_device', 'use_device', 'read_view',
-           'numpy_op', 'numpy_cast', 'NumpyDevice']
+__all__ = ['CUSTOM_KERNELS', 'DEVICE_MODULES', 'register_custom', 'Device', 'register_device', 'known_devices', 'set_device',
+           'get_device', 'use_device', 'read_view', 'numpy_op', 'numpy_cast', 'NumpyDevice']
 
 # %% ../nbs/limn/04_device.ipynb #5af62a1e
+CUSTOM_KERNELS: dict = {}               # device name -> {CUSTOM kernel name: what that device runs for it}
+
+def register_custom(device: str, name: str, kernel) -> None:
+    """Give every device called `device` made from now on the CUSTOM kernel `name`. What `kernel` is belongs to the device:
+    the numpy device calls `kernel(*arrays, **params)` for its list of outputs; the compiled devices call a builder (chapter 07)."""
+    CUSTOM_KERNELS.setdefault(device, {})[name] = kernel
+
 class Device:
-    "Base class of a device: subclasses implement `realize` and may add CUSTOM kernels to `custom_kernels`."
+    "Base class of a device: subclasses implement `realize`; their CUSTOM kernels are those registered under their name."
     name = "?"
-    def __init__(self): self.custom_kernels: dict = {}
+    def __init__(self): self.custom_kernels: dict = dict(CUSTOM_KERNELS.get(self.name, {}))
     def realize(self, sinks: list[Node]) -> list[Buffer]: raise NotImplementedError
     def has_custom(self, name: str) -> bool: return name in self.custom_kernels
     def __repr__(self): return f"<device {self.name}>"
@@ -35,7 +42,7 @@ def register_device(name: str, factory) -> None:
     _FACTORIES[name] = factory
 
 # modules that register devices when imported; loaded on first need so `import limn` stays light
-DEVICE_MODULES = ("limn.jit", "limn.backend_c")
+DEVICE_MODULES = ("limn.jit", "limn.backend_c", "limn.backend_cuda")
 
 def _load_device_modules():
     for module in DEVICE_MODULES:

@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
 from .ops import Ops, Node, Buffer, DType, toposort
-from .device import Device
+from .device import Device, CUSTOM_KERNELS, register_custom
 from .schedule import schedule, Schedule
 from .codegen import lower, format_kernel, interpret
 
 # %% auto #0
-__all__ = ['CUSTOM_KERNELS', 'graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'register_custom',
-           'CustomCall', 'JitDevice']
+__all__ = ['graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'CustomCall', 'JitDevice']
 
 # %% ../nbs/limn/07_jit.ipynb #a6cc76c6
 def _arg_key(node: Node, slot):
@@ -170,14 +169,6 @@ def realize(self: Executor, sinks: list[Node]) -> list[Buffer]:
     return out
 
 # %% ../nbs/limn/07_jit.ipynb #c0571a02
-CUSTOM_KERNELS: dict = {}              # backend name -> {CUSTOM kernel name: builder}
-
-def register_custom(backend: str, name: str, builder) -> None:
-    """Make every JitDevice built afterwards over backend `backend` run CUSTOM kernel `name`. `builder(backend, inputs,
-    params)` gets the kernel's (shape, dtype) per src, in src order, and its parameter dict, and returns
-    `program(in_memories, out_memories)`, where `out_memories` maps output index -> memory for the outputs the graph uses."""
-    CUSTOM_KERNELS.setdefault(backend, {})[name] = builder
-
 @dataclass
 class CustomCall:
     "One call of a CUSTOM kernel for all its sibling nodes: the step's memories are the inputs, then one per output used."

@@ -14,7 +14,7 @@ from fastcore.basics import patch
 from .ops import DType, float32, float64
 from .tensor import Tensor, custom, broadcast_shape, where
 from .autograd import is_grad_enabled
-from .device import get_device, register_device, NumpyDevice, _CURRENT
+from .device import get_device, register_custom
 
 # %% auto #0
 __all__ = ['TILE', 'SDPA_KERNELS', 'C_SDPA_SOURCE', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS', 'composed_attention',
@@ -189,14 +189,8 @@ def attention(self: Tensor, k, v, causal: bool = False, key_mask=None, scale: fl
     "Scaled dot-product attention with self as the queries; see `limn.sdpa.attention`."
     return attention(self, k, v, causal, key_mask, scale, fused)
 
-# %% ../nbs/limn/12_attention.ipynb #29937694
-def _numpy_with_attention() -> NumpyDevice:
-    device = NumpyDevice()
-    device.custom_kernels.update(SDPA_KERNELS)
-    return device
-
-register_device("numpy", _numpy_with_attention)
-if isinstance(_CURRENT[0], NumpyDevice): _CURRENT[0].custom_kernels.update(SDPA_KERNELS)
+# %% ../nbs/limn/12_attention.ipynb #eac3d5e1
+for _name, _kernel in SDPA_KERNELS.items(): register_custom("numpy", _name, _kernel)
 
 # %% ../nbs/limn/12_attention.ipynb #f20e1626
 C_SDPA_SOURCE = r"""#include <stdint.h>
@@ -376,7 +370,6 @@ C_SDPA_BUILDERS = {"sdpa": c_builder("limn_sdpa_fwd", lambda b, tq, tk, d, dv: (
                    "sdpa_bwd_q": c_builder("limn_sdpa_bwd_q", lambda b, tq, tk, d, dv: (b * tq * d,)),
                    "sdpa_bwd_kv": c_builder("limn_sdpa_bwd_kv", lambda b, tq, tk, d, dv: (b * tk * d, b * tk * dv))}
 
-from .jit import register_custom
 for _name, _builder in C_SDPA_BUILDERS.items(): register_custom("c", _name, _builder)
 
 # %% ../nbs/limn/12_attention.ipynb #18bbb940

@@ -81,7 +81,8 @@ def test_custom_siblings_run_once_and_unused_outputs_get_scratch():
     import numpy as np
     from limn import Tensor, use_device, realize
     from limn.tensor import custom
-    from limn.jit import register_custom, CustomCall
+    from limn.device import register_custom
+    from limn.jit import CustomCall
     calls = []
     def builder(backend, inputs, params):
         def program(ins, outs):
