@@ -29,7 +29,7 @@ ALLOW = ROOT / "tools" / "mutants_allow.txt"
 # stops at the first failure; the chapter runs only when pytest did not kill. A target is a file or a file::test node.
 # A module is covered by the tests of every module that calls it: litmus.affine is exercised through bounds.
 TESTS = {
-    "limn.ops":         ("nbs/limn/00_ops.ipynb",      ["tests/test_dtypes.py", "tests/test_schedule.py",
+    "limn.ops":         ("nbs/limn/00_ops.ipynb",      ["tests/test_mutation_kills.py::TestOps", "tests/test_dtypes.py", "tests/test_schedule.py",
                                                         "tests/test_tensor_api.py"]),
     "limn.view":        ("nbs/limn/01_view.ipynb",     ["tests/test_tensor_api.py",
                                                         "tests/test_ir_interpreter.py"]),
