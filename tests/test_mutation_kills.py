@@ -160,3 +160,44 @@ class TestOps:
         for name, d in DTYPES.items(): assert to_dtype(name) is d and to_dtype(d.np) is d and to_dtype(d) is d
         for bad in (np.complex64, "float8", object):
             with pytest.raises(TypeError, match="not a limn dtype"): to_dtype(bad)
+
+    def test_node_repr_shows_the_argument_except_for_views(self):
+        "A CONST shows its value, a VIEW hides its View, a node without arg shows none (kills `is` -> `is not` in repr)."
+        from limn.ops import Node, Ops, float32, int32
+        c = Node(Ops.CONST, (), 2.5, float32, (2, 3))
+        assert repr(c) == "<CONST 2.5 float32[2, 3]>"
+        assert repr(Node(Ops.VIEW, (c,), "a view", float32, (6,))) == "<VIEW float32[6]>"
+        assert repr(Node(Ops.ADD, (c, c), None, int32, ())) == "<ADD int32[]>"
+
+
+class TestAutograd:
+    def test_enable_grad_inside_no_grad_records_history(self):
+        "enable_grad() turns recording back on inside no_grad() and restores it after (kills True -> False in enable_grad)."
+        import limn
+        from limn import Tensor
+        from limn.autograd import is_grad_enabled
+        x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+        with limn.no_grad():
+            assert not is_grad_enabled() and not (x * 2).requires_grad
+            with limn.enable_grad():
+                assert is_grad_enabled()
+                y = (x * x).sum()
+            assert not is_grad_enabled()
+        assert is_grad_enabled() and y.requires_grad
+        g, = limn.grad(y, x)
+        np.testing.assert_array_equal(g.numpy(), [2.0, 4.0])
+
+    def test_backward_accumulates_and_needs_a_gradient_for_non_scalars(self):
+        """Two backward calls add into .grad (kills a replaced accumulation); a non-scalar output needs gradient=, a
+        one-element one does not (kills `!=` -> `==` on numel)."""
+        from limn import Tensor
+        x = Tensor(np.array([1.0, -2.0, 3.0]), requires_grad=True)
+        (x * x).sum().backward(); (x * 3).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0 + 3, -4.0 + 3, 6.0 + 3])
+        with pytest.raises(ValueError, match="non-scalar"): (x * x).backward()
+        y = Tensor(np.array([[2.0]]), requires_grad=True)
+        (y * y * y).backward()
+        np.testing.assert_array_equal(y.grad.numpy(), [[12.0]])
+        z = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+        (z * z).backward(gradient=np.array([1.0, 10.0]))
+        np.testing.assert_array_equal(z.grad.numpy(), [2.0, 40.0])
