@@ -1,4 +1,4 @@
-"""`capture(step)` wraps a training step function and sits on top of the shared executor (chapter 07). Its first call runs normally on a compiled device while the executor records every plan it runs and the memory each ran on; every later call skips the Python entirely and replays those kernel launches against the new batch's buffers.
+"""`capture(step)` wraps a training step function and sits on top of the shared executor (chapter 07). Its first call runs normally on a compiled device while the executor records every plan it runs and the memory each ran on; its second call runs the Python again and refuses to go on if that built a different graph; every later call skips the Python entirely and replays those kernel launches against the new batch's buffers. It works only through the executor's plans and records: it never schedules, compiles or reaches into a backend.
 
 Docs: https://limn-dev.github.io/limn/limn/capture.html.md"""
 
