@@ -433,6 +433,8 @@ class Unsupported:
     line: int
     why: str
     kind: str = 'construct'
+    end: int = 0  # the last line of the construct (a skipped `while` spans its body); 0: the same line
+    def lines(self): return range(self.line, max(self.line, self.end) + 1)
     def __str__(self): return f"line {self.line}: {self.construct} ({self.why})"
 
 # %% ../nbs/litmus/03_tritonir.ipynb #50d6bcd8
@@ -806,7 +808,7 @@ def _bind_argument(self:_Interpreter, p, meta):
 @patch
 def _unsupported(self:_Interpreter, construct, node, why, kind='construct'):
     "Record a construct the model does not interpret (once per construct and line)."
-    u = Unsupported(construct, getattr(node, 'lineno', 0), why, kind)
+    u = Unsupported(construct, getattr(node, 'lineno', 0), why, kind, getattr(node, 'end_lineno', 0) or 0)
     if not any(x.construct == u.construct and x.line == u.line for x in self.unsupported): self.unsupported.append(u)
 
 @patch
