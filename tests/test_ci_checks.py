@@ -47,22 +47,6 @@ def test_readme_edited_without_the_front_page_fails(clone):
 # One idea per cell (CONVENTIONS.md): no code cell in any chapter runs past MAX_CELL_LINES lines.
 MAX_CELL_LINES = 60
 
-# Cells still over the limit while issue 10's split is in progress, as (notebook, cell id). This list only
-# shrinks: delete an entry once its cell is split; a cell not listed here fails the test as soon as it is too long.
-LONG_CELLS_BEING_SPLIT = {
-    ('litmus/04_prove.ipynb', '2db1aecb'),
-    ('litmus/04_prove.ipynb', '41688181'),
-    ('litmus/05_smt.ipynb', 'fe2bf3cb'),
-    ('litmus/07_shapes.ipynb', '4e62d080'),
-    ('litmus/08_simulate.ipynb', '20c48e5d'),
-    ('litmus/08_simulate.ipynb', '775e4644'),
-    ('litmus/08_simulate.ipynb', '8faea01e'),
-    ('litmus/08_simulate.ipynb', 'bfa6a765'),
-    ('litmus/08_simulate.ipynb', 'c4a8d980'),
-    ('litmus/08_simulate.ipynb', 'f786adce'),
-    ('litmus/10_corpus.ipynb', 'c0e233a2'),
-}
-
 
 def long_cells(nbs: Path = ROOT / "nbs", limit: int = MAX_CELL_LINES) -> list[tuple[str, str, int]]:
     "(notebook relative to nbs/, cell id, line count) of every code cell longer than `limit` lines, in every chapter."
@@ -87,6 +71,6 @@ def test_long_cells_finds_a_long_cell(tmp_path):
 
 
 def test_no_code_cell_is_over_60_lines():
-    too_long = [(nb, cell, n) for nb, cell, n in long_cells() if (nb, cell) not in LONG_CELLS_BEING_SPLIT]
+    too_long = long_cells()
     assert not too_long, f"code cells over {MAX_CELL_LINES} lines (split them, one idea per cell): " + ", ".join(
         f"{nb} cell {cell} ({n} lines)" for nb, cell, n in too_long)
