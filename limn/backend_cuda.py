@@ -15,11 +15,12 @@ from fastcore.basics import patch
 from .ops import Ops, Buffer, DType
 from .device import register_device
 from .jit import Backend, JitDevice
-from .cuda_emit import emit, Launch
+from .cuda_emit import emit, Launch, PRELUDE
+from .codegen import Idx
 
 # %% auto #0
 __all__ = ['CudaUnavailable', 'CudaError', 'nvrtc_candidates', 'load_nvrtc', 'load_libcuda', 'Nvrtc', 'pick_target', 'Driver',
-           'DeviceMemory', 'CudaBackend', 'CudaDevice']
+           'DeviceMemory', 'CudaBackend', 'merged_source', 'CudaDevice']
 
 # %% ../nbs/limn/11_backend_cuda.ipynb #3fe45e90
 class CudaUnavailable(RuntimeError):
@@ -198,9 +199,26 @@ class CudaBackend(Backend):
         return self.modules[source]
     def compile(self, source: str, kernel):
         module, launches = self.module(source), emit(kernel).launches
-        return [(self.driver.function(module, l.name), l) for l in launches], any(i.__class__.__name__ == "Idx" for i in kernel.instrs)
+        return [(self.driver.function(module, l.name), l) for l in launches], any(isinstance(i, Idx) for i in kernel.instrs)
 
-# %% ../nbs/limn/11_backend_cuda.ipynb #ff289183
+# %% ../nbs/limn/11_backend_cuda.ipynb #aa217a36
+def merged_source(sources: list) -> str:
+    "One CUDA source for several emitted kernels: the prelude once, kernel i's `limn_region<n>` renamed `limn_k<i>_region<n>`."
+    return PRELUDE + "".join(s[len(PRELUDE):].replace("limn_region", f"limn_k{i}_region") for i, s in enumerate(sources))
+
+@patch
+def compile_many(self: CudaBackend, items: list) -> list:
+    "Programs for several (source, kernel) pairs from one NVRTC run."
+    if len(items) == 1: return [self.compile(*items[0])]
+    module = self.module(merged_source([source for source, _ in items]))
+    programs = []
+    for i, (_, kernel) in enumerate(items):
+        launches = emit(kernel).launches
+        functions = [(self.driver.function(module, l.name.replace("limn_region", f"limn_k{i}_region")), l) for l in launches]
+        programs.append((functions, any(isinstance(ins, Idx) for ins in kernel.instrs)))
+    return programs
+
+# %% ../nbs/limn/11_backend_cuda.ipynb #b71d7d17
 @patch
 def alloc(self: CudaBackend, numel: int, dtype: DType) -> DeviceMemory: return DeviceMemory(self.driver, numel, dtype)
 
@@ -233,7 +251,7 @@ def launch(self: CudaBackend, program, memories: list) -> int:
     self.driver.check(self.driver.lib.cuMemcpyDtoH_v2(flag.ctypes.data, self.flag.ptr, 4), "cuMemcpyDtoH")
     return int(flag[0])
 
-# %% ../nbs/limn/11_backend_cuda.ipynb #56686cff
+# %% ../nbs/limn/11_backend_cuda.ipynb #d9d69262
 class CudaDevice(JitDevice):
     "`set_device('cuda')`: the shared executor over `CudaBackend`."
     def __init__(self):
