@@ -112,6 +112,10 @@ class TestAffine:
                     holds(x.apply("exp"), mpmath.exp(M(vx)), e)
                 holds(x.apply("neg"), -M(vx), e); holds(x.apply("abs"), abs(M(vx)), e)
                 holds(x.apply("tanh"), mpmath.tanh(M(vx)), e)
+            if a > 0:   # min-range linearisation is tight: the image of [a, b] to 1e-12 of its width (kills a looser slack)
+                for name, f in [("exp", math.exp), ("log", math.log), ("sqrt", math.sqrt), ("rsqrt", lambda v: v ** -0.5)]:
+                    iv, (lo, hi) = getattr(x, name)().interval(), sorted([f(a), f(b)])
+                    assert lo - iv.lo <= 1e-12 * (hi - lo) and iv.hi - hi <= 1e-12 * (hi - lo), (name, a, b, iv)
             iv = (x - x).interval()
             assert iv.lo <= 0 <= iv.hi and iv.hi - iv.lo <= 8 * math.ulp(max(abs(a), abs(b)))     # x - x is 0, up to rounding
             assert F(x.interval().lo) <= F(a) and F(b) <= F(x.interval().hi)
