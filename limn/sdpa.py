@@ -1,6 +1,6 @@
 """Scaled dot-product attention as one op: `q.attention(k, v, causal=..., key_mask=...)`. On a device that registers the three fused kernels (forward, `sdpa_bwd_q`, `sdpa_bwd_kv`) it is three CUSTOM nodes whose memory does not grow with t_q * t_k; anywhere else it is composed from primitives.
 
-This module holds fused attention: the composed form a model would write, the flash-shaped numpy reference of the three fused kernels, the CUSTOM ops and their gradient rule, `Tensor.attention`, and the fused C kernels of the c device. It registers kernels with the devices; it must not change how a device schedules, lowers or runs anything else, and its kernels read and write plain row-major buffers only. The composed form and the reference are the oracles: a fused kernel may regroup the arithmetic of a row, never what a row means.
+This module holds fused attention: the composed form a model would write, the flash-shaped numpy reference of the three fused kernels, the CUSTOM ops and their gradient rule, `Tensor.attention`, the fused C kernels of the c device, and the builders that launch chapter 10's CUDA kernels on the cuda device. It registers kernels with the devices (chapter 04's `register_custom`); it must not change how a device schedules, lowers or runs anything else, and its kernels read and write plain row-major buffers only. The composed form and the reference are the oracles: a fused kernel may regroup the arithmetic of a row, never what a row means.
 
 Docs: https://limn-dev.github.io/limn/limn/attention.html.md"""
 
