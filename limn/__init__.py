@@ -24,3 +24,4 @@ from .autograd import grad, no_grad, enable_grad
 from .tensor import Tensor, realize, set_seed, cat, stack, where, maximum, minimum
 from . import sdpa                     # installs Tensor.attention and the devices' fused attention kernels
 from . import nn, optim, serialize
+from .verify import verify             # litmus proves the kernels of one realize (imports litmus only when called)
