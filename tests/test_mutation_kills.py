@@ -205,3 +205,26 @@ class TestAutograd:
         z = Tensor(np.array([1.0, 2.0]), requires_grad=True)
         (z * z).backward(gradient=np.array([1.0, 10.0]))
         np.testing.assert_array_equal(z.grad.numpy(), [2.0, 40.0])
+
+
+class TestBounds:
+    def test_pareto_keeps_both_ends_of_the_trade_off(self):
+        """Thinning a long Pareto set keeps its best-A and best-R pairs and drops the dominated ones: losing an end
+        loosens every bound built on it (kills an off-by-one in the spread of kept indices)."""
+        from litmus.bounds import Err, pareto
+        errs = [Err([float(i), 0, 0, 0], [float(20 - i), 0, 0, 0]) for i in range(20)]
+        errs += [Err([5.5, 0, 0, 0], [30.0, 0, 0, 0])]                   # dominated: worse in both than (5, 15)
+        kept = pareto(errs, keep=6)
+        assert len(kept) == 6 and (kept[0].a, kept[0].r) == (0.0, 20.0) and (kept[-1].a, kept[-1].r) == (19.0, 1.0)
+        assert all(b.a > a.a and b.r < a.r for a, b in zip(kept, kept[1:]))
+        assert [(e.a, e.r) for e in pareto(errs[:4], keep=6)] == [(0.0, 20.0), (1.0, 19.0), (2.0, 18.0), (3.0, 17.0)]
+
+    def test_a_bound_as_wide_as_the_whole_output_range_is_vacuous(self):
+        "At exactly twice the output's magnitude the bound says nothing; just below it still does (kills `>=` -> `>`)."
+        from litmus.bounds import ToleranceBound
+        tb = ToleranceBound("sum(x)", "float32", domain="x in [-1, 1]", dims="N=64")
+        assert tb.certified and not tb.vacuous()
+        edge = 2 * tb.output_range.mag
+        tb.total = edge; assert tb.vacuous()
+        tb.total = down(edge); assert not tb.vacuous()
+        tb.total = math.inf; assert tb.vacuous()
