@@ -7,12 +7,14 @@ Docs: https://limn-dev.github.io/limn/limn/verify.html.md"""
 # %% ../nbs/limn/16_verify.ipynb #6fa80d3d
 from __future__ import annotations
 from dataclasses import dataclass, field, replace
+import numpy as np
 from .codegen import (Var, Div, Mod, Index, Check, Loop, EndLoop, Load, Store, Accum, Idx, lower, match_loops)
 from .ops import Ops, Node
 
 # %% auto #0
 __all__ = ['to_poly', 'check_formula', 'NestModel', 'threaded_loops', 'read_nest', 'Verdict', 'prove_in_bounds', 'prove_disjoint',
-           'KernelReport', 'verify_kernel', 'Report', 'verify', 'draw_model', 'edit_kernel', 'stretch_loop']
+           'KernelReport', 'verify_kernel', 'Report', 'verify', 'draw_model', 'edit_kernel', 'stretch_loop',
+           'reduction_spec', 'certified_tolerance']
 
 # %% ../nbs/limn/16_verify.ipynb #a7f9380c
 def to_poly(index: Index):
@@ -294,3 +296,43 @@ def stretch_loop(kernel, pc: int, by: int = 1):
     longer = Var(var.name, var.extent + by)
     end = match_loops(instrs)[pc]
     return edit_kernel(kernel, {pc: replace(instrs[pc], var=longer), end: EndLoop(longer)})
+
+# %% ../nbs/limn/16_verify.ipynb #55fdc3f6
+def reduction_spec(kernel):
+    """The litmus spec a SUM kernel computes, read from its IR: (spec text, dims, {spec input: buffer}, accumulator
+    dtype), or None when its folded value is not a plain load (`sum(x)`) or a product of two loads (`matmul(a, b)`).
+    The accumulator is what the nest really adds in: the ACC register's width, or the output's for an ACCUM."""
+    from limn.codegen import Fold, Acc, Cast, Arith
+    if kernel.op is not Ops.SUM or not kernel.output.dtype.is_float: return None
+    instrs = lower(kernel)
+    defs = {ins.dst: ins for ins in instrs if isinstance(getattr(ins, 'dst', None), str)}
+    fold = next((i for i in instrs if isinstance(i, (Fold, Accum))), None)
+    def through_casts(name):
+        while isinstance(defs.get(name), Cast): name = defs[name].src
+        return defs.get(name)
+    value = through_casts(fold.src)
+    acc = defs[fold.acc].dtype if isinstance(fold, Fold) else kernel.output.dtype
+    n = 1
+    for ins in instrs:
+        if isinstance(ins, Loop) and ins.reduce: n *= ins.var.extent
+    if isinstance(value, Load) and not value.valid: return "sum(x)", {"N": n}, {"x": value.buf}, acc
+    if isinstance(value, Arith) and value.op is Ops.MUL:
+        a, b = (through_casts(s) for s in value.srcs)
+        if isinstance(a, Load) and isinstance(b, Load) and not a.valid and not b.valid:
+            return "matmul(a, b)", {"K": n}, {"a": a.buf, "b": b.buf}, acc
+    return None
+
+def certified_tolerance(kernel, inputs: dict):
+    """litmus's `ToleranceBound` for a SUM kernel against the exact result, over the box its actual inputs span
+    (`inputs`: arg name -> array), in the kernel's own formats (inputs, accumulator, output). Two correct
+    implementations (the c device and the numpy device) differ by at most its `pairwise`. None when the kernel is
+    not a reduction this reader recognises (its spec cannot be named)."""
+    from litmus.bounds import ToleranceBound
+    read = reduction_spec(kernel)
+    if read is None: return None
+    text, dims, buffers, acc = read
+    missing = sorted(set(buffers.values()) - set(inputs))
+    if missing: raise ValueError(f"certified_tolerance needs the arrays of {missing} (the buffers {kernel.name} reads), got {sorted(inputs)}")
+    domain = {name: (float(np.min(inputs[buf])), float(np.max(inputs[buf]))) for name, buf in buffers.items()}
+    in_dtype = dict(kernel.args)[next(iter(buffers.values()))].dtype.name
+    return ToleranceBound(text, dtype=in_dtype, acc_dtype=acc.name, out_dtype=kernel.output.dtype.name, domain=domain, dims=dims)

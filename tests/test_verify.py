@@ -159,3 +159,48 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="at least one"): verify()
     with pytest.raises(ValueError, match="not a LOOP"): stretch_loop(RELU, first(RELU, Store))
     with pytest.raises(ValueError, match="names buffer"): verify_kernel(edit_kernel(RELU, {first(RELU, Store): replace(RELU.instrs[first(RELU, Store)], buf="nowhere")}))
+
+
+# --- certified tolerances ----------------------------------------------------------------------------------------------
+from limn import use_device
+from limn.verify import certified_tolerance, reduction_spec
+
+
+def _on(device, build):
+    with use_device(device): return build().numpy().astype(np.float64)
+
+
+@pytest.mark.parametrize("shape", [(8, 1024), (3, 4096)])
+def test_row_sums_stay_under_the_certified_tolerance_and_half_precision_breaks_it(shape):
+    x = np.random.default_rng(1).random(shape).astype(np.float32)
+    build = lambda: Tensor(x).sum(1)
+    kernel = kernels_of(build())[0]
+    assert reduction_spec(kernel)[:2] == ("sum(x)", {"N": shape[1]})
+    bound = certified_tolerance(kernel, {"in0": x})
+    assert bound.certified
+    c, ref = _on("c", build), _on("numpy", build)
+    exact = x.astype(np.float64).sum(1)
+    assert np.abs(c - ref).max() <= bound.pairwise and np.abs(c - exact).max() <= bound.total
+    half = np.zeros(shape[0], np.float16)
+    for j in range(shape[1]): half = (half + x[:, j].astype(np.float16)).astype(np.float16)
+    assert np.abs(half.astype(np.float64) - ref).max() > bound.pairwise      # a float16 accumulator is caught
+
+
+def test_matmul_stays_under_its_certified_tolerance():
+    rng = np.random.default_rng(2)
+    a, b = rng.uniform(-1, 1, (16, 512)).astype(np.float32), rng.uniform(-1, 1, (512, 8)).astype(np.float32)
+    build = lambda: Tensor(a) @ Tensor(b)
+    kernel = kernels_of(build())[0]
+    assert reduction_spec(kernel)[:2] == ("matmul(a, b)", {"K": 512})
+    bound = certified_tolerance(kernel, {"in0": a, "in1": b})
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    assert bound.certified and np.abs(_on("c", build) - exact).max() <= bound.total
+    assert np.abs(_on("c", build) - _on("numpy", build)).max() <= bound.pairwise
+    half = np.zeros((16, 8), np.float16)                                          # a float16 accumulator, k by k
+    for k in range(512): half = (half + (a[:, k:k + 1] * b[k:k + 1, :]).astype(np.float16)).astype(np.float16)
+    assert np.abs(half.astype(np.float64) - exact).max() > bound.total
+
+
+def test_tolerance_refuses_what_it_cannot_name():
+    assert certified_tolerance(RELU, {}) is None                                  # not a reduction
+    with pytest.raises(ValueError, match="needs the arrays"): certified_tolerance(SUMROWS, {})
