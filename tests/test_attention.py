@@ -179,3 +179,17 @@ def test_bad_operands_are_refused_where_they_are_made():
     with pytest.raises(ValueError, match="at least 2 dims"): q.attention(Tensor(np.zeros(4, np.float32)), q)
     with pytest.raises(ValueError, match="registers no 'sdpa'"):
         with use_device("interpreter"): q.attention(q, q, fused=True)
+
+
+@pytest.mark.parametrize("dtype,tol", [(limn.float16, 1e-2), (limn.bfloat16, 6e-2)], ids=["float16", "bfloat16"])
+def test_half_widths_on_the_numpy_device(dtype, tol):
+    qa, ka, va = seeded([(2, 9, 8), (2, 21, 8), (2, 21, 8)], np.float64, seed=10)
+    seed = np.cos(np.arange(2 * 9 * 8)).reshape(2, 9, 8)
+    want = torch_reference(qa, ka, va, True, None, seed)
+    with use_device("numpy"):
+        q, k, v = (Tensor(a.astype(np.float32), dtype=dtype, requires_grad=True) for a in (qa, ka, va))
+        o = q.attention(k, v, causal=True)
+        outs = (o,) + grad((o * Tensor(seed.astype(np.float32), dtype=dtype)).sum(), [q, k, v])
+        assert o.dtype is dtype and all(g.dtype is dtype for g in outs[1:])
+        realize(*outs)
+        for t, w in zip(outs, want): np.testing.assert_allclose(t.numpy().astype(np.float64), w, rtol=tol, atol=tol)
