@@ -16,7 +16,7 @@ spread over the modules in proportion to their size. `make mutants` runs the def
     python tools/mutants.py --list                # count the candidate mutants per module, run nothing
 """
 from __future__ import annotations
-import argparse, io, json, os, random, re, shutil, subprocess, sys, tempfile, time, tokenize
+import argparse, io, json, os, random, re, shutil, signal, subprocess, sys, tempfile, time, tokenize
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +27,8 @@ ALLOW = ROOT / "tools" / "mutants_allow.txt"
 
 # module -> (its chapter, the fast pytest targets that exercise it, fastest killers first). pytest runs with -x and
 # stops at the first failure; the chapter runs only when pytest did not kill. A target is a file or a file::test node.
-# A module is covered by the tests of every module that calls it: litmus.affine is exercised through bounds.
+# A module is covered by the tests of every module that calls it: litmus.affine is exercised through bounds. The slow
+# suites (the random-spec fuzzer, the mixed-format sweep, the autograd fuzzer) stay out where a faster test covers the rule.
 TESTS = {
     "limn.ops":         ("nbs/limn/00_ops.ipynb",      ["tests/test_mutation_kills.py::TestOps", "tests/test_dtypes.py", "tests/test_schedule.py",
                                                         "tests/test_tensor_api.py"]),
@@ -50,9 +51,7 @@ TESTS = {
                                                         "test_bounds_are_tight_enough_that_a_tenfold_looser_one_fails",
                                                         "test_scan_bound_grows_with_length_and_a_half_accumulator_breaks_it",
                                                         "test_logsumexp_spellings_share_one_certified_bound",
-                                                        "test_no_correct_implementation_exceeds_the_bound",
-                                                        "test_mixed_formats_are_sound_and_each_format_counts")),
-                                                        "tests/test_bounds_fuzz.py"]),
+                                                        "test_no_correct_implementation_exceeds_the_bound"))]),
     "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  [*(f"tests/test_safety.py::{t}" for t in (
                                                         "test_race_proof_distance_zero_one_two", "test_proofs_sound_by_enumeration",
                                                         "test_mutants_never_accepted_when_enumeration_finds_a_defect")),
@@ -260,12 +259,15 @@ def main(argv=None) -> int:
         try: return m, *judge(box, m, limits[m.module])
         finally: free.append(box)
 
-    with ThreadPoolExecutor(len(boxes)) as pool:
-        for i, (m, verdict, by, in_chapter) in enumerate(pool.map(one, mutants), 1):
-            results[m] = (verdict, by)
-            print(f"[{i}/{len(mutants)}] {verdict:8} {m.module}:{m.line} {m.old} -> {m.new}  {by}"
-                  + ("" if in_chapter else "  (module only)"), flush=True)
-    for box in boxes: shutil.rmtree(box.root, ignore_errors=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))      # a killed run still removes its scratch trees
+    try:
+        with ThreadPoolExecutor(len(boxes)) as pool:
+            for i, (m, verdict, by, in_chapter) in enumerate(pool.map(one, mutants), 1):
+                results[m] = (verdict, by)
+                print(f"[{i}/{len(mutants)}] {verdict:8} {m.module}:{m.line} {m.old} -> {m.new}  {by}"
+                      + ("" if in_chapter else "  (module only)"), flush=True)
+    finally:
+        for box in boxes: shutil.rmtree(box.root, ignore_errors=True)
     text, score = report(results, allow, time.time() - began, args)
     print(text)
     if args.out: Path(args.out).write_text(text)
