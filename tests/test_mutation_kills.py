@@ -228,3 +228,22 @@ class TestBounds:
         tb.total = edge; assert tb.vacuous()
         tb.total = down(edge); assert not tb.vacuous()
         tb.total = math.inf; assert tb.vacuous()
+
+    def test_adversarial_generators_do_what_they_are_for(self):
+        """`steered` rows make (almost) every float32 addition of a sequential sum round up, to over a quarter of Higham's
+        (n-1)u*sum|x|; `cancellation` rows are ill-conditioned (sum|x| / |sum x| in the thousands), checked exactly with
+        Fractions. Kills a steering target moved the wrong way and a cancellation noise ten times too large."""
+        from litmus.bounds import adversarial_rows
+        n, u = 200, F(2) ** -24
+        for kind, lo in [("steered", -1e3), ("steered_constant", -1e3), ("steered", 0.0), ("steered_constant", 0.0)]:
+            for row in adversarial_rows(kind, lo, 1e3, 4, n, "float32", seed=1):
+                s, ups = np.float32(0), 0
+                for v in row:
+                    t = s + v; ups += F(float(t)) > F(float(s)) + F(float(v)); s = t
+                exact, absum = sum(F(float(v)) for v in row), sum(abs(F(float(v))) for v in row)
+                assert ups >= 0.95 * (n - 1) and abs(F(float(s)) - exact) >= F(1, 4) * (n - 1) * u * absum, (kind, ups)
+        conds = []
+        for row in adversarial_rows("cancellation", -1e3, 1e3, 8, n, "float32", seed=1):
+            exact = sum(F(float(v)) for v in row)
+            conds.append(math.inf if exact == 0 else float(sum(abs(F(float(v))) for v in row) / abs(exact)))
+        assert sorted(conds)[len(conds) // 2] > 3000, conds
