@@ -116,6 +116,7 @@ def _results(self: Captured, buffers=None):
     out = [Tensor(b.array.copy(), dtype=b.dtype) for b in (self.outputs if buffers is None else buffers)]
     return None if self.kind == "none" else out[0] if self.kind == "one" else (tuple if self.kind == "tuple" else list)(out)
 
+# %% ../nbs/limn/09_capture.ipynb #07ad8bd4
 def capture(fn, check_every: int | None = None) -> Captured:
     """Wrap step function `fn(*args)`: the first call runs it and records its kernel launches, the second runs it again and
     checks the graph is the one recorded, later calls replay (re-checking every `check_every` calls if given).

@@ -1,4 +1,4 @@
-"""limn.optim updates the parameters that limn.nn's named_parameters() lists (chapter 13) from the lazy gradients autograd leaves in .grad (chapter 03). A step is one batch of ASSIGN graphs committed in one realize, and every number a step changes, the learning rate and AdamW's beta**t included, lives in a device buffer, so a step captured by chapter 09 replays whole and checkpoints (chapter 15) save it whole. It knows nothing of devices, schedules or files.
+"""limn.optim updates the parameters that limn.nn's named_parameters() lists (chapter 13) from the lazy gradients autograd leaves in .grad (chapter 03). A step is one batch of ASSIGN graphs committed in one realize, and every number a step changes, the learning rate and AdamW's beta^t included, lives in a device buffer, so a step captured by chapter 09 replays whole and checkpoints (chapter 15) save it whole. It knows nothing of devices, schedules or files.
 
 Docs: https://limn-dev.github.io/limn/limn/optim.html.md"""
 
