@@ -12,9 +12,9 @@ from .codegen import (Var, Div, Mod, Index, Check, Loop, EndLoop, Load, Store, A
 from .ops import Ops, Node
 
 # %% auto #0
-__all__ = ['to_poly', 'check_formula', 'NestModel', 'threaded_loops', 'read_nest', 'Verdict', 'prove_in_bounds', 'prove_disjoint',
-           'KernelReport', 'verify_kernel', 'Report', 'verify', 'draw_model', 'edit_kernel', 'stretch_loop',
-           'reduction_spec', 'certified_tolerance']
+__all__ = ['to_poly', 'check_formula', 'NestModel', 'threaded_loops', 'read_nest', 'lift_access', 'Verdict', 'prove_in_bounds',
+           'prove_disjoint', 'KernelReport', 'verify_kernel', 'Report', 'verify', 'draw_model', 'edit_kernel',
+           'stretch_loop', 'reduction_spec', 'certified_tolerance']
 
 # %% ../nbs/limn/16_verify.ipynb #a7f9380c
 def to_poly(index: Index):
@@ -112,11 +112,44 @@ def read_nest(kernel) -> NestModel:
     threaded = {pc: [scopes[p + 1][0][-1][1] for p in run] for pc, run in threaded_loops(kernel).items()}
     return NestModel(kernel, model, extents, threaded)
 
-# %% ../nbs/limn/16_verify.ipynb #3bf56805
+# %% ../nbs/limn/16_verify.ipynb #049655b1
+def lift_access(nest: NestModel, access):
+    """The access with its sizes made symbolic, or None. When the offset is `sum(stride_j * v)` over the buffer's
+    row-major strides, each counter (or gather row) `v` matched to a buffer dim of its own extent, that dim's size
+    becomes the symbol `N_v` (the counter then ranges over [0, N_v - 1]) and every stride the product of the sizes
+    inside it; a dim no counter walks gets a free size `M_j`. Evaluated at the recorded sizes it is the IR's offset."""
+    from litmus.tritonir import Poly, Symbol, TensorInfo, TRUE
+    from limn.view import strides_for
+    if access.guard is not TRUE or access.offset.terms.get((), 0): return None
+    shape = dict(nest.kernel.args)[access.tensor].shape
+    terms = {}
+    for m, c in access.offset.terms.items():
+        if len(m) != 1 or not isinstance(m[0], str) or m[0] not in nest.model.symbols: return None
+        terms[m[0]] = c
+    sizes, used = [], set()
+    for j, (size, stride) in enumerate(zip(shape, strides_for(shape))):
+        match = next((v for v, c in terms.items() if v not in used and c == stride and nest.model.symbols[v].hi.value() == size - 1), None) if size > 1 else None
+        if match is not None: used.add(match)
+        sizes.append(Poly.var(f"N_{match}") if match else Poly.const(1) if size == 1 else Poly.var(f"M_{j}"))
+    if used != set(terms): return None
+    offset, numel, inner = Poly(), Poly.const(1), Poly.const(1)
+    for j in reversed(range(len(shape))):
+        for v in used:
+            if sizes[j] == Poly.var(f"N_{v}"): offset = offset + Poly.var(v) * inner
+        inner, numel = inner * sizes[j], numel * sizes[j]
+    symbols = {v: replace(nest.model.symbols[v], hi=Poly.var(f"N_{v}") - 1) for v in used}
+    symbols |= {str(f): Symbol(str(f), 'param', Poly.const(1)) for p in sizes for f in p.symbols()}
+    lifted = replace(access, offset=offset, tensor=f"{access.tensor}@{access.line}")
+    model = replace(nest.model, symbols=symbols, accesses=[lifted],
+                    tensors={lifted.tensor: TensorInfo(lifted.tensor, (numel,), (Poly.const(1),), '', 'lifted')})
+    return model, lifted
+
+# %% ../nbs/limn/16_verify.ipynb #70cc6f22
 @dataclass
 class Verdict:
     """One property of one instruction: `status` 'proved' | 'witness' | 'unknown'; `how` says which tool settled it
-    (litmus's prover for all iterations, or z3 refuting the whole iteration box); `witness` the counters that break it."""
+    (litmus's prover, or z3 refuting the whole iteration box) and whether for every size of the symbolic dims or at the
+    recorded ones; `witness` the counters that break it."""
     prop: str
     pc: int
     text: str
@@ -142,13 +175,19 @@ def _solve(model, names, constraints, deadline):
     if r.status == 'sat': return {k: v for k, v in r.model.items() if k in names}
     return 'unsat' if r.proved_unsat else 'unknown'
 
-# %% ../nbs/limn/16_verify.ipynb #a2fb1d05
+# %% ../nbs/limn/16_verify.ipynb #e7c428e6
 def prove_in_bounds(nest: NestModel, access, prover, deadline=None) -> Verdict:
     """`0 <= offset < numel` wherever the guard holds, for every iteration: litmus's prover first, then the solver,
     which either finds the counters of an out-of-bounds address or refutes one over the whole box."""
     from litmus.tritonir import compare, disj, evaluate_poly
+    from litmus.prove import ModelProver
+    if (lifted := lift_access(nest, access)) is not None:
+        model, general = lifted
+        if ModelProver(model).in_bounds(general).proved:
+            sizes = sorted(s for s, sym in model.symbols.items() if sym.kind == 'param')
+            return Verdict('in-bounds', access.line, access.text, 'proved', f"litmus prover, every size of {', '.join(sizes)}".replace("'", ""))
     proof = prover.in_bounds(access)
-    if proof.proved: return Verdict('in-bounds', access.line, access.text, 'proved', 'litmus prover, all iterations')
+    if proof.proved: return Verdict('in-bounds', access.line, access.text, 'proved', 'litmus prover, at the recorded sizes')
     numel = nest.model.tensors[access.tensor].shape[0]
     outside = disj(compare(access.offset, '<', 0), compare(access.offset, '>=', numel))
     names = access.offset.symbols() | access.guard.symbols()
@@ -156,15 +195,29 @@ def prove_in_bounds(nest: NestModel, access, prover, deadline=None) -> Verdict:
     if isinstance(got, dict):
         at = evaluate_poly(access.offset, got)
         return Verdict('in-bounds', access.line, access.text, 'witness', f"{access.tensor}[{at}] outside {numel.value()} elements", _ir_names(got))
-    if got == 'unsat': return Verdict('in-bounds', access.line, access.text, 'proved', 'z3 refuted an out-of-bounds address over the whole box')
+    if got == 'unsat': return Verdict('in-bounds', access.line, access.text, 'proved', 'z3 refuted an out-of-bounds address over the recorded box')
     return Verdict('in-bounds', access.line, access.text, 'unknown', 'neither the prover nor the solver settled it')
 
-# %% ../nbs/limn/16_verify.ipynb #46341fff
+# %% ../nbs/limn/16_verify.ipynb #39ae2342
 def _renamed(access, suffix):
     "The access's offset and guard with every local symbol renamed `s` -> `s<suffix>` (a second execution)."
     from litmus.tritonir import Poly
     env = {s: Poly.var(s + suffix) for s in access.offset.symbols() | access.guard.symbols() | set(access.loops)}
     return access.offset.subs(env), access.guard.subs(env)
+
+def _lifted_race_free(nest, w, others, T):
+    "The size symbols over which litmus proves `w` race-free with every access lifted (`lift_access`), or None."
+    from litmus.prove import ModelProver
+    lifted = [lift_access(nest, a) for a in [w] + others]
+    if any(x is None for x in lifted): return None
+    symbols, tensors = {}, {}
+    for model, _ in lifted: symbols |= model.symbols; tensors |= model.tensors
+    symbols |= {t: replace(symbols[t], kind='lane') for t in T if t in symbols}
+    if not all(t in symbols for t in T): return None
+    accesses = [a for _, a in lifted]
+    model = replace(nest.model, symbols=symbols, tensors=tensors, accesses=accesses)
+    if not ModelProver(model).race_free(accesses[0], accesses[1:]).proved: return None
+    return sorted(s for s, sym in symbols.items() if sym.kind == 'param')
 
 def prove_disjoint(nest: NestModel, pc: int, deadline=None) -> list:
     """For the nest at `pc` the C backend threads over loops T: no two iterations with different T touch one cell
@@ -180,6 +233,8 @@ def prove_disjoint(nest: NestModel, pc: int, deadline=None) -> list:
     prover, out = ModelProver(replace(nest.model, symbols=symbols, accesses=laned)), []
     for w in [a for a in laned if a.kind != 'load']:
         others = [o for o in laned if o.tensor == w.tensor and o is not w]
+        if (general := _lifted_race_free(nest, w, others, T)):
+            out.append(Verdict('disjoint', w.line, w.text, 'proved', f"litmus race-freedom over threads {', '.join(T)}, every size of {', '.join(general)}".replace("'", ""))); continue
         if prover.race_free(w, others).proved:
             out.append(Verdict('disjoint', w.line, w.text, 'proved', f"litmus race-freedom over threads {', '.join(T)}".replace("'", ""))); continue
         box, found = {}, 'unsat'
@@ -196,7 +251,7 @@ def prove_disjoint(nest: NestModel, pc: int, deadline=None) -> list:
         else: out.append(Verdict('disjoint', w.line, w.text, 'unknown', 'neither the prover nor the solver settled it'))
     return out
 
-# %% ../nbs/limn/16_verify.ipynb #203f79b7
+# %% ../nbs/limn/16_verify.ipynb #ae7f1eb0
 @dataclass
 class KernelReport:
     "Every verdict on one kernel; `status` is 'witness' if any property has one, else 'unknown' if any is open, else 'proved'."
@@ -209,6 +264,10 @@ class KernelReport:
         if any(v.status == 'witness' for v in self.verdicts): return 'witness'
         if self.unknown or any(v.status == 'unknown' for v in self.verdicts): return 'unknown'
         return 'proved'
+    @property
+    def every_size(self) -> bool:
+        "Proved, and every verdict for every size of its symbolic dims (not only at the recorded sizes)."
+        return self.status == 'proved' and all('every size' in v.how for v in self.verdicts)
     def __str__(self):
         lines = [f"{self.name}: {self.status.upper()}  {self.header}"]
         lines += [f"  unknown: {u}" for u in self.unknown] + [str(v) for v in self.verdicts]
@@ -225,7 +284,7 @@ def verify_kernel(kernel, deadline=None) -> KernelReport:
     for pc in nest.threaded: verdicts += prove_disjoint(nest, pc, deadline)
     return KernelReport(kernel.name, header, verdicts, [])
 
-# %% ../nbs/limn/16_verify.ipynb #3d097546
+# %% ../nbs/limn/16_verify.ipynb #e70fb223
 @dataclass
 class Report:
     "The verdicts on the kernels of one realize, in execution order."
@@ -238,7 +297,9 @@ class Report:
     def ok(self) -> bool: return all(k.status == 'proved' for k in self.kernels)
     def __str__(self):
         c = self.counts()
-        return "\n".join([str(k) for k in self.kernels] + [f"{len(self.kernels)} kernels: {c['proved']} proved, {c['witness']} with a witness, {c['unknown']} unknown"])
+        general = sum(1 for k in self.kernels if k.every_size)
+        return "\n".join([str(k) for k in self.kernels] + [f"{len(self.kernels)} kernels: {c['proved']} proved ({general} for every size), "
+                                                            f"{c['witness']} with a witness, {c['unknown']} unknown"])
     __repr__ = __str__
 
 def verify(*tensors) -> Report:
@@ -254,7 +315,7 @@ def verify(*tensors) -> Report:
     sched = lower_schedule(schedule(nodes))
     return Report([verify_kernel(k) for k in sched.kernels])
 
-# %% ../nbs/limn/16_verify.ipynb #5702880e
+# %% ../nbs/limn/16_verify.ipynb #bc08bff1
 _COLOURS = {'proved': '#dcefdc', 'witness': '#f8d0d0', 'unknown': '#eeeeee'}
 
 def draw_model(nest: NestModel, report: KernelReport | None = None):
@@ -278,7 +339,7 @@ def draw_model(nest: NestModel, report: KernelReport | None = None):
         g.edge(f"a_{a.line}", f"t_{a.tensor}", style="bold" if a.kind != 'load' else None)
     return g
 
-# %% ../nbs/limn/16_verify.ipynb #92fcbfd9
+# %% ../nbs/limn/16_verify.ipynb #e75374be
 def edit_kernel(kernel, edits: dict):
     """A copy of `kernel` whose instruction at each pc in `edits` is replaced (the original is untouched): how the
     chapter and the tests build mutants. A LOOP's extent must change in its ENDLOOP too, as both name the same Var."""
@@ -297,7 +358,7 @@ def stretch_loop(kernel, pc: int, by: int = 1):
     end = match_loops(instrs)[pc]
     return edit_kernel(kernel, {pc: replace(instrs[pc], var=longer), end: EndLoop(longer)})
 
-# %% ../nbs/limn/16_verify.ipynb #55fdc3f6
+# %% ../nbs/limn/16_verify.ipynb #9e0602d8
 def reduction_spec(kernel):
     """The litmus spec a SUM kernel computes, read from its IR: (spec text, dims, {spec input: buffer}, accumulator
     dtype), or None when its folded value is not a plain load (`sum(x)`) or a product of two loads (`matmul(a, b)`).

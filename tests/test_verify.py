@@ -20,11 +20,11 @@ def kernels_of(*tensors):
 
 
 def test_corpus_and_mlp_step_all_proved(capsys):
-    proved = total = 0
+    proved = total = general = 0
     for case in CORPUS:
         report = verify(case.build())
         assert report.ok, f"{case.name}:\n{report}"
-        total += len(report.kernels); proved += report.counts()['proved']
+        total += len(report.kernels); proved += report.counts()['proved']; general += sum(k.every_size for k in report.kernels)
     from limn.nn import Linear, mse_loss
     from limn.optim import AdamW
     from limn import set_seed
@@ -36,8 +36,8 @@ def test_corpus_and_mlp_step_all_proved(capsys):
     loss.backward()
     report = verify([*AdamW(params, lr=1e-2).updates(), loss])    # exactly what opt.step(loss) realizes
     assert report.ok, str(report)
-    total += len(report.kernels); proved += report.counts()['proved']
-    with capsys.disabled(): print(f"\nlimn.verify: {proved} of {total} kernels proved (corpus + MLP step)")
+    total += len(report.kernels); proved += report.counts()['proved']; general += sum(k.every_size for k in report.kernels)
+    with capsys.disabled(): print(f"\nlimn.verify: {proved} of {total} kernels proved (corpus + MLP step), {general} of them for every size")
     assert proved == total and total > 300
 
 
@@ -55,7 +55,7 @@ def test_a_gpt_training_step_all_proved(capsys):
     loss.backward()
     report = verify([*AdamW(model.named_parameters(), lr=1e-3).updates(), loss])
     counts = report.counts()
-    with capsys.disabled(): print(f"\nlimn.verify: GPT step {counts}")
+    with capsys.disabled(): print(f"\nlimn.verify: GPT step {counts}, {sum(k.every_size for k in report.kernels)} for every size")
     assert counts['witness'] == 0, str(report)
     assert counts['unknown'] == sum(1 for k in report.kernels if k.header.startswith("CUSTOM")), str(report)
 
@@ -204,3 +204,27 @@ def test_matmul_stays_under_its_certified_tolerance():
 def test_tolerance_refuses_what_it_cannot_name():
     assert certified_tolerance(RELU, {}) is None                                  # not a reduction
     with pytest.raises(ValueError, match="needs the arrays"): certified_tolerance(SUMROWS, {})
+
+
+def test_lifted_accesses_are_the_ir_at_the_recorded_sizes():
+    "Every access of the corpus that lift_access makes size-symbolic has the IR's offset and element count at the recorded sizes."
+    from itertools import product
+    from litmus.tritonir import evaluate_poly
+    from limn.verify import lift_access
+    lifted = 0
+    for case in CORPUS[::7]:
+        for kernel in kernels_of(*case.build()):
+            nest = read_nest(kernel)
+            for access in nest.model.accesses:
+                if (got := lift_access(nest, access)) is None: continue
+                model, general = got
+                shape = dict(kernel.args)[access.tensor].shape
+                sizes = {n: nest.model.symbols[n[2:]].hi.value() + 1 for n in model.symbols if n.startswith("N_")}
+                sizes |= {n: shape[int(n[2:])] for n in model.symbols if n.startswith("M_")}
+                assert evaluate_poly(model.tensors[general.tensor].shape[0], sizes) == dict(kernel.args)[access.tensor].numel
+                names = sorted(access.offset.symbols())
+                for values in product(*[range(nest.model.symbols[n].hi.value() + 1) for n in names]):
+                    env = dict(zip(names, values))
+                    assert evaluate_poly(general.offset, env | sizes) == evaluate_poly(access.offset, env)
+                lifted += 1
+    assert lifted > 20
