@@ -3,7 +3,9 @@
 Two workloads, each a full step (forward, backward, AdamW update, the loss read back):
   mlp  batch 256, 64 -> 256 -> 256 -> 1 (tanh), MSE
   gpt  the byte-level GPT of train_stories.py: vocab 256, context 64, dim 128, 2 layers, 4 heads, batch 8
-Variants: limn on the numpy device, on the c device, on the c device under limn.capture, and torch on the CPU.
+Variants: limn on the numpy device, on the c device, on the c device under limn.capture, and torch on the CPU; for
+the gpt also limn c+capture with the attention composed from tensor ops instead of limn's fused kernels
+("c+cap compose"; torch composes it the same way).
 Rounds are interleaved (every variant runs once per round, in a rotated order) so that load on a shared machine
 hits all of them alike; the table gives the median over rounds and the ratio to torch.
 
@@ -78,8 +80,9 @@ def pinned(device: str) -> str:
         register_device(f"bench-{device}", lambda: _PINNED[device])
     return f"bench-{device}"
 
-def limn_runner(name: str, device: str, captured: bool):
+def limn_runner(name: str, device: str, captured: bool, composed_attention: bool = False):
     make, _, (x, y), loss_fn, _ = workload(name)
+    if composed_attention: make = lambda: GPT(256, 64, 128, 2, 4, fused_attention=False)
     set_seed(0)
     device = pinned(device)
     model = make()
@@ -132,6 +135,7 @@ def main(argv=None):
         if "c" in known_devices():
             runners["limn c"] = limn_runner(name, "c", False)
             runners["limn c+capture"] = limn_runner(name, "c", True)
+            if name == "gpt": runners["limn c+cap compose"] = limn_runner(name, "c", True, composed_attention=True)
         for run in runners.values():                    # warm up: compile, record, check, one replay
             for _ in range(3): run()
         steps = {k: (1 if k == "limn numpy" and name == "gpt" else 3 if k.startswith("limn") else 10) for k in runners}

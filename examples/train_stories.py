@@ -1,7 +1,8 @@
 """Train a byte-level GPT with limn, from token embeddings to sampled text.
 
 The model is a small GPT-2-shaped transformer over raw bytes (vocabulary 256): token and position embeddings,
-pre-LayerNorm blocks of causal self-attention (composed from limn's tensor API: matmul, a masked softmax, matmul)
+pre-LayerNorm blocks of causal self-attention (limn's fused attention kernels, or with --composed-attention the
+same thing spelled in the tensor API: matmul, a masked softmax, matmul)
 and a GELU MLP, a final LayerNorm and a linear head. AdamW trains it (or Muon for the hidden matrices with --muon),
 under a warmup + cosine learning-rate schedule that lives on the device, so the captured step sees it.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse, json, lzma, math, os, pathlib, sys, time, urllib.request
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")   # idle OpenMP threads sleep instead of spinning: on a shared machine spinning costs 4x
 import numpy as np
+import limn.sdpa  # noqa: F401  (installs Tensor.attention and the devices' fused attention kernels)
 from limn import Tensor, set_seed, set_device, known_devices, where, no_grad
 from limn import nn
 from limn.optim import AdamW, muon_with_adamw
@@ -35,27 +37,30 @@ TINYSTORIES_URL = "https://huggingface.co/datasets/roneneldan/TinyStories/resolv
 
 class Block(nn.Module):
     "Pre-LN transformer block: x + attention(LN(x)), then x + MLP(LN(x))."
-    def __init__(self, dim: int, heads: int):
+    def __init__(self, dim: int, heads: int, fused: bool = True):
         if dim % heads: raise ValueError(f"dim={dim} must be a multiple of heads={heads}")
-        self.heads = heads
+        self.heads, self.fused = heads, fused
         self.ln1, self.attn, self.proj = nn.LayerNorm(dim), nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
         self.ln2, self.fc, self.out = nn.LayerNorm(dim), nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
 
+    def attention(self, q: Tensor, k: Tensor, v: Tensor, causal: Tensor) -> Tensor:
+        "softmax(q k^T / sqrt(d), masked to the past) v: limn's fused kernels, or the same thing composed from the tensor API."
+        if self.fused: return q.attention(k, v, causal=True)
+        scores = (q @ k.transpose(-1, -2)) * (1 / math.sqrt(q.shape[-1]))       # (batch, heads, time, time)
+        return where(causal, scores, float("-inf")).softmax(-1) @ v             # a position sees itself and the past
+
     def forward(self, x: Tensor, causal: Tensor) -> Tensor:
         batch, time_, dim = x.shape
-        head_dim = dim // self.heads
-        q, k, v = self.attn(self.ln1(x)).reshape(batch, time_, 3, self.heads, head_dim).permute(2, 0, 3, 1, 4)
-        scores = (q @ k.transpose(-1, -2)) * (1 / math.sqrt(head_dim))           # (batch, heads, time, time)
-        weights = where(causal, scores, float("-inf")).softmax(-1)               # a position sees itself and the past
-        y = (weights @ v).permute(0, 2, 1, 3).reshape(batch, time_, dim)
+        q, k, v = self.attn(self.ln1(x)).reshape(batch, time_, 3, self.heads, dim // self.heads).permute(2, 0, 3, 1, 4)
+        y = self.attention(q, k, v, causal).permute(0, 2, 1, 3).reshape(batch, time_, dim)
         x = x + self.proj(y)
         return x + self.out(self.fc(self.ln2(x)).gelu())
 
 class GPT(nn.Module):
-    def __init__(self, vocab: int, context: int, dim: int, layers: int, heads: int):
+    def __init__(self, vocab: int, context: int, dim: int, layers: int, heads: int, fused_attention: bool = True):
         self.context = context
         self.tok, self.pos = nn.Embedding(vocab, dim), nn.Embedding(context, dim)
-        self.blocks = [Block(dim, heads) for _ in range(layers)]
+        self.blocks = [Block(dim, heads, fused_attention) for _ in range(layers)]
         self.ln, self.head = nn.LayerNorm(dim), nn.Linear(dim, vocab, bias=False)
         self.causal = Tensor(np.tril(np.ones((context, context), np.int32)))      # not trainable: not a parameter
         self.positions = Tensor(np.arange(context, dtype=np.int32))
@@ -154,6 +159,7 @@ def parse(argv=None):
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--lr", type=float, default=6e-3)
     ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--composed-attention", action="store_true", help="attention spelled in tensor ops instead of limn's fused kernels")
     ap.add_argument("--muon", action="store_true", help="Muon for the blocks' 2D weights, AdamW for embeddings, head, norms and biases")
     ap.add_argument("--full", action="store_true", help="a bigger model for a long run: context 128, dim 192, 4 layers, 6 heads, 5000 steps")
     ap.add_argument("--data", help="train on this text file (.xz is decompressed)")
@@ -199,7 +205,7 @@ def main(argv=None):
     split = int(len(tokens) * 0.95)
     train_tokens, val_tokens = tokens[:split], tokens[split:]
     set_seed(args.seed)
-    model = GPT(256, args.context, args.dim, args.layers, args.heads)
+    model = GPT(256, args.context, args.dim, args.layers, args.heads, fused_attention=not args.composed_attention)
     opt = make_optimizer(model, args)
     start, losses = 0, []
     if args.resume:

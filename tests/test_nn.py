@@ -192,8 +192,9 @@ def test_errors_name_the_mistake():
     with pytest.raises(TypeError, match="float dtype"): nn.Linear(2, 2, dtype="int32")
     with pytest.raises(NotImplementedError, match="defines no forward"): nn.Module()(1)
 
-def test_example_gpt_matches_torch():
-    "The byte-level GPT of examples/train_stories.py (attention composed from the tensor API) against the same model in torch."
+@pytest.mark.parametrize("fused", [True, False], ids=["fused-attention", "composed-attention"])
+def test_example_gpt_matches_torch(fused):
+    "The byte-level GPT of examples/train_stories.py (fused attention, or composed from the tensor API) against the same model in torch."
     import importlib.util, pathlib, sys
     examples = pathlib.Path(__file__).parents[1] / "examples"
     sys.path.insert(0, str(examples))
@@ -202,7 +203,7 @@ def test_example_gpt_matches_torch():
         bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
     finally: sys.path.remove(str(examples))
     set_seed(0)
-    model, twin = bench.GPT(256, 16, 32, 2, 4), bench.TorchGPT(256, 16, 32, 2, 4)
+    model, twin = bench.GPT(256, 16, 32, 2, 4, fused_attention=fused), bench.TorchGPT(256, 16, 32, 2, 4)
     copy_into_torch(model, twin)
     ids = np.random.default_rng(0).integers(0, 256, (3, 17)).astype(np.int32)
     opt = SGD(model.named_parameters(), lr=0.1)
