@@ -247,3 +247,19 @@ class TestBounds:
             exact = sum(F(float(v)) for v in row)
             conds.append(math.inf if exact == 0 else float(sum(abs(F(float(v))) for v in row) / abs(exact)))
         assert sorted(conds)[len(conds) // 2] > 3000, conds
+
+    def test_softmax_r1_term_is_reached_by_an_input_that_carries_error(self):
+        """R1's variable term for softmax(x * 0.1): two float32 inputs whose products with fl(0.1) round in opposite
+        directions shift d = x - max(x) by more than half the term, and never by more (the chapter's cell, here so
+        that a halved term fails under pytest too)."""
+        from litmus.bounds import Analysis, LEMMAS
+        from litmus.spec import Spec, parse
+        an = Analysis(Spec("softmax(x * 0.1)", domain="x in [-1e3, 1e3]", dims="N=2"), "float32", "float32", LEMMAS)
+        a_shift = an._softmax_parts(an.node(parse("x * 0.1")))[1].sum()
+        c = np.float32(0.1)
+        near = lambda v, k: np.nextafter(np.float32(v), np.float32(0)) - np.arange(k, dtype=np.float32) * np.spacing(np.float32(v))
+        lows, highs = -near(1000, 4000), near(1000, 4000)
+        err = lambda x: (c * x).astype(np.float64) - 0.1 * x.astype(np.float64)
+        xi, xm = lows[np.argmin(err(lows))], highs[np.argmax(err(highs))]
+        shift_err = abs(float(err(np.array([xi]))[0] - err(np.array([xm]))[0]))
+        assert a_shift / 2 < shift_err <= a_shift, (shift_err, a_shift)
