@@ -83,7 +83,10 @@ class Mutant:
     after: str           # the whole line, mutated
 
     @property
-    def key(self) -> str: return f"{self.module}:{self.before.strip()} :: {self.old} -> {self.new}"
+    def key(self) -> str:
+        "Stable across edits elsewhere in the file: the line's text, the swap, and which occurrence of the token (#2, #3)."
+        k = self.before[:self.col].count(self.old)
+        return f"{self.module}:{self.before.strip()} :: {self.old} -> {self.new}" + (f" #{k + 1}" if k else "")
 
 
 def module_path(module: str) -> Path: return ROOT / (module.replace(".", "/") + ".py")
