@@ -14,7 +14,7 @@ from .ops import Ops, Node
 # %% auto #0
 __all__ = ['to_poly', 'check_formula', 'NestModel', 'threaded_loops', 'read_nest', 'lift_access', 'Verdict', 'prove_in_bounds',
            'prove_disjoint', 'KernelReport', 'verify_kernel', 'Report', 'verify', 'draw_model', 'edit_kernel',
-           'stretch_loop', 'reduction_spec', 'certified_tolerance']
+           'stretch_loop', 'reduction_spec', 'certified_tolerance', 'sink_tolerance']
 
 # %% ../nbs/limn/16_verify.ipynb #a7f9380c
 def to_poly(index: Index):
@@ -397,3 +397,17 @@ def certified_tolerance(kernel, inputs: dict):
     domain = {name: (float(np.min(inputs[buf])), float(np.max(inputs[buf]))) for name, buf in buffers.items()}
     in_dtype = dict(kernel.args)[next(iter(buffers.values()))].dtype.name
     return ToleranceBound(text, dtype=in_dtype, acc_dtype=acc.name, out_dtype=kernel.output.dtype.name, domain=domain, dims=dims)
+
+def sink_tolerance(tensor):
+    """`certified_tolerance` for the kernel that writes `tensor` (a Tensor or Node) when realized alone, over the values
+    of the graph inputs it reads; None when that kernel is not a recognised reduction or reads a buffer an earlier
+    kernel computes (its values, hence the box, are not known before running). What a backend test compares with."""
+    from limn.codegen import lower_schedule
+    from limn.schedule import schedule
+    node = tensor if isinstance(tensor, Node) else getattr(tensor, 'node', None)
+    if not isinstance(node, Node): raise TypeError(f"sink_tolerance takes a Tensor or a Node, got {type(tensor).__name__}")
+    sched = lower_schedule(schedule([node]))
+    kernel = next((k for k in sched.kernels if k.output is sched.sinks[0].buf), None)
+    if kernel is None or reduction_spec(kernel) is None: return None
+    if any(ref.buffer is None for _, ref in kernel.args[:-1]): return None
+    return certified_tolerance(kernel, {name: ref.buffer.array for name, ref in kernel.args[:-1]})

@@ -163,7 +163,7 @@ def test_bad_input_is_named():
 
 # --- certified tolerances ----------------------------------------------------------------------------------------------
 from limn import use_device
-from limn.verify import certified_tolerance, reduction_spec
+from limn.verify import certified_tolerance, reduction_spec, sink_tolerance
 
 
 def _on(device, build):
@@ -228,3 +228,36 @@ def test_lifted_accesses_are_the_ir_at_the_recorded_sizes():
                     assert evaluate_poly(general.offset, env | sizes) == evaluate_poly(access.offset, env)
                 lifted += 1
     assert lifted > 20
+
+
+def test_the_benchmark_kernels_are_proved(capsys):
+    "examples/bench_matmul.py's kernels at its sizes: the matmuls and the 3x3 conv over a padded 8x16x128x128 image."
+    rng = np.random.default_rng(0)
+    sinks = [Tensor(rng.standard_normal((n, n)).astype(np.float32)) @ Tensor(rng.standard_normal((n, n)).astype(np.float32))
+             for n in (256, 512, 1024)]
+    X, K = Tensor(np.zeros((8, 16, 128, 128), np.float32)), Tensor(np.ones((3, 3), np.float32))
+    xp = X.pad(((0, 0), (0, 0), (1, 1), (1, 1)))
+    sinks.append(sum(xp[:, :, i:i + 128, j:j + 128] * K[i, j] for i in range(3) for j in range(3)))
+    report = verify(sinks)
+    assert report.ok, str(report)
+    with capsys.disabled(): print(f"\nlimn.verify: benchmark kernels {report.counts()}, {sum(k.every_size for k in report.kernels)} for every size")
+
+
+def test_corpus_reductions_on_the_c_device_stay_under_their_certified_tolerances(capsys):
+    "Every float32/float64 corpus sink written by a recognised reduction: c vs numpy within the certified pairwise bound."
+    from limn.ops import float32, float64
+    from graph_corpus import tolerance
+    checked = tighter = 0
+    for case in CORPUS:
+        if case.dtype not in (float32, float64): continue
+        bounds = [sink_tolerance(t) for t in case.build()]
+        if not any(b is not None for b in bounds): continue
+        with use_device("c"): got = [t.numpy() for t in case.build()]
+        with use_device("numpy"): want = [t.numpy() for t in case.build()]
+        rtol, atol = tolerance(case.dtype)
+        for b, g, w in zip(bounds, got, want):
+            if b is None: continue
+            assert b.certified and np.abs(g.astype(np.float64) - w).max() <= b.pairwise, (case.name, b)
+            checked += 1; tighter += b.pairwise <= atol + rtol * np.abs(w).max()
+    with capsys.disabled(): print(f"\nlimn.verify: {checked} corpus reductions within their certified tolerance; {tighter} of the bounds tighter than the fixed 1e-5")
+    assert checked >= 20
