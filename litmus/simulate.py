@@ -118,7 +118,7 @@ class Block(np.ndarray):
 def as_block(x) -> Block:
     return np.asarray(x).view(Block)
 
-# %% ../nbs/litmus/08_simulate.ipynb #3e543d8a
+# %% ../nbs/litmus/08_simulate.ipynb #66925d39
 class Ptr:
     "A pointer block: a buffer and an int64 offset (in elements) per lane."
     __array_ufunc__ = None                      # numpy defers to Ptr's own operators
@@ -144,6 +144,9 @@ class Ptr:
     def atomic_min(self, *args, **kw): return TL.atomic_min(self, *args, **kw)
     def atomic_xchg(self, *args, **kw): return TL.atomic_xchg(self, *args, **kw)
     def atomic_cas(self, *args, **kw): return TL.atomic_cas(self, *args, **kw)
+    def atomic_and(self, *args, **kw): return TL.atomic_and(self, *args, **kw)
+    def atomic_or(self, *args, **kw): return TL.atomic_or(self, *args, **kw)
+    def atomic_xor(self, *args, **kw): return TL.atomic_xor(self, *args, **kw)
     def broadcast_to(self, *shape):
         shape = _shape(shape[0] if len(shape) == 1 else shape)
         return Ptr(self.buffer, np.broadcast_to(self.offsets, shape).copy())
@@ -217,7 +220,7 @@ def _lanes(ptr, mask):
     offs, active = np.broadcast_arrays(ptr.offsets, np.asarray(mask, dtype=bool))
     return offs, active
 
-# %% ../nbs/litmus/08_simulate.ipynb #fbb07b1f
+# %% ../nbs/litmus/08_simulate.ipynb #5ee459bb
 @patch
 def atomic(self: Memory, op, ptr, value, mask, compare=None):
     "A read-modify-write on live memory, lane by lane in row-major order; returns the old values."
@@ -232,6 +235,7 @@ def atomic(self: Memory, op, ptr, value, mask, compare=None):
         if is_bad: old[lane] = poison(offs[lane], buf.dtype); continue
         offset = offs[lane]; old[lane] = current = buf.live[offset]; v = values[lane]
         new = {"add": lambda: current + v, "max": lambda: max(current, v), "min": lambda: min(current, v),
+               "and": lambda: current & v, "or": lambda: current | v, "xor": lambda: current ^ v,
                "xchg": lambda: v, "cas": lambda: v if current == cmp[lane] else current}[op]()
         buf.live[offset] = new; buf.at_launch[offset] = new   # atomics act on live memory, visible to every later program
         buf.writer[offset] = -1
@@ -284,7 +288,7 @@ def _dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecis
 def _barrier():
     m = _mem(); m.barriers[m.pid] = m.barriers.get(m.pid, 0) + 1
 
-# %% ../nbs/litmus/08_simulate.ipynb #09afed5b
+# %% ../nbs/litmus/08_simulate.ipynb #d5f6a98f
 class _TL:
     "The model's `triton.language`: program ids, blocks, memory and atomics here; the rest is patched on below."
     float16, bfloat16, float32, float64 = (DType(n, NP_DTYPES[n]) for n in ("float16", "bfloat16", "float32", "float64"))
@@ -314,6 +318,9 @@ class _TL:
     def atomic_max(self, pointer, val, mask=None, **_): return _mem().atomic("max", pointer, val, mask)
     def atomic_min(self, pointer, val, mask=None, **_): return _mem().atomic("min", pointer, val, mask)
     def atomic_xchg(self, pointer, val, mask=None, **_): return _mem().atomic("xchg", pointer, val, mask)
+    def atomic_and(self, pointer, val, mask=None, **_): return _mem().atomic("and", pointer, val, mask)
+    def atomic_or(self, pointer, val, mask=None, **_): return _mem().atomic("or", pointer, val, mask)
+    def atomic_xor(self, pointer, val, mask=None, **_): return _mem().atomic("xor", pointer, val, mask)
     def atomic_cas(self, pointer, cmp, val, **_): return _mem().atomic("cas", pointer, val, None, compare=cmp)
     def debug_barrier(self): _barrier()
     def multiple_of(self, x, values): return x
@@ -596,8 +603,8 @@ def _answer(run: Run) -> dict:
             "barriers": [[list(p), n] for p, n in run.barriers.items()],
             "trace": None if run.trace is None else [[list(p), op, arg, offs] for p, op, arg, offs in run.trace]}
 
-# %% ../nbs/litmus/08_simulate.ipynb #0d857cff
-_OPS = {"load", "store", "atomic", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}
+# %% ../nbs/litmus/08_simulate.ipynb #cabca8a3
+_OPS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and", "atomic_or", "atomic_xor"}
 
 def _int(v) -> bool: return isinstance(v, int) and not isinstance(v, bool)
 
@@ -747,7 +754,7 @@ def _read_interpreted(jobs, records, out: Path, token: str, limits: Limits, prob
         runs.append(_checked_run(k, d, outcome, "interpreter", RACE_NOTE))
     return runs
 
-# %% ../nbs/litmus/08_simulate.ipynb #089bf030
+# %% ../nbs/litmus/08_simulate.ipynb #13a166b2
 def _interpreter_hooks(ti, state: dict):
     "Wrap InterpreterBuilder's masked load/store, atomics and barrier with the bounds check and the barrier count."
     def check(op, ptrs, mask):
@@ -774,7 +781,8 @@ def _interpreter_hooks(ti, state: dict):
     def store(self, ptrs, value, mask, cache_policy):
         return orig_store(self, ptrs, value, masked(mask, check("store", ptrs, mask)), cache_policy)
     def rmw(self, op, ptr, val, mask, sem, scope):
-        return orig_rmw(self, op, ptr, val, masked(mask, check("atomic", ptr, mask)), sem, scope)
+        name = {"fadd": "add", "umax": "max", "umin": "min"}.get(op.name.lower(), op.name.lower())   # as the model names it
+        return orig_rmw(self, op, ptr, val, masked(mask, check(f"atomic_{name}", ptr, mask)), sem, scope)
     def cas(self, ptr, cmp, val, sem, scope):
         if not check("atomic_cas", ptr, None).all(): raise RuntimeError("atomic_cas outside every allocation; not performed")
         return orig_cas(self, ptr, cmp, val, sem, scope)
