@@ -263,3 +263,25 @@ class TestBounds:
         xi, xm = lows[np.argmin(err(lows))], highs[np.argmax(err(highs))]
         shift_err = abs(float(err(np.array([xi]))[0] - err(np.array([xm]))[0]))
         assert a_shift / 2 < shift_err <= a_shift, (shift_err, a_shift)
+
+
+class TestSmt:
+    def test_both_backends_find_the_enumerated_smallest_witness_with_every_atom(self):
+        """Problems over //, %, min and max: the bounded search and z3 return the lexicographically smallest solution that
+        a plain Python enumeration of the box finds, or both find none (kills a wrong encoding of an atom in either
+        backend, e.g. max(a, b) as a)."""
+        import itertools
+        from litmus.smt import Problem, solve, z3_available
+        from litmus.tritonir import Poly, make_atom, compare, evaluate_formula
+        x, y = Poly.var("x"), Poly.var("y")
+        cases = [(make_atom("max", x, y), "==", 5), (make_atom("max", y - 2, x), "==", 6), (make_atom("min", x, y), "==", 3),
+                 (make_atom("min", x - y, y), "==", -2), (make_atom("//", x + 3, y + 1), "==", 4), (make_atom("%", x * 3, y + 2), "==", 1)]
+        box = [("x", 0, 9), ("y", 0, 9)]
+        for atom, op, k in cases:
+            for extra in ([], [compare(y, ">=", 4)], [compare(x - y, ">", 0)]):
+                cons = [compare(atom, op, k), *extra]
+                want = next(({"x": a, "y": b} for a, b in itertools.product(range(10), range(10))
+                             if all(evaluate_formula(c, {"x": a, "y": b}) for c in cons)), None)
+                for backend in ["bounded"] + (["z3"] if z3_available() else []):
+                    r = solve(Problem(box, cons), backend)
+                    assert r.model == want and r.status == ("sat" if want else "unsat"), (str(atom), extra, backend, r)

@@ -56,7 +56,7 @@ TESTS = {
                                                         "test_race_proof_distance_zero_one_two", "test_proofs_sound_by_enumeration",
                                                         "test_mutants_never_accepted_when_enumeration_finds_a_defect")),
                                                         "tests/test_safety.py", "tests/test_hostile_static.py"]),
-    "litmus.smt":       ("nbs/litmus/05_smt.ipynb",    [*(f"tests/test_safety.py::{t}" for t in (
+    "litmus.smt":       ("nbs/litmus/05_smt.ipynb",    ["tests/test_mutation_kills.py::TestSmt", *(f"tests/test_safety.py::{t}" for t in (
                                                         "test_bounded_never_claims_unsat", "test_race_proof_distance_zero_one_two",
                                                         "test_shape_space_is_small_and_witnessed")),
                                                         "tests/test_safety.py", "tests/test_hostile_static.py"]),
