@@ -128,7 +128,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus | OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')} "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset (one per core)')} | torch {torch.__version__} with {torch.get_num_threads()} threads")
-    print(f"{'workload':8} {'variant':16} {'ms/step':>10} {'vs torch':>9}")
+    print(f"{'workload':8} {'variant':20} {'ms/step':>10} {'vs torch':>9}")
     for name in ["mlp", "gpt"] if args.only is None else [args.only]:
         runners = {"torch cpu": torch_runner(name)}
         if not args.no_numpy: runners["limn numpy"] = limn_runner(name, "numpy", False)
@@ -141,7 +141,7 @@ def main(argv=None):
         steps = {k: (1 if k == "limn numpy" and name == "gpt" else 3 if k.startswith("limn") else 10) for k in runners}
         medians = measure(runners, args.rounds, steps)
         for variant, ms in medians.items():
-            print(f"{name:8} {variant:16} {ms:10.2f} {ms / medians['torch cpu']:8.1f}x", flush=True)
+            print(f"{name:8} {variant:20} {ms:10.2f} {ms / medians['torch cpu']:8.1f}x", flush=True)
 
 if __name__ == "__main__":
     main()
