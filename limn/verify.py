@@ -82,7 +82,8 @@ def read_nest(kernel) -> NestModel:
     from litmus.tritonir import KernelModel, Symbol, TensorInfo, Access, Unsupported, Poly, conj, TRUE
     if kernel.op is Ops.CUSTOM:
         unknown = [f"CUSTOM kernel {kernel.root.arg[0]!r} (device code with no loop-nest IR)"]
-        model = KernelModel(kernel.name, kernel.name, {}, {}, [], [], [], [Unsupported(unknown[0], 0, 'no IR')], [], {}, {})
+        model = KernelModel(name=kernel.name, fn_name=kernel.name, symbols={}, tensors={}, grid=[], accesses=[], barriers=[],
+                            unsupported=[Unsupported(unknown[0], 0, 'no IR')], facts=[], dims={}, constexprs={})
         return NestModel(kernel, model, {}, {}, unknown)
     instrs = lower(kernel)
     match_loops(instrs)                                   # refuses a malformed nest (an ENDLOOP closing nothing)
@@ -106,9 +107,10 @@ def read_nest(kernel) -> NestModel:
         rename = {k: Poly.var(v) for k, v in env.items()}
         guard = conj(TRUE, *(check_formula(c).subs(rename) for c in getattr(ins, 'valid', ())))
         kind = 'load' if isinstance(ins, Load) else 'store' if isinstance(ins, Store) else 'atomic'
-        accesses.append(Access(kind, type(ins).__name__.upper(), ins.buf, to_poly(ins.index).subs(rename), guard, (),
-                               tuple(sym for _, sym, _ in loops), pc, ins.render()))
-    model = KernelModel(kernel.name, kernel.name, symbols, tensors, [], accesses, [], [], [], {}, {})
+        accesses.append(Access(kind=kind, op=type(ins).__name__.upper(), tensor=ins.buf, offset=to_poly(ins.index).subs(rename),
+                               guard=guard, lanes=(), loops=tuple(sym for _, sym, _ in loops), line=pc, text=ins.render()))
+    model = KernelModel(name=kernel.name, fn_name=kernel.name, symbols=symbols, tensors=tensors, grid=[], accesses=accesses,
+                        barriers=[], unsupported=[], facts=[], dims={}, constexprs={})
     threaded = {pc: [scopes[p + 1][0][-1][1] for p in run] for pc, run in threaded_loops(kernel).items()}
     return NestModel(kernel, model, extents, threaded)
 
@@ -315,7 +317,7 @@ def verify(*tensors) -> Report:
     sched = lower_schedule(schedule(nodes))
     return Report([verify_kernel(k) for k in sched.kernels])
 
-# %% ../nbs/limn/16_verify.ipynb #bc08bff1
+# %% ../nbs/limn/16_verify.ipynb #37753be4
 _COLOURS = {'proved': '#dcefdc', 'witness': '#f8d0d0', 'unknown': '#eeeeee'}
 
 def draw_model(nest: NestModel, report: KernelReport | None = None):
@@ -339,7 +341,7 @@ def draw_model(nest: NestModel, report: KernelReport | None = None):
         g.edge(f"a_{a.line}", f"t_{a.tensor}", style="bold" if a.kind != 'load' else None)
     return g
 
-# %% ../nbs/limn/16_verify.ipynb #e75374be
+# %% ../nbs/limn/16_verify.ipynb #e0d4a9b6
 def edit_kernel(kernel, edits: dict):
     """A copy of `kernel` whose instruction at each pc in `edits` is replaced (the original is untouched): how the
     chapter and the tests build mutants. A LOOP's extent must change in its ENDLOOP too, as both name the same Var."""
@@ -358,7 +360,7 @@ def stretch_loop(kernel, pc: int, by: int = 1):
     end = match_loops(instrs)[pc]
     return edit_kernel(kernel, {pc: replace(instrs[pc], var=longer), end: EndLoop(longer)})
 
-# %% ../nbs/limn/16_verify.ipynb #9e0602d8
+# %% ../nbs/limn/16_verify.ipynb #ff7d9201
 def reduction_spec(kernel):
     """The litmus spec a SUM kernel computes, read from its IR: (spec text, dims, {spec input: buffer}, accumulator
     dtype), or None when its folded value is not a plain load (`sum(x)`) or a product of two loads (`matmul(a, b)`).

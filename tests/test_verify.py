@@ -261,3 +261,13 @@ def test_corpus_reductions_on_the_c_device_stay_under_their_certified_tolerances
             checked += 1; tighter += b.pairwise <= atol + rtol * np.abs(w).max()
     with capsys.disabled(): print(f"\nlimn.verify: {checked} corpus reductions within their certified tolerance; {tighter} of the bounds tighter than the fixed 1e-5")
     assert checked >= 20
+
+
+def test_a_custom_kernel_is_unknown_with_its_name():
+    import limn.sdpa
+    with use_device("c"):
+        q = Tensor(np.ones((1, 4, 8), np.float32))
+        report = verify(q.attention(q, q, causal=True) + 1)
+    custom = [k for k in report.kernels if k.status == 'unknown']
+    assert custom and all("CUSTOM kernel 'sdpa'" in k.unknown[0] for k in custom)
+    assert all(k.status == 'proved' for k in report.kernels if k not in custom) and not report.ok
