@@ -1,0 +1,106 @@
+"""The CUDA emitter's one-thread-per-cell kernels run on the CPU: each emitted source is compiled as C++ with the CUDA
+built-ins defined on the host (threadIdx thread-local, atomicAdd under a mutex), and the corpus's results are
+diffed against the numpy device. Each block's threads are real threads meeting at a real barrier (`__syncthreads`) over
+shared `__shared__` arrays, so all three shapes run: this checks the emitted index arithmetic, the grid-stride coverage,
+the tiles' staging and the split reduces' folds without a GPU (examples/gpu_check.py runs the same on one)."""
+import ctypes, pathlib, shutil, subprocess, sys, tempfile
+import numpy as np
+import pytest
+from limn.ops import Ops
+from limn.schedule import schedule
+from limn.codegen import lower_schedule
+from limn.cuda_emit import emit, PRELUDE, storage_type
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from graph_corpus import CORPUS, C_DTYPES, Case, tolerance, reference
+from test_cuda_emit import large_graphs
+from limn.ops import float32, float64, int32
+
+CPU_PRELUDE = r"""#include <cstring>
+#include <mutex>
+#include <math.h>
+#include <stdint.h>
+typedef uint16_t limn_half; typedef uint16_t limn_bf16;
+#include <thread>
+#include <mutex>
+#include <barrier>
+#include <vector>
+struct limn_dim3 { unsigned x, y, z; };
+static limn_dim3 blockIdx, blockDim, gridDim;
+static thread_local limn_dim3 threadIdx;
+static std::barrier<> *limn_barrier;
+#define __syncthreads() limn_barrier->arrive_and_wait()
+#define __shared__ static
+/* one block at a time, each of its threads a real thread, so __syncthreads is a real barrier and __shared__ arrays are shared */
+template <class F> static void limn_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, F body) {
+  gridDim = {gx, gy, gz}; blockDim = {bx, 1u, 1u};
+  for (unsigned z = 0; z < gz; z++) for (unsigned y = 0; y < gy; y++) for (unsigned x = 0; x < gx; x++) {
+    blockIdx = {x, y, z};
+    std::barrier<> bar(bx); limn_barrier = &bar;
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < bx; t++) threads.emplace_back([=] { threadIdx = {t, 0u, 0u}; body(); });
+    for (auto &th : threads) th.join();
+  }
+}
+static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+static inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
+static inline unsigned __float_as_uint(float f) { unsigned i; std::memcpy(&i, &f, 4); return i; }
+static inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
+static std::mutex limn_atomic;
+template <class T> static inline T atomicAdd(T *p, T v) { std::lock_guard<std::mutex> hold(limn_atomic); T old = *p; *p = old + v; return old; }
+static inline int64_t limn_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return q - ((a % b != 0) & ((a < 0) != (b < 0))); }
+static inline int64_t limn_mod(int64_t a, int64_t m) { int64_t r = a % m; return r < 0 ? r + m : r; }
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+"""
+
+
+def driver(i: int, kernel, launches) -> str:
+    "C++ that runs kernel i's launches in order, block after block, over the pointers args[0..]."
+    casts = ", ".join(f"({'' if name == 'out' else 'const '}{storage_type(ref.dtype)} *)args[{j}]" for j, (name, ref) in enumerate(kernel.args))
+    lines = [f'extern "C" int limn_run_{i}(void **args) {{', "  int bad = 0;"]
+    for l in launches:
+        name = l.name.replace("limn_region", f"limn_k{i}_region")
+        lines.append(f"  limn_launch({l.grid[0]}u, {l.grid[1]}u, {l.grid[2]}u, {l.block[0]}u, [&] {{ {name}({casts}, &bad); }});")
+    return "\n".join(lines + ["  return bad;", "}"])
+
+
+def test_one_thread_per_cell_kernels_run_on_the_cpu(tmp_path):
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None: pytest.skip("no C++ compiler (g++ or c++) on PATH to emulate the CUDA kernels with")
+    parts, runs, n = [CPU_PRELUDE], [], 0
+    cases = [c for c in CORPUS if c.dtype in C_DTYPES] + [Case(name, lambda sinks=sinks: sinks, dt) for dt in (float32, float64, int32)
+                                                          for name, sinks in large_graphs(dt).items()]
+    shapes = set()
+    for case in cases:
+        sched = lower_schedule(schedule([t.node for t in case.build()]))
+        try: emitted = [emit(k) for k in sched.kernels]
+        except TypeError: continue                                  # a declined narrow scatter (tests/test_cuda_emit.py)
+        if not emitted: continue
+        shapes |= {l.shape for e in emitted for l in e.launches}
+        for k, e in zip(sched.kernels, emitted):
+            parts += [e.source[len(PRELUDE):].replace("limn_region", f"limn_k{n}_region"), driver(n, k, e.launches)]; n += 1
+        runs.append((case, sched, n - len(emitted)))
+    src, lib = tmp_path / "emulated.cpp", tmp_path / "emulated.so"
+    src.write_text("\n".join(parts))
+    r = subprocess.run([cxx, "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", str(src), "-o", str(lib)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:3000]
+    so, checked = ctypes.CDLL(str(lib)), 0
+    for case, sched, first in runs:
+        memory = {ref: (ref.buffer.array.reshape(-1).copy() if ref.buffer is not None else np.zeros(ref.numel, ref.dtype.np)) for ref in sched.buffers}
+        for offset, k in enumerate(sched.kernels):
+            fn = getattr(so, f"limn_run_{first + offset}")
+            fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
+            arrays = [memory[ref] for _, ref in k.args]
+            assert fn((ctypes.c_void_p * len(arrays))(*[a.ctypes.data for a in arrays])) == 0, case.name
+        for t, v in sched.assigns: memory[t] = memory[v].copy()
+        rtol, atol = tolerance(case.dtype)
+        for s, want in zip(sched.sinks, reference(case)):
+            got = memory[s.buf].reshape(s.shape)
+            loose = 1e-4 if case.dtype is float32 else 1e-6 if case.dtype.is_float else 0        # a split reduce regroups a float sum
+            np.testing.assert_allclose(got, want, rtol=max(rtol, loose), atol=max(atol, loose), err_msg=f"{case.name}[{case.dtype.name}]")
+            checked += 1
+    print(f"\n{len(runs)} corpus cases ({n} kernels) emitted as CUDA, run on the CPU every thread a thread: {checked} sinks agree with the numpy device")
+    assert len(runs) >= 50 and shapes == {"cells", "split", "tiled"}, shapes
