@@ -285,3 +285,18 @@ class TestSmt:
                 for backend in ["bounded"] + (["z3"] if z3_available() else []):
                     r = solve(Problem(box, cons), backend)
                     assert r.model == want and r.status == ("sat" if want else "unsat"), (str(atom), extra, backend, r)
+
+
+class TestJit:
+    def test_graph_key_tells_custom_kernels_apart_by_name_output_and_params(self):
+        """Two CUSTOM nodes that differ only in the kernel's name, its output index or its params must not share a plan
+        (kills a key built from the wrong parts of the node's arg); same name, index and params, other contents: one key."""
+        from limn.ops import Node, Ops, Buffer, float32
+        from limn.jit import graph_key
+        def graph(name, index, params, values=(1.0, 2.0, 3.0)):
+            src = Node(Ops.BUFFER, (), Buffer(np.array(values, np.float32)), float32, (3,))
+            return [Node(Ops.CUSTOM, (src,), (name, index, params), float32, (3,))]
+        key = lambda *a: graph_key(graph(*a))[0]
+        base = key("minmax", 0, {"k": 1})
+        assert base == key("minmax", 0, {"k": 1}, (7.0, 8.0, 9.0))
+        assert len({base, key("maxmin", 0, {"k": 1}), key("minmax", 1, {"k": 1}), key("minmax", 0, {"k": 2})}) == 4

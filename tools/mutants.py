@@ -39,7 +39,7 @@ TESTS = {
     "limn.schedule":    ("nbs/limn/05_schedule.ipynb", ["tests/test_schedule.py",
                                                         "tests/test_ir_interpreter.py", "tests/test_jit.py"]),
     "limn.codegen":     ("nbs/limn/06_codegen.ipynb",  ["tests/test_ir_interpreter.py", "tests/test_schedule.py", "tests/test_backend_c.py"]),
-    "limn.jit":         ("nbs/limn/07_jit.ipynb",      ["tests/test_jit.py", "tests/test_capture.py",
+    "limn.jit":         ("nbs/limn/07_jit.ipynb",      ["tests/test_mutation_kills.py::TestJit", "tests/test_jit.py", "tests/test_capture.py",
                                                         "tests/test_attention.py"]),
     "limn.backend_c":   ("nbs/limn/08_backend_c.ipynb", ["tests/test_backend_c.py", "tests/test_jit.py"]),
     "litmus.affine":    ("nbs/litmus/00_affine.ipynb", ["tests/test_mutation_kills.py::TestAffine",
