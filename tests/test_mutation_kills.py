@@ -117,6 +117,11 @@ class TestAffine:
                     iv, (lo, hi) = getattr(x, name)().interval(), sorted([f(a), f(b)])
                     assert lo - iv.lo <= 1e-12 * (hi - lo) and iv.hi - hi <= 1e-12 * (hi - lo), (name, a, b, iv)
             iv = (x - x).interval()
+            narrow = Affine.from_interval(Interval(a, a + 1e-9 * abs(a)), symbol="n")    # a slack that scales badly shows here
+            for name, f in [("exp", math.exp), ("log", math.log), ("sqrt", math.sqrt), ("rsqrt", lambda v: v ** -0.5)]:
+                if a > 0:
+                    out, (lo, hi) = getattr(narrow, name)().interval(), sorted([f(a), f(a + 1e-9 * abs(a))])
+                    assert out.hi - out.lo <= 1.01 * (hi - lo) + 16 * math.ulp(hi), (name, a, out, lo, hi)
             assert iv.lo <= 0 <= iv.hi and iv.hi - iv.lo <= 8 * math.ulp(max(abs(a), abs(b)))     # x - x is 0, up to rounding
             assert F(x.interval().lo) <= F(a) and F(b) <= F(x.interval().hi)
 
