@@ -49,8 +49,8 @@ class NestModel:
     unknown: list = field(default_factory=list)
 
 def _scopes(instrs):
-    """For each instruction, the symbols of the loop counters open around it (outermost first) and of the gather rows
-    bound before it, as {IR name: symbol name}. Two nests may reuse a counter's name with other extents (a scatter's
+    """For each instruction: the loops open around it, outermost first, as (IR name, symbol, extent), and the gather
+    rows bound before it, as {IR name: (symbol, extent)}. Two nests may reuse a counter's name with other extents (a scatter's
     fill and its adds), so each LOOP and IDX gets a symbol of its own: the name, primed once per earlier use."""
     open_, rows, out, uses = [], {}, [], {}
     def fresh(name):
