@@ -104,3 +104,50 @@ def test_one_thread_per_cell_kernels_run_on_the_cpu(tmp_path):
             checked += 1
     print(f"\n{len(runs)} corpus cases ({n} kernels) emitted as CUDA, run on the CPU every thread a thread: {checked} sinks agree with the numpy device")
     assert len(runs) >= 50 and shapes == {"cells", "split", "tiled"}, shapes
+
+
+ATTENTION_DRIVER = r"""
+#include <algorithm>
+extern "C" void run_fwd(const S *q, const S *k, const S *v, const S *mask, S *o, R *L, int64_t batch, int64_t tq, int64_t tk, int causal, double scale) {
+  limn_launch((unsigned)((tq + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_fwd(q, k, v, mask, o, L, tq, tk, causal, scale); });
+}
+extern "C" void run_bwd(const S *q, const S *k, const S *v, const S *mask, const S *dO, const R *Lrow, const R *Drow, S *dq, S *dk, S *dv_,
+                        int64_t batch, int64_t tq, int64_t tk, int causal, double scale) {
+  limn_launch((unsigned)((tq + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_bwd_q(q, k, v, mask, dO, Lrow, Drow, dq, tq, tk, causal, scale); });
+  limn_launch((unsigned)((tk + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_bwd_kv(q, k, v, mask, dO, Lrow, Drow, dk, dv_, tq, tk, causal, scale); });
+}
+"""
+
+
+@pytest.mark.parametrize("tq,tk,causal,masked", [(70, 45, True, True), (33, 100, False, True), (64, 64, True, False)])
+def test_attention_kernels_run_on_the_cpu(tmp_path, tq, tk, causal, masked):
+    from limn.cuda_emit import attention_source
+    from limn.sdpa import sdpa_forward, sdpa_bwd_q, sdpa_bwd_kv
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None: pytest.skip("no C++ compiler (g++ or c++) on PATH to emulate the CUDA kernels with")
+    d, dv, batch = 16, 8, 2
+    source = attention_source(float32, d, dv).replace(PRELUDE, CPU_PRELUDE + "using std::min;\n") + ATTENTION_DRIVER
+    (tmp_path / "att.cpp").write_text(source)
+    r = subprocess.run([cxx, "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", str(tmp_path / "att.cpp"), "-o", str(tmp_path / "att.so")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:3000]
+    so = ctypes.CDLL(str(tmp_path / "att.so"))
+    rng = np.random.default_rng(tq + tk)
+    q, k, v, do = (rng.standard_normal(s).astype(np.float32) for s in [(batch, tq, d), (batch, tk, d), (batch, tk, dv), (batch, tq, dv)])
+    mask = (rng.random((batch, tk)) < 0.7).astype(np.float32) if masked else None
+    if masked: mask[:, 0] = 1
+    kw = dict(causal=causal, scale=0.25, masked=masked)
+    extra = [mask] if masked else []
+    want_o, want_L = sdpa_forward(q, k, v, *extra, **kw)
+    D = (do * want_o).sum(-1).astype(np.float32)
+    want = [want_o, want_L] + sdpa_bwd_q(q, k, v, *extra, do, want_L, D, **kw) + sdpa_bwd_kv(q, k, v, *extra, do, want_L, D, **kw)
+    ptr = lambda a: None if a is None else a.ctypes.data
+    tail = [ctypes.c_int64(batch), ctypes.c_int64(tq), ctypes.c_int64(tk), ctypes.c_int(causal), ctypes.c_double(0.25)]
+    for run in range(2):                                           # twice: the same bits
+        o, L = np.zeros_like(want_o), np.zeros_like(want_L)
+        dq, dk, dvv = np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
+        so.run_fwd(*[ctypes.c_void_p(ptr(a)) for a in (q, k, v, mask, o, L)], *tail)
+        so.run_bwd(*[ctypes.c_void_p(ptr(a)) for a in (q, k, v, mask, do, want_L, D, dq, dk, dvv)], *tail)
+        got = [o, L, dq, dk, dvv]
+        for name, a, b in zip(("o", "L", "dq", "dk", "dv"), got, want): np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=name)
+        if run: assert all(np.array_equal(a, b) for a, b in zip(got, first))
+        first = [a.copy() for a in got]
