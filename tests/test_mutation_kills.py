@@ -291,6 +291,17 @@ class TestSmt:
                     r = solve(Problem(box, cons), backend)
                     assert r.model == want and r.status == ("sat" if want else "unsat"), (str(atom), extra, backend, r)
 
+    def test_an_opaque_condition_is_a_free_boolean_in_both_backends(self):
+        "<c> holds when c != 0 in both backends, so both pick the same smallest witness (kills `!=` -> `==` in either)."
+        from litmus.smt import Problem, solve, z3_available
+        from litmus.tritonir import Poly, Opaque, Not, compare
+        x = Poly.var("x")
+        for cons, want in [([Opaque("c")], {"c": 1, "x": 0}), ([Not(Opaque("c"))], {"c": 0, "x": 0}),
+                           ([Opaque("c"), compare(x, ">=", 2)], {"c": 1, "x": 2})]:
+            for backend in ["bounded"] + (["z3"] if z3_available() else []):
+                r = solve(Problem([("c", 0, 1), ("x", 0, 3)], cons), backend)
+                assert r.status == "sat" and r.model == want, (cons, backend, r)
+
 
 class TestJit:
     def test_graph_key_tells_custom_kernels_apart_by_name_output_and_params(self):
@@ -305,3 +316,16 @@ class TestJit:
         base = key("minmax", 0, {"k": 1})
         assert base == key("minmax", 0, {"k": 1}, (7.0, 8.0, 9.0))
         assert len({base, key("maxmin", 0, {"k": 1}), key("minmax", 1, {"k": 1}), key("minmax", 0, {"k": 2})}) == 4
+
+    def test_executor_counts_from_zero(self):
+        "A fresh executor's stats are zero; one graph realized twice is one plan, its kernels run twice (kills a count starting at 1)."
+        from limn.ops import Node, Ops, Buffer, float32
+        from limn.jit import Executor, InterpreterBackend
+        ex = Executor(InterpreterBackend())
+        assert ex.stats == {"plans": 0, "compiles": 0, "kernels": 0}
+        def graph():
+            a = Node(Ops.BUFFER, (), Buffer(np.array([1.0, 2.0], np.float32)), float32, (2,))
+            return [Node(Ops.ADD, (a, a), None, float32, (2,))]
+        out = ex.realize(graph()); ex.realize(graph())
+        np.testing.assert_array_equal(out[0].array, [2.0, 4.0])
+        assert ex.stats["plans"] == 1 and ex.stats["compiles"] == 1 and ex.stats["kernels"] == 2, ex.stats
