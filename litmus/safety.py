@@ -157,6 +157,8 @@ def search_oob(self:GPUSafetyCheck, access):
     t = self.model.tensors[access.tensor]
     incomplete = None
     for cfg in self.configs():
+        if self._left() <= 0:  # checked per configuration too: building one query can take a while
+            return None, (cfg, SolveResult('unknown', None, self.backend, note=f'the time budget of {self.time_budget} s ran out'))
         env = self.model.config_env(cfg.dims, cfg.constexprs)
         pids, loops, lanes, data = self._thread_symbols(access)
         variables = self._vars(env, pids + loops + lanes + data)
@@ -185,6 +187,8 @@ def search_race(self:GPUSafetyCheck, access, other):
     "Two executions, of `access` and `other` (maybe the same statement), by different threads at one address."
     incomplete = None
     for cfg in self.configs():
+        if self._left() <= 0:  # checked per configuration too: building one query can take a while
+            return None, (cfg, SolveResult('unknown', None, self.backend, note=f'the time budget of {self.time_budget} s ran out'))
         env = self.model.config_env(cfg.dims, cfg.constexprs)
         pids_a, loops_a, lanes_a, data_a = self._thread_symbols(access)
         pids_b, loops_b, lanes_b, data_b = self._thread_symbols(other)
@@ -240,6 +244,8 @@ def search_barrier(self:GPUSafetyCheck, barrier):
     data = sorted(s for s in barrier.guard.symbols() if self.model.symbols[s].kind == 'data')
     incomplete = None
     for cfg in self.configs():
+        if self._left() <= 0:  # checked per configuration too: building one query can take a while
+            return None, (cfg, SolveResult('unknown', None, self.backend, note=f'the time budget of {self.time_budget} s ran out'))
         env = self.model.config_env(cfg.dims, cfg.constexprs)
         ra, rb = _rename(pids + data, '_a'), _rename(pids + data, '_b')
         box = numeric_ranges(self.model, pids + list(barrier.loops) + data, env)
