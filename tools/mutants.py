@@ -8,11 +8,14 @@ A mutant some test fails on is killed; one that outlives a time limit counts as 
 test passes survives and is listed with its line, unless `tools/mutants_allow.txt` names it as equivalent (the
 mutated program computes the same thing) with a one-line reason.
 
-The whole set of mutants is far too many to run on two cores, so a seeded draw picks `--sample` of them,
-spread over the modules in proportion to their size. `make mutants` runs the default draw (about 30 minutes).
+The whole set of mutants is far too many to run on two cores, so a seeded draw picks `--sample` of them: half split
+evenly over the modules (a small module gets a fair share), half in proportion to their size, and within a module one
+mutant from each of as many runs of consecutive candidates, so the draw spreads over the whole file. The report names
+the test (or chapter) that killed each mutant; `--out` also writes it as markdown. `make mutants` runs the default draw.
 
     python tools/mutants.py                       # the default seeded draw, two workers, report to stdout
-    python tools/mutants.py --sample 40 --modules litmus.affine --jobs 1
+    python tools/mutants.py --sample 40 --modules litmus.affine --jobs 1 --out mutants-report.md
+    python tools/mutants.py --modules limn.jit --match 'graph_key'   # re-run every candidate whose key matches
     python tools/mutants.py --list                # count the candidate mutants per module, run nothing
 """
 from __future__ import annotations
