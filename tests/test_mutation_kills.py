@@ -291,6 +291,17 @@ class TestSmt:
                     r = solve(Problem(box, cons), backend)
                     assert r.model == want and r.status == ("sat" if want else "unsat"), (str(atom), extra, backend, r)
 
+    def test_a_deadline_already_past_gives_unknown_without_solving(self):
+        "z3 is never started past its deadline: the answer is 'unknown', not a solution (kills now added to the deadline)."
+        import time
+        from litmus.smt import Problem, solve, z3_available
+        from litmus.tritonir import Poly, compare
+        if not z3_available(): pytest.skip("z3-solver is not installed")   # the dev extra installs it (see test_safety)
+        p = Problem([("x", 0, 9)], [compare(Poly.var("x"), "==", 3)])
+        r = solve(p, "z3", deadline=time.monotonic() - 1)
+        assert r.status == "unknown" and r.model is None and "time budget" in r.note
+        assert solve(p, "z3", deadline=time.monotonic() + 30).model == {"x": 3}
+
     def test_an_opaque_condition_is_a_free_boolean_in_both_backends(self):
         "<c> holds when c != 0 in both backends, so both pick the same smallest witness (kills `!=` -> `==` in either)."
         from litmus.smt import Problem, solve, z3_available
