@@ -154,6 +154,15 @@ class TestAffine:
         for name, (a, b) in [("log", (0.0, 1.0)), ("log", (-1.0, 1.0)), ("sqrt", (-1e-300, 1.0)), ("rsqrt", (0.0, 1.0))]:
             with pytest.raises(ValueError, match="needs an interval"): getattr(Interval(a, b), name)()
 
+    def test_abs_of_a_one_signed_form_keeps_its_symbol(self):
+        "abs of a form that never changes sign is the form (or its negation), so x - abs(x) is 0, not a fresh range."
+        for a, b, sign in [(0.25, 0.75, 1), (0.5, 0.625, 1), (2.0, 3.0, 1), (-0.75, -0.25, -1), (-3.0, -2.0, -1)]:
+            x = Affine.from_interval(Interval(a, b), symbol="x")
+            iv = (x * sign - x.apply("abs")).interval()
+            assert iv.hi - iv.lo <= 8 * math.ulp(max(abs(a), abs(b))), (a, b, iv)
+        y = Affine.from_interval(Interval(-1.0, 2.0), symbol="y").apply("abs").interval()
+        assert y.lo <= 0.0 and 2.0 <= y.hi
+
     def test_affine_form_of_a_half_infinite_interval_is_refused(self):
         "One infinite end is enough to have no affine form (kills `and` -> `or` in the finiteness check)."
         for lo, hi in [(0.0, math.inf), (-math.inf, 0.0), (-math.inf, math.inf)]:
