@@ -61,7 +61,7 @@ class Optimizer:
     def init_state(self, p: Tensor) -> dict: return {}
     def update(self, p: Tensor, g: Tensor, state: dict, lr: Tensor) -> Tensor:
         "The new value of `p` from gradient `g`; assigns the new state into `state`'s tensors as it goes."
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines no update(): each optimizer spells its own rule")
 
     def updates(self) -> list[Tensor]:
         "Assign every parameter with a gradient its new value (lazily); returns the tensors a step must realize."
