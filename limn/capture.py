@@ -34,7 +34,7 @@ class CaptureMismatch(RuntimeError):
 class Captured:
     "A step function recorded on its first call, checked on its second (and every `check_every`-th), replayed otherwise."
     def __init__(self, fn, check_every: int | None = None):
-        self.fn, self.check_every, self.records = fn, check_every, None
+        self.fn, self.check_every, self.records, self.prepared = fn, check_every, None, None
         self.calls, self.replays, self.checks = 0, 0, 0
         self.name = getattr(fn, "__name__", repr(fn))
 
@@ -81,7 +81,7 @@ def _record(self: Captured, device, args, tensor_pos, buffers):
     self.signature = [(b.shape, b.dtype) for b in buffers]
     self.statics = [(i, a) for i, a in enumerate(args) if i not in tensor_pos]
     self.outputs = [t.node.arg for t in outputs]
-    self.device, self.records, self.args = device, records, args
+    self.device, self.records, self.args, self.prepared = device, records, args, None
     return self._results()
 
 @patch
@@ -99,12 +99,13 @@ def _check_arguments(self: Captured, device, args, buffers):
 
 @patch
 def _replay(self: Captured, buffers):
+    "Every recorded plan on its recorded memory, the arguments swapped in; launches packed once (`Executor.prepare`, chapter 07)."
     executor = self.device.executor                 # the recording's programs live in the recording device's caches
-    for rec, swaps in zip(self.records, self.swaps):
-        memories = list(rec.memories)
-        for index, n in swaps: memories[index] = executor.backend.upload(buffers[n])
-        executor.run(rec.plan, memories)
-        for buf, index in rec.copies: np.copyto(buf.array, np.asarray(memories[index]).reshape(buf.array.shape))
+    if self.prepared is None: self.prepared = [executor.prepare(rec.plan, rec.memories) for rec in self.records]
+    for rec, swaps, prepared in zip(self.records, self.swaps, self.prepared):
+        for index, n in swaps: executor.swap(prepared, index, executor.backend.upload(buffers[n]))
+        executor.run_prepared(prepared)
+        for buf, index in rec.copies: np.copyto(buf.array, np.asarray(prepared.memories[index]).reshape(buf.array.shape))
     self.replays += 1
     return self._results()
 

@@ -6,7 +6,7 @@ This layer knows the schedule, the IR and the `Backend` hooks, and nothing about
 
 # %% ../nbs/limn/07_jit.ipynb #74e5f7fa
 from __future__ import annotations
-import hashlib
+import hashlib, functools
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
@@ -16,7 +16,7 @@ from .schedule import schedule, Schedule
 from .codegen import lower, format_kernel, interpret
 
 # %% auto #0
-__all__ = ['graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'CustomCall', 'JitDevice']
+__all__ = ['graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'CustomCall', 'Prepared', 'JitDevice']
 
 # %% ../nbs/limn/07_jit.ipynb #a6cc76c6
 def _arg_key(node: Node, slot):
@@ -202,6 +202,52 @@ def custom_calls(self: Executor, kernels: list) -> dict:
         args = [r.index for r in refs] + [k.output.index for _, k, _ in members]
         calls[id(first)] = (CustomCall(program, len(refs), outputs, copies), args, first)
     return calls
+
+# %% ../nbs/limn/07_jit.ipynb #5be1a002
+@patch
+def launcher(self: Backend, program, memories: list):
+    """A zero-argument callable that launches `program` on `memories` and returns its status. A backend that packs its
+    arguments per call packs them here once instead: the launcher is called many times on the same memory."""
+    return functools.partial(self.launch, program, memories)
+
+@dataclass
+class Prepared:
+    "A plan bound to one memory list: one launcher per step, and the steps that read each memory index."
+    plan: Plan
+    memories: list
+    launchers: list
+    readers: dict                 # memory index -> positions in plan.steps of the steps whose arguments include it
+
+@patch
+def _launcher(self: Executor, position: int, prepared: Prepared):
+    program, args, _ = prepared.plan.steps[position]
+    memories = [prepared.memories[i] for i in args]
+    if isinstance(program, CustomCall): return functools.partial(program, memories, self.backend)
+    return self.backend.launcher(program, memories)
+
+@patch
+def prepare(self: Executor, plan: Plan, memories: list) -> Prepared:
+    "Launchers for every step of `plan` over (a copy of) `memories`."
+    readers = {}
+    for position, (_, args, _) in enumerate(plan.steps):
+        for index in set(args): readers.setdefault(index, []).append(position)
+    prepared = Prepared(plan, list(memories), [None] * len(plan.steps), readers)
+    prepared.launchers = [self._launcher(p, prepared) for p in range(len(plan.steps))]
+    return prepared
+
+@patch
+def swap(self: Executor, prepared: Prepared, index: int, memory) -> None:
+    "Bind memory `index` to `memory`, rebuilding the launchers of the steps that read or write it."
+    prepared.memories[index] = memory
+    for position in prepared.readers.get(index, ()): prepared.launchers[position] = self._launcher(position, prepared)
+
+@patch
+def run_prepared(self: Executor, prepared: Prepared) -> None:
+    "`run` over prepared launchers: every kernel in order, then (only if all succeeded) every assign commit."
+    for launch, (_, _, kernel) in zip(prepared.launchers, prepared.plan.steps):
+        self.stats["kernels"] += 1
+        if launch(): raise ValueError(f"kernel {kernel.name} ({kernel.op.name}): a gather/scatter row index is outside its table")
+    for target, staged in prepared.plan.assigns: self.backend.copy(prepared.memories[target], prepared.memories[staged])
 
 # %% ../nbs/limn/07_jit.ipynb #08e3668a
 class JitDevice(Device):

@@ -403,6 +403,12 @@ def broadcast_to(self: Tensor, shape) -> Tensor:
 
 def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
     "Tensors (first one is a Tensor) promoted to one dtype and broadcast to one shape."
+    if dtype is None and len(values) == 2 and isinstance(values[0], Tensor) and values[0].node.op is not Ops.CONST:
+        a, b = values                      # fast paths for the two commonest cases; they return what the general path does
+        if isinstance(b, Tensor):
+            if b.node.dtype is a.node.dtype and b.node.shape == a.node.shape and b.node.op is not Ops.CONST: return [a, b]
+        elif isinstance(b, (int, float)) and not isinstance(b, bool) and a.node.dtype.is_float:
+            return [a, _const(b, a.node.dtype, a.node.shape)]
     anchor = next(v for v in values if isinstance(v, Tensor))
     tensors = [_ensure(v, anchor) for v in values]
     dt = dtype
