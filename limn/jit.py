@@ -27,13 +27,17 @@ def _arg_key(node: Node, slot):
 
 def graph_key(sinks: list[Node]) -> tuple[tuple, list[Buffer]]:
     "(a hashable key that ignores buffer contents, the distinct input Buffers in slot order)."
-    position, slots, buffers, entries = {}, {}, [], []
-    for i, node in enumerate(toposort(sinks)):
-        position[node], slot = i, None
-        if node.op is Ops.BUFFER:
-            if id(node.arg) not in slots: slots[id(node.arg)] = len(buffers); buffers.append(node.arg)
-            slot = slots[id(node.arg)]
-        entries.append((node.op, node.dtype.name, node.shape, _arg_key(node, slot), tuple(position[s] for s in node.srcs)))
+    order = toposort(sinks)
+    position = {node: i for i, node in enumerate(order)}
+    slots, buffers, entries = {}, [], []
+    for node in order:
+        op, arg = node.op, node.arg
+        if op is Ops.BUFFER:
+            slot = slots.get(id(arg))
+            if slot is None: slot = slots[id(arg)] = len(buffers); buffers.append(arg)
+            arg = ("slot", slot)
+        elif op is Ops.CONST or op is Ops.CUSTOM: arg = _arg_key(node, None)
+        entries.append((op, node.dtype.name, node.shape, arg, tuple([position[s] for s in node.srcs])))
     return (tuple(entries), tuple(position[s] for s in sinks)), buffers
 
 # %% ../nbs/limn/07_jit.ipynb #afc234ba

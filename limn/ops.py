@@ -125,17 +125,20 @@ def toposort(roots, stop=None) -> list[Node]:
     """Every node reachable from `roots` (a Node or an iterable of them), each after all of its srcs, each once.
     A node for which `stop(node)` is true is listed but its srcs are not walked (it is a leaf for this walk)."""
     roots = [roots] if isinstance(roots, Node) else list(roots)
-    order, visited = [], set()
+    order, visited, nothing = [], set(), ()
     for root in roots:
-        stack = [(root, False)]
+        if root in visited: continue
+        visited.add(root)
+        stack = [(root, iter(nothing if stop is not None and stop(root) else root.srcs))]   # (node, its srcs not yet walked)
         while stack:
-            node, done = stack.pop()
-            if done: order.append(node); continue
-            if node in visited: continue
-            visited.add(node)
-            stack.append((node, True))
-            if stop is not None and stop(node): continue
-            stack.extend((s, False) for s in reversed(node.srcs) if s not in visited)
+            node, srcs = stack[-1]
+            for s in srcs:
+                if s not in visited:
+                    visited.add(s)
+                    stack.append((s, iter(nothing if stop is not None and stop(s) else s.srcs)))
+                    break
+            else:                                         # every src is listed: the node follows them
+                stack.pop(); order.append(node)
     return order
 
 # %% ../nbs/limn/00_ops.ipynb #587be052
@@ -148,10 +151,10 @@ def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
     """`roots` with every realized node replaced by `resolve(node)`, walking no deeper than it, and the unrealized ASSIGN
     nodes of the original graph, sources first. Nodes above a replacement are rebuilt; untouched ones are returned as they are."""
     order = toposort(roots, stop=lambda n: n.realized is not None)
-    mapping, assigns = {}, []
+    replaced, assigns = {}, []                        # only the nodes that change: most graphs have few realized nodes
     for node in order:
-        if node.realized is not None: mapping[node] = resolve(node); continue
+        if node.realized is not None: replaced[node] = resolve(node); continue
         if node.op is Ops.ASSIGN: assigns.append(node)
-        srcs = tuple(mapping[s] for s in node.srcs)
-        mapping[node] = node if all(a is b for a, b in zip(srcs, node.srcs)) else Node(node.op, srcs, node.arg, node.dtype, node.shape)
-    return [mapping[r] for r in roots], assigns
+        if replaced and any(s in replaced for s in node.srcs):
+            replaced[node] = Node(node.op, tuple(replaced.get(s, s) for s in node.srcs), node.arg, node.dtype, node.shape)
+    return [replaced.get(r, r) for r in roots], assigns
