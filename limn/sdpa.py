@@ -6,18 +6,24 @@ This module holds fused attention: the composed form a model would write, the fl
 
 # %% ../nbs/limn/12_attention.ipynb #e1d9bb99
 from __future__ import annotations
-import ctypes, math
+import ctypes, math, re
+from dataclasses import dataclass
 import numpy as np
 from fastcore.basics import patch
+from .codegen import Var, Index
 from .ops import DType, float32, float64
 from .tensor import Tensor, custom, broadcast_shape, where
 from .autograd import is_grad_enabled
 from .device import get_device, register_custom
 
 # %% auto #0
-__all__ = ['TILE', 'SDPA_KERNELS', 'C_SDPA_SOURCE', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS', 'composed_attention',
-           'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv', 'composed_backward',
-           'attention', 'c_sdpa_source', 'c_builder', 'cuda_builder']
+__all__ = ['TILE', 'SDPA_KERNELS', 'ROWS', 'batch', 'tq', 'tk', 'd', 'dv', 'SDPA_SIZES', 'b', 'blk', 'i', 'j', 'c', 'r', 't',
+           'j0', 'i0', 'i1', 'kend', 'n', 'C_SDPA_NESTS', 'C_SDPA_SOURCE', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS',
+           'composed_attention', 'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv',
+           'composed_backward', 'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv', 'Buf', 'Ref', 'Line', 'Let',
+           'Local', 'For', 'line', 'Described', 'Touch', 'touches', 'check_described', 'render_described',
+           'transpose_tile', 'tile_dots', 'row_blocks', 'attention_operands', 'c_sdpa_source', 'c_builder',
+           'cuda_builder']
 
 # %% ../nbs/limn/12_attention.ipynb #62cfa2ea
 def _visible(tq: int, tk: int, causal: bool, key_mask: Tensor | None) -> Tensor | None:
@@ -190,135 +196,344 @@ def attention(self: Tensor, k, v, causal: bool = False, key_mask=None, scale: fl
 # %% ../nbs/limn/12_attention.ipynb #eac3d5e1
 for _name, _kernel in SDPA_KERNELS.items(): register_custom("numpy", _name, _kernel)
 
-# %% ../nbs/limn/12_attention.ipynb #f20e1626
-C_SDPA_SOURCE = r"""#include <stdint.h>
-#include <math.h>
-#define LIMN_TILE 64
-#define LIMN_ROWS 8
-static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }
-/* rows r0 .. r0+n-1 of a (rows x width) matrix, transposed into t[width][LIMN_TILE] */
-static inline void limn_transpose(T *t, const T *src, int64_t r0, int64_t n, int64_t width) {
-  for (int64_t r = 0; r < n; r++) for (int64_t c = 0; c < width; c++) t[c * LIMN_TILE + r] = src[(r0 + r) * width + c];
-}
-/* s[j] = a . t[:, j] for j < n: each s[j] folds c in order (the bits of a plain dot), while the loop over j vectorises */
-static inline void limn_dots(T *s, const T *a, const T *t, int64_t n, int64_t width) {
-  for (int64_t j = 0; j < n; j++) s[j] = 0;
-  for (int64_t c = 0; c < width; c++) { const T x = a[c]; for (int64_t j = 0; j < n; j++) s[j] += x * t[c * LIMN_TILE + j]; }
-}
+# %% ../nbs/limn/12_attention.ipynb #c41d1a13
+@dataclass(frozen=True)
+class Sym(Var):
+    """A size, counter or named value of a described kernel. Unlike a lowered kernel's `Var` its range is not an
+    extent: a size is any positive integer, a counter runs between its loop's start and end, a `Let` equals its
+    expression, as the description states (so `extent` is unused and 0)."""
+    extent: int = 0
+    def key(self): return (0, -1, self.name)
 
-void limn_sdpa_fwd(const T *q, const T *k, const T *v, const T *mask, T *o, T *L,
-                   int64_t batch, int64_t tq, int64_t tk, int64_t d, int64_t dv, int causal, double scale_) {
-  const T scale = (T)scale_;
-  const int64_t blocks = (tq + LIMN_ROWS - 1) / LIMN_ROWS;
-  #pragma omp parallel for schedule(dynamic)
-  for (int64_t task = 0; task < batch * blocks; task++) {
-    const int64_t b = task / blocks, i0 = task % blocks * LIMN_ROWS, i1 = limn_min(i0 + LIMN_ROWS, tq);
-    const int64_t kend = causal ? limn_min(tk, i1) : tk;
-    const T *kb = k + b * tk * d, *vb = v + b * tk * dv, *mb = mask ? mask + b * tk : 0;
-    T kt[d * LIMN_TILE], s[LIMN_TILE], m[LIMN_ROWS], l[LIMN_ROWS];
-    for (int64_t i = i0; i < i1; i++) { m[i - i0] = -INFINITY; l[i - i0] = 0; for (int64_t c = 0; c < dv; c++) o[(b * tq + i) * dv + c] = 0; }
-    for (int64_t j0 = 0; j0 < kend; j0 += LIMN_TILE) {
-      const int64_t n = limn_min(LIMN_TILE, kend - j0);
-      limn_transpose(kt, kb, j0, n, d);
-      for (int64_t i = i0; i < i1; i++) {
-        T *oi = o + (b * tq + i) * dv, tile_max = -INFINITY;
-        limn_dots(s, q + (b * tq + i) * d, kt, n, d);
-        for (int64_t j = 0; j < n; j++) {
-          const int visible = (!causal || j0 + j <= i) && (!mb || mb[j0 + j] != 0);
-          s[j] = visible ? s[j] * scale : -INFINITY;
-          if (s[j] > tile_max) tile_max = s[j];
-        }
-        if (tile_max == -INFINITY) continue;                    /* nothing visible in this tile */
-        const T m_new = m[i - i0] > tile_max ? m[i - i0] : tile_max, alpha = EXP(m[i - i0] - m_new);
-        l[i - i0] *= alpha;
-        for (int64_t c = 0; c < dv; c++) oi[c] *= alpha;
-        for (int64_t j = 0; j < n; j++) {
-          if (s[j] == -INFINITY) continue;
-          const T p = EXP(s[j] - m_new);
-          l[i - i0] += p;
-          for (int64_t c = 0; c < dv; c++) oi[c] += p * vb[(j0 + j) * dv + c];
-        }
-        m[i - i0] = m_new;
-      }
-    }
-    for (int64_t i = i0; i < i1; i++) {
-      T *oi = o + (b * tq + i) * dv, li = l[i - i0];
-      if (li > 0) { for (int64_t c = 0; c < dv; c++) oi[c] /= li; L[b * tq + i] = m[i - i0] + LOG(li); }
-      else L[b * tq + i] = -INFINITY;
-    }
-  }
-}
-"""
+def c_expr(e) -> str:
+    "An Index (or int, Sym) or a Min / Pick / CeilDiv as C."
+    return e.render() if isinstance(e, (Min, Pick, CeilDiv)) else Index.of(e).render()
 
-# %% ../nbs/limn/12_attention.ipynb #333ed670
-C_SDPA_SOURCE += r"""
-void limn_sdpa_bwd_q(const T *q, const T *k, const T *v, const T *mask, const T *dO, const T *L, const T *D, T *dq,
-                     int64_t batch, int64_t tq, int64_t tk, int64_t d, int64_t dv, int causal, double scale_) {
-  const T scale = (T)scale_;
-  const int64_t blocks = (tq + LIMN_ROWS - 1) / LIMN_ROWS;
-  #pragma omp parallel for schedule(dynamic)
-  for (int64_t task = 0; task < batch * blocks; task++) {
-    const int64_t b = task / blocks, i0 = task % blocks * LIMN_ROWS, i1 = limn_min(i0 + LIMN_ROWS, tq);
-    const int64_t kend = causal ? limn_min(tk, i1) : tk;
-    const T *kb = k + b * tk * d, *vb = v + b * tk * dv, *mb = mask ? mask + b * tk : 0;
-    T kt[d * LIMN_TILE], vt[dv * LIMN_TILE], s[LIMN_TILE], dp[LIMN_TILE];
-    for (int64_t i = i0; i < i1; i++) for (int64_t c = 0; c < d; c++) dq[(b * tq + i) * d + c] = 0;
-    for (int64_t j0 = 0; j0 < kend; j0 += LIMN_TILE) {
-      const int64_t n = limn_min(LIMN_TILE, kend - j0);
-      limn_transpose(kt, kb, j0, n, d); limn_transpose(vt, vb, j0, n, dv);
-      for (int64_t i = i0; i < i1; i++) {
-        const int64_t row = b * tq + i;
-        if (L[row] == -INFINITY) continue;                      /* a row that saw no key has no gradient */
-        T *dqi = dq + row * d;
-        limn_dots(s, q + row * d, kt, n, d); limn_dots(dp, dO + row * dv, vt, n, dv);
-        for (int64_t j = 0; j < n; j++) {
-          if ((causal && j0 + j > i) || (mb && mb[j0 + j] == 0)) continue;
-          const T ds = EXP(s[j] * scale - L[row]) * (dp[j] - D[row]) * scale;
-          for (int64_t c = 0; c < d; c++) dqi[c] += ds * kb[(j0 + j) * d + c];
-        }
-      }
-    }
-  }
-}
-"""
+@dataclass(frozen=True)
+class Min:
+    "The smallest of `args` (C: nested `limn_min`)."
+    args: tuple
+    def render(self):
+        out = c_expr(self.args[-1])
+        for a in reversed(self.args[:-1]): out = f"limn_min({c_expr(a)}, {out})"
+        return out
 
-# %% ../nbs/limn/12_attention.ipynb #7e23a74e
-C_SDPA_SOURCE += r"""
-void limn_sdpa_bwd_kv(const T *q, const T *k, const T *v, const T *mask, const T *dO, const T *L, const T *D, T *dk, T *dv_,
-                      int64_t batch, int64_t tq, int64_t tk, int64_t d, int64_t dv, int causal, double scale_) {
-  const T scale = (T)scale_;
-  const int64_t blocks = (tk + LIMN_ROWS - 1) / LIMN_ROWS;
-  #pragma omp parallel for schedule(dynamic)
-  for (int64_t task = 0; task < batch * blocks; task++) {
-    const int64_t b = task / blocks, j0 = task % blocks * LIMN_ROWS, j1 = limn_min(j0 + LIMN_ROWS, tk);
-    const T *qb = q + b * tq * d, *dob = dO + b * tq * dv, *Lb = L + b * tq, *Db = D + b * tq;
-    T qt[d * LIMN_TILE], dot[dv * LIMN_TILE], s[LIMN_TILE], dp[LIMN_TILE], p[LIMN_TILE], ds[LIMN_TILE];
-    for (int64_t j = j0; j < j1; j++) {
-      for (int64_t c = 0; c < d; c++) dk[(b * tk + j) * d + c] = 0;
-      for (int64_t c = 0; c < dv; c++) dv_[(b * tk + j) * dv + c] = 0;
-    }
-    for (int64_t i0 = causal ? j0 : 0; i0 < tq; i0 += LIMN_TILE) {   /* query i sees key j only when i >= j */
-      const int64_t n = limn_min(LIMN_TILE, tq - i0);
-      limn_transpose(qt, qb, i0, n, d); limn_transpose(dot, dob, i0, n, dv);
-      for (int64_t j = j0; j < j1; j++) {
-        if (mask && mask[b * tk + j] == 0) continue;            /* a hidden key gets no gradient */
-        T *dkj = dk + (b * tk + j) * d, *dvj = dv_ + (b * tk + j) * dv;
-        limn_dots(s, k + (b * tk + j) * d, qt, n, d); limn_dots(dp, v + (b * tk + j) * dv, dot, n, dv);
-        for (int64_t i = 0; i < n; i++) {
-          const int live = Lb[i0 + i] != -INFINITY && (!causal || j <= i0 + i);
-          p[i] = live ? EXP(s[i] * scale - Lb[i0 + i]) : 0;
-          ds[i] = live ? p[i] * (dp[i] - Db[i0 + i]) * scale : 0;
-        }
-        for (int64_t i = 0; i < n; i++) {
-          if (p[i] == 0 && ds[i] == 0) continue;
-          for (int64_t c = 0; c < dv; c++) dvj[c] += p[i] * dob[(i0 + i) * dv + c];
-          for (int64_t c = 0; c < d; c++) dkj[c] += ds[i] * qb[(i0 + i) * d + c];
-        }
-      }
-    }
-  }
-}
-"""
+@dataclass(frozen=True)
+class Pick:
+    "`a` where the int flag `flag` is 1, `b` where it is 0 (C: `flag ? a : b`)."
+    flag: str
+    a: object
+    b: object
+    def render(self): return f"({self.flag} ? {c_expr(self.a)} : {c_expr(self.b)})"
+
+@dataclass(frozen=True)
+class CeilDiv:
+    "ceil(num / k) for num >= 0 and an int k >= 1."
+    num: object
+    k: int
+    def render(self): return f"(({c_expr(self.num)} + {self.k - 1}) / {self.k})"
+
+# %% ../nbs/limn/12_attention.ipynb #10e2e741
+@patch
+def __add__(self: Sym, other): return Index.of(self) + other
+@patch
+def __radd__(self: Sym, other): return Index.of(self) + other
+@patch
+def __sub__(self: Sym, other): return Index.of(self) - other
+@patch
+def __rsub__(self: Sym, other): return Index.of(other) - Index.of(self)
+@patch
+def __mul__(self: Sym, k): return Index.of(self) * k
+@patch
+def __rmul__(self: Sym, k): return Index.of(self) * k
+
+# %% ../nbs/limn/12_attention.ipynb #9613490c
+@dataclass(frozen=True)
+class Buf:
+    """A row-major array the kernel touches: a pointer argument (`role` 'in' or 'out'; `optional` when it may be NULL,
+    tested through the int `has_<name>`) or a thread's own stack array ('local'). `shape`: Syms (sizes) and ints."""
+    name: str
+    shape: tuple
+    role: str = 'in'
+    optional: bool = False
+    def __getitem__(self, index):
+        index = index if isinstance(index, tuple) else (index,)
+        if len(index) != len(self.shape): raise ValueError(f"{self.name} has {len(self.shape)} dims {self.shape}, indexed with {len(index)}")
+        return Ref(self, tuple(Index.of(i) for i in index))
+
+def _size(s): return s.name if isinstance(s, Var) else str(s)
+
+@dataclass(frozen=True)
+class Ref:
+    "One element of `buf`: an Index per dim. Rendered as the row-major flat address, the only place C subscripts come from."
+    buf: Buf
+    index: tuple
+    def render(self):
+        flat = self.index[0].render(atom=True)
+        for size, i in zip(self.buf.shape[1:], self.index[1:]): flat = f"({flat} * {_size(size)} + {i.render()})"
+        return f"{self.buf.name}[{flat}]"
+
+@dataclass
+class Line:
+    "A line of C whose memory accesses are exactly the `refs` its `{name}` placeholders name."
+    text: str
+    refs: dict
+@dataclass
+class Let:
+    "`const int64_t var = expr;`: a named value the proof knows is equal to `expr`."
+    var: Sym
+    expr: object
+@dataclass
+class Local:
+    "A thread's stack array: `T name[size];`, declared where it stands."
+    buf: Buf
+@dataclass
+class For:
+    "`for (var = start; var < end; var += step)`; `threads` marks a loop OpenMP splits (nested threaded loops collapse)."
+    var: Sym
+    start: object
+    end: object
+    body: list
+    step: int = 1
+    threads: bool = False
+
+def line(text: str, **refs) -> Line: return Line(text, refs)
+
+# %% ../nbs/limn/12_attention.ipynb #e74c215f
+_WRITE = re.compile(r"\s*(=(?!=)|\+=|-=|\*=|/=)")
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+@dataclass
+class Described:
+    """A CUSTOM kernel's C function as a description: pointer arguments `bufs` (in order, then the int64 `sizes`,
+    the int `flags`, then `double scale_`) and a `body` of For / Let / Local / Line. Its C is rendered from this and
+    only this, so what limn.verify proves about the description (chapter 16) is about the code that runs."""
+    name: str
+    bufs: tuple
+    sizes: tuple
+    flags: tuple
+    body: list
+
+@dataclass
+class Touch:
+    "One access in a described kernel: `ref` read ('load'), written ('store') or both ('update'), under `scope` (the Fors and Lets around it, outermost first)."
+    pc: int
+    ref: Ref
+    kind: str
+    scope: tuple
+    text: str
+
+def touches(desc: Described) -> list:
+    "Every access of `desc` in program order, each with its scope (what the proof may assume about its indices)."
+    out = []
+    def walk(stmts, scope):
+        scope = list(scope)
+        for s in stmts:
+            if isinstance(s, For): walk(s.body, scope + [s])
+            elif isinstance(s, Let): scope.append(s)
+            elif isinstance(s, Line):
+                for m in _PLACEHOLDER.finditer(s.text):
+                    w = _WRITE.match(s.text, m.end())
+                    kind = 'load' if not w else 'store' if w.group(1) == '=' else 'update'
+                    out.append(Touch(len(out), s.refs[m.group(1)], kind, tuple(scope), s.text))
+    walk(desc.body, [])
+    return out
+
+# %% ../nbs/limn/12_attention.ipynb #0ba4439e
+_TYPES = r"(?:int|int64_t|T|long|unsigned|const|double|float|char|short|size_t)"
+
+def _expr_vars(e) -> set:
+    if isinstance(e, Min): return set().union(*(_expr_vars(a) for a in e.args))
+    if isinstance(e, Pick): return _expr_vars(e.a) | _expr_vars(e.b)
+    if isinstance(e, CeilDiv): return _expr_vars(e.num)
+    return {v.name for v in Index.of(e).variables()}
+
+def _expr_flags(e) -> set:
+    if isinstance(e, Min): return set().union(*(_expr_flags(a) for a in e.args))
+    if isinstance(e, Pick): return {e.flag} | _expr_flags(e.a) | _expr_flags(e.b)
+    return _expr_flags(e.num) if isinstance(e, CeilDiv) else set()
+
+def _check_text(desc, s: Line, protected: set):
+    where = f"{desc.name}: line {s.text!r}"
+    named = set(_PLACEHOLDER.findall(s.text))
+    if named != set(s.refs): raise ValueError(f"{where}: placeholders {sorted(named)} but refs {sorted(s.refs)}; expected the same names")
+    bare = _PLACEHOLDER.sub("0", s.text)
+    if any(ch in bare for ch in "[]#"): raise ValueError(f"{where}: a subscript or directive outside a placeholder; every access must be a described Ref")
+    depth = 0
+    for ch in bare:
+        depth += (ch == "{") - (ch == "}")
+        if depth < 0: break
+    if depth: raise ValueError(f"{where}: unbalanced braces would move code out of its described loop")
+    if re.search(r"\bgoto\b", bare): raise ValueError(f"{where}: goto is not allowed in a described kernel")
+    for name in [b.name for b in desc.bufs] + [b.name for b in _locals(desc.body)]:
+        if re.search(rf"\b{name}\b", bare): raise ValueError(f"{where}: names buffer {name!r} outside a placeholder")
+    for name in protected:
+        if (re.search(rf"\b{name}\s*(=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)", bare) or re.search(rf"(\+\+|--|(?<!&)&(?!&))\s*{name}\b", bare)
+                or re.search(rf"\b{_TYPES}\s+{name}\b", bare)):
+            raise ValueError(f"{where}: assigns, declares or takes the address of {name!r}, a value the proof relies on")
+
+def _locals(stmts) -> list:
+    out = []
+    for s in stmts:
+        if isinstance(s, Local): out.append(s.buf)
+        elif isinstance(s, For): out += _locals(s.body)
+    return out
+
+def _bound_names(stmts) -> set:
+    out = set()
+    for s in stmts:
+        if isinstance(s, For): out |= {s.var.name} | _bound_names(s.body)
+        elif isinstance(s, Let): out.add(s.var.name)
+    return out
+
+# %% ../nbs/limn/12_attention.ipynb #fb7eeef5
+def check_described(desc: Described) -> Described:
+    """Refuse a description whose C could touch memory it does not show: a subscript, a buffer name or a directive
+    outside a placeholder, unbalanced braces, a counter or size assigned, a name rebound in its own scope, a variable
+    used outside its loop, a threaded loop that is not outermost (or perfectly nested in one)."""
+    sizes, flags = {s.name for s in desc.sizes}, set(desc.flags)
+    protected = sizes | flags | _bound_names(desc.body) | {f"has_{b.name}" for b in desc.bufs if b.optional}
+    def uses(e, bound, what):
+        if free := _expr_vars(e) - bound - sizes: raise ValueError(f"{desc.name}: {what} uses {sorted(free)} outside their scope")
+        if bad := _expr_flags(e) - flags: raise ValueError(f"{desc.name}: {what} picks on {sorted(bad)}, not a flag of {sorted(flags)}")
+    def walk(stmts, bound, threads_ok):
+        bound = set(bound)
+        for s in stmts:
+            if isinstance(s, (For, Let)) and s.var.name in bound | sizes:
+                raise ValueError(f"{desc.name}: {s.var.name!r} is bound again inside its own scope")
+            if isinstance(s, For):
+                if s.threads and not threads_ok: raise ValueError(f"{desc.name}: threaded loop {s.var.name} is not outermost or perfectly nested in one")
+                if s.step < 1: raise ValueError(f"{desc.name}: loop {s.var.name} has step {s.step}; expected >= 1")
+                uses(s.start, bound, f"loop {s.var.name}'s start"); uses(s.end, bound, f"loop {s.var.name}'s end")
+                walk(s.body, bound | {s.var.name}, s.threads and len(s.body) == 1)
+            elif isinstance(s, Let): uses(s.expr, bound, f"let {s.var.name}"); bound.add(s.var.name)
+            elif isinstance(s, Line):
+                _check_text(desc, s, protected)
+                for name, ref in s.refs.items(): [uses(i, bound, f"{name} = {ref.render()}") for i in ref.index]
+            elif not isinstance(s, Local): raise TypeError(f"{desc.name}: a body holds For, Let, Local and Line, got {type(s).__name__}")
+    walk(desc.body, set(), True)
+    return desc
+
+# %% ../nbs/limn/12_attention.ipynb #9e5f0bb3
+def _render_block(stmts, depth: int, out: list, in_threads=False):
+    pad = "  " * depth
+    for s in stmts:
+        if isinstance(s, Line): out.append(pad + _PLACEHOLDER.sub(lambda m: s.refs[m.group(1)].render(), s.text))
+        elif isinstance(s, Let): out.append(f"{pad}const int64_t {s.var.name} = {c_expr(s.expr)};")
+        elif isinstance(s, Local): out.append(f"{pad}T {s.buf.name}[{' * '.join(_size(x) for x in s.buf.shape)}];")
+        else:
+            if s.threads and not in_threads:
+                chain, inner = 1, s
+                while len(inner.body) == 1 and isinstance(inner.body[0], For) and inner.body[0].threads: chain, inner = chain + 1, inner.body[0]
+                out.append(f"{pad}#pragma omp parallel for{f' collapse({chain})' if chain > 1 else ''} schedule(dynamic)")
+            v = s.var.name
+            out.append(f"{pad}for (int64_t {v} = {c_expr(s.start)}; {v} < {c_expr(s.end)}; {v}{' += ' + str(s.step) if s.step > 1 else '++'}) {{")
+            _render_block(s.body, depth + 1, out, in_threads or s.threads)
+            out.append(pad + "}")
+
+def render_described(desc: Described) -> str:
+    "The C function of `desc` (T, EXP and LOG are the dtype's macros), after `check_described`."
+    check_described(desc)
+    params = [f"{'const ' if b.role == 'in' else ''}T *{b.name}" for b in desc.bufs]
+    params += [f"int64_t {s.name}" for s in desc.sizes] + [f"int {f}" for f in desc.flags] + ["double scale_"]
+    out = [f"void {desc.name}({', '.join(params)}) {{"]
+    out += [f"  const int has_{b.name} = {b.name} != 0;" for b in desc.bufs if b.optional]
+    out.append("  const T scale = (T)scale_;")
+    _render_block(desc.body, 1, out)
+    return "\n".join(out + ["}", ""])
+
+# %% ../nbs/limn/12_attention.ipynb #a43127bb
+ROWS = 8                      # query (or key) rows one thread owns at a time
+batch, tq, tk, d, dv = SDPA_SIZES = tuple(Sym(n) for n in ("batch", "tq", "tk", "d", "dv"))
+b, blk, i, j, c, r, t, j0 = (Sym(n) for n in ("b", "blk", "i", "j", "c", "r", "t", "j0"))
+i0, i1, kend, n = (Sym(n) for n in ("i0", "i1", "kend", "n"))
+
+def transpose_tile(dst: Buf, src: Buf, row0, count, width) -> For:
+    "dst[c, r] = src[b, row0 + r, c] for r < count, c < width: a tile of rows copied transposed."
+    return For(r, 0, count, [For(c, 0, width, [line("{t} = {x};", t=dst[c, r], x=src[b, row0 + r, c])])])
+
+def tile_dots(out: Buf, row, tile: Buf, count, width) -> list:
+    """out[t] = row(c) . tile[c, t] for t < count: each dot folds c in order (the bits of a plain dot) while the loop
+    over t vectorises."""
+    return [For(t, 0, count, [line("{s} = 0;", s=out[t])]),
+            For(c, 0, width, [line("const T x = {a};", a=row(c)), For(t, 0, count, [line("{s} += x * {y};", s=out[t], y=tile[c, t])])])]
+
+def row_blocks(rows, body: list) -> list:
+    "The threaded pair (batch b, block blk): rows i0 .. i1-1 of one batch, LIMN_ROWS at a time, with `body` run for them."
+    return [For(b, 0, batch, [For(blk, 0, CeilDiv(rows, ROWS), [Let(i0, blk * ROWS), Let(i1, Min((i0 + ROWS, rows))), *body], threads=True)], threads=True)]
+
+def attention_operands() -> tuple:
+    "q, k, v and the optional key mask, as the three kernels take them."
+    return Buf("q", (batch, tq, d)), Buf("k", (batch, tk, d)), Buf("v", (batch, tk, dv)), Buf("mask", (batch, tk), optional=True)
+
+# %% ../nbs/limn/12_attention.ipynb #965dbaac
+def _forward() -> Described:
+    q, k, v, mask = attention_operands()
+    o, L = Buf("o", (batch, tq, dv), "out"), Buf("L", (batch, tq), "out")
+    kt, s, m, l = Buf("kt", (d, TILE), "local"), Buf("s", (TILE,), "local"), Buf("m", (ROWS,), "local"), Buf("l", (ROWS,), "local")
+    scores = For(j, 0, n, [line("const int visible = (!causal || j0 + j <= i) && (!has_mask || {f} != 0);", f=mask[b, j0 + j]),
+                           line("{s} = visible ? {s} * scale : -INFINITY;", s=s[j]),
+                           line("if ({s} > tile_max) tile_max = {s};", s=s[j])])
+    update = For(j, 0, n, [line("if ({s} == -INFINITY) continue;", s=s[j]), line("const T p = EXP({s} - m_new);", s=s[j]),
+                           line("{l} += p;", l=l[i - i0]), For(c, 0, dv, [line("{o} += p * {v};", o=o[b, i, c], v=v[b, j0 + j, c])])])
+    tile = For(j0, 0, kend, step=TILE, body=[
+        Let(n, Min((TILE, kend - j0))), transpose_tile(kt, k, j0, n, d),
+        For(i, i0, i1, [line("T tile_max = -INFINITY;"), *tile_dots(s, lambda c: q[b, i, c], kt, n, d), scores,
+                        line("if (tile_max == -INFINITY) continue;   /* nothing visible in this tile */"),
+                        line("const T m_new = {m} > tile_max ? {m} : tile_max, alpha = EXP({m} - m_new);", m=m[i - i0]),
+                        line("{l} *= alpha;", l=l[i - i0]), For(c, 0, dv, [line("{o} *= alpha;", o=o[b, i, c])]),
+                        update, line("{m} = m_new;", m=m[i - i0])])])
+    body = [Local(kt), Local(s), Local(m), Local(l), Let(kend, Pick("causal", Min((tk, i1)), tk)),
+            For(i, i0, i1, [line("{m} = -INFINITY; {l} = 0;", m=m[i - i0], l=l[i - i0]), For(c, 0, dv, [line("{o} = 0;", o=o[b, i, c])])]),
+            tile,
+            For(i, i0, i1, [line("const T li = {l};", l=l[i - i0]), For(c, 0, dv, [line("if (li > 0) {o} /= li;", o=o[b, i, c])]),
+                            line("{L} = li > 0 ? {m} + LOG(li) : -INFINITY;", L=L[b, i], m=m[i - i0])])]
+    return Described("limn_sdpa_fwd", (q, k, v, mask, o, L), SDPA_SIZES, ("causal",), row_blocks(tq, body))
+
+# %% ../nbs/limn/12_attention.ipynb #a87692ab
+def _backward_q() -> Described:
+    q, k, v, mask = attention_operands()
+    dO, L, D, dq = Buf("dO", (batch, tq, dv)), Buf("L", (batch, tq)), Buf("D", (batch, tq)), Buf("dq", (batch, tq, d), "out")
+    kt, vt, s, dp = Buf("kt", (d, TILE), "local"), Buf("vt", (dv, TILE), "local"), Buf("s", (TILE,), "local"), Buf("dp", (TILE,), "local")
+    row = For(i, i0, i1, [
+        line("if ({L} == -INFINITY) continue;   /* a row that saw no key has no gradient */", L=L[b, i]),
+        *tile_dots(s, lambda c: q[b, i, c], kt, n, d), *tile_dots(dp, lambda c: dO[b, i, c], vt, n, dv),
+        For(j, 0, n, [line("if ((causal && j0 + j > i) || (has_mask && {f} == 0)) continue;", f=mask[b, j0 + j]),
+                      line("const T ds = EXP({s} * scale - {L}) * ({dp} - {D}) * scale;", s=s[j], L=L[b, i], dp=dp[j], D=D[b, i]),
+                      For(c, 0, d, [line("{dq} += ds * {k};", dq=dq[b, i, c], k=k[b, j0 + j, c])])])])
+    body = [Local(kt), Local(vt), Local(s), Local(dp), Let(kend, Pick("causal", Min((tk, i1)), tk)),
+            For(i, i0, i1, [For(c, 0, d, [line("{dq} = 0;", dq=dq[b, i, c])])]),
+            For(j0, 0, kend, step=TILE, body=[Let(n, Min((TILE, kend - j0))), transpose_tile(kt, k, j0, n, d), transpose_tile(vt, v, j0, n, dv), row])]
+    return Described("limn_sdpa_bwd_q", (q, k, v, mask, dO, L, D, dq), SDPA_SIZES, ("causal",), row_blocks(tq, body))
+
+# %% ../nbs/limn/12_attention.ipynb #391fd28b
+def _backward_kv() -> Described:
+    q, k, v, mask = attention_operands()
+    dO, L, D = Buf("dO", (batch, tq, dv)), Buf("L", (batch, tq)), Buf("D", (batch, tq))
+    dk, dV = Buf("dk", (batch, tk, d), "out"), Buf("dV", (batch, tk, dv), "out")
+    qt, dot = Buf("qt", (d, TILE), "local"), Buf("dot", (dv, TILE), "local")
+    s, dp, p, ds = (Buf(x, (TILE,), "local") for x in ("s", "dp", "p", "ds"))
+    probabilities = For(t, 0, n, [
+        line("const int live = {L} != -INFINITY && (!causal || i <= j0 + t);", L=L[b, j0 + t]),
+        line("{p} = live ? EXP({s} * scale - {L}) : 0;", p=p[t], s=s[t], L=L[b, j0 + t]),
+        line("{ds} = live ? {p} * ({dp} - {D}) * scale : 0;", ds=ds[t], p=p[t], dp=dp[t], D=D[b, j0 + t])])
+    sums = For(t, 0, n, [line("if ({p} == 0 && {ds} == 0) continue;", p=p[t], ds=ds[t]),
+                         For(c, 0, dv, [line("{dv} += {p} * {g};", dv=dV[b, i, c], p=p[t], g=dO[b, j0 + t, c])]),
+                         For(c, 0, d, [line("{dk} += {ds} * {q};", dk=dk[b, i, c], ds=ds[t], q=q[b, j0 + t, c])])])
+    key = For(i, i0, i1, [line("if (has_mask && {f} == 0) continue;   /* a hidden key gets no gradient */", f=mask[b, i]),
+                          *tile_dots(s, lambda c: k[b, i, c], qt, n, d), *tile_dots(dp, lambda c: v[b, i, c], dot, n, dv),
+                          probabilities, sums])
+    body = [Local(qt), Local(dot), Local(s), Local(dp), Local(p), Local(ds),
+            For(i, i0, i1, [For(c, 0, d, [line("{dk} = 0;", dk=dk[b, i, c])]), For(c, 0, dv, [line("{dv} = 0;", dv=dV[b, i, c])])]),
+            For(j0, Pick("causal", i0, 0), tq, step=TILE, body=[   # query j0 + t sees key i only when j0 + t >= i
+                Let(n, Min((TILE, tq - j0))), transpose_tile(qt, q, j0, n, d), transpose_tile(dot, dO, j0, n, dv), key])]
+    return Described("limn_sdpa_bwd_kv", (q, k, v, mask, dO, L, D, dk, dV), SDPA_SIZES, ("causal",), row_blocks(tk, body))
+
+# %% ../nbs/limn/12_attention.ipynb #36cd38f4
+C_SDPA_NESTS = {"sdpa": _forward(), "sdpa_bwd_q": _backward_q(), "sdpa_bwd_kv": _backward_kv()}
+C_SDPA_SOURCE = ("#include <stdint.h>\n#include <math.h>\n"
+                 "static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n"
+                 + "\n".join(render_described(nest) for nest in C_SDPA_NESTS.values()))
 
 def c_sdpa_source(dtype: DType) -> str:
     "The three kernels for `dtype` (float32 or float64; the c device declines the half widths before this is asked)."
@@ -349,9 +564,11 @@ def _dims(inputs) -> tuple:
 def _pointer(memory) -> int | None: return None if memory is None else memory.ctypes.data
 
 # %% ../nbs/limn/12_attention.ipynb #c7e38a4f
-def c_builder(kernel: str, outputs):
-    """A `register_custom` builder for the c device. `outputs(batch, tq, tk, d, dv)` gives each output's element count,
-    so an output the graph does not use still has scratch memory to be written to."""
+def c_builder(op: str, outputs):
+    """A `register_custom` builder for the c device running the described kernel `C_SDPA_NESTS[op]` (the builder keeps
+    it as `.nest`, for limn.verify). `outputs(batch, tq, tk, d, dv)` gives each output's element count, so an output
+    the graph does not use still has scratch memory to be written to."""
+    kernel = C_SDPA_NESTS[op].name
     def build(backend, inputs, params):
         dtype, masked = inputs[0][1], params.get("masked", False)
         fn = _c_function(backend, dtype, kernel, 4 + (len(inputs) - 3 - masked) + len(outputs(*_dims(inputs))))
@@ -362,11 +579,12 @@ def c_builder(kernel: str, outputs):
             pointers += [_pointer(outs[i] if i in outs else scratch[i]) for i in range(len(outputs(*dims)))]
             fn(*pointers, *dims, int(params.get("causal", False)), float(params.get("scale", 1.0)))
         return program
+    build.nest = C_SDPA_NESTS[op]
     return build
 
-C_SDPA_BUILDERS = {"sdpa": c_builder("limn_sdpa_fwd", lambda b, tq, tk, d, dv: (b * tq * dv, b * tq)),
-                   "sdpa_bwd_q": c_builder("limn_sdpa_bwd_q", lambda b, tq, tk, d, dv: (b * tq * d,)),
-                   "sdpa_bwd_kv": c_builder("limn_sdpa_bwd_kv", lambda b, tq, tk, d, dv: (b * tk * d, b * tk * dv))}
+C_SDPA_BUILDERS = {"sdpa": c_builder("sdpa", lambda b, tq, tk, d, dv: (b * tq * dv, b * tq)),
+                   "sdpa_bwd_q": c_builder("sdpa_bwd_q", lambda b, tq, tk, d, dv: (b * tq * d,)),
+                   "sdpa_bwd_kv": c_builder("sdpa_bwd_kv", lambda b, tq, tk, d, dv: (b * tk * d, b * tk * dv))}
 
 for _name, _builder in C_SDPA_BUILDERS.items(): register_custom("c", _name, _builder)
 
