@@ -147,3 +147,25 @@ def test_check_every_catches_a_later_change():
         with pytest.raises(CaptureMismatch, match="changed from 0.1 to 0.01"): captured(Tensor(np.ones(2, np.float32)))
         assert captured.checks == 3          # calls 2, 4 and 8
     with pytest.raises(ValueError, match="check_every"): capture(step, check_every=0)
+
+def test_prepared_replay_rebinds_swapped_arguments_and_commits_into_them():
+    "A replay whose argument is read by several kernels and assigned to gives the uncaptured bits and updates the caller's tensor."
+    def run(captured: bool):
+        w = Tensor(np.linspace(-1, 1, 8, dtype=np.float32))
+        def step(x, acc):
+            y = (x * w).exp().sum() + x.max()              # x read by more than one kernel
+            acc.assign(acc + x * 0.5)                      # an argument that is also an assign target
+            w.assign(w - x * 0.01)
+            realize(acc, w, y)
+            return y
+        fn = capture(step) if captured else step
+        outs, accs = [], []
+        with use_device("c"):
+            for i in range(5):
+                x = Tensor(np.random.default_rng(i).standard_normal(8).astype(np.float32))
+                acc = Tensor(np.full(8, float(i), np.float32)).realize()
+                outs.append(fn(x, acc).numpy()); accs.append(acc.numpy())
+        return outs, accs, w.numpy(), fn
+    plain, captured = run(False), run(True)
+    for a, b in zip(plain[0] + plain[1] + [plain[2]], captured[0] + captured[1] + [captured[2]]): assert a.tobytes() == b.tobytes()
+    assert captured[3].replays == 3

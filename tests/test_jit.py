@@ -104,3 +104,34 @@ def test_custom_siblings_run_once_and_unused_outputs_get_scratch():
         import pytest
         with pytest.raises(ValueError, match="no CUSTOM kernel 'nope'"):
             custom("nope", [x], [((), "float32")])[0].item()
+
+def _variants():
+    "Graphs that differ from the first only in shape, dtype, a constant, an op, a reduce axis, a view or which buffer is read."
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((4, 6)).astype(np.float32), rng.standard_normal((6, 5)).astype(np.float32)
+    a2 = rng.standard_normal((4, 6)).astype(np.float32)
+    return [
+        lambda: ((Tensor(a) @ Tensor(b)) * 2 + 1).tanh(),
+        lambda: ((Tensor(a[:3]) @ Tensor(b)) * 2 + 1).tanh(),                          # shape
+        lambda: ((Tensor(a).double() @ Tensor(b).double()) * 2 + 1).tanh(),            # dtype
+        lambda: ((Tensor(a) @ Tensor(b)) * 2 - 1).tanh(),                              # a constant
+        lambda: ((Tensor(a) @ Tensor(b)) * 2 + 1).sigmoid(),                           # a different forward
+        lambda: (Tensor(a) * 2 + 1).sum(0),                                            # reduce axis 0 ...
+        lambda: (Tensor(a) * 2 + 1).sum(1),                                            # ... and 1
+        lambda: (Tensor(a).T[1:] * 2 + 1),                                             # a view
+        lambda: (lambda t: t * t)(Tensor(a)),                                          # one buffer read twice ...
+        lambda: Tensor(a) * Tensor(a2),                                                # ... and two buffers
+    ]
+
+@pytest.mark.parametrize("device", ["interpreter", "c"])
+def test_cached_plans_never_serve_a_changed_structure(device):
+    "Every variant on a device whose caches hold all the others gives the bits a fresh device gives."
+    fresh = []
+    for build in _variants():
+        with use_device(device): fresh.append(build().numpy())
+    with use_device(device) as d:
+        for round in range(2):                       # round 1 finds every plan cached
+            for build, want in zip(_variants(), fresh):
+                got = build().numpy()
+                assert got.shape == want.shape and got.dtype == want.dtype and got.tobytes() == want.tobytes()
+        assert d.stats["plans"] == len(fresh)        # one plan per structure, none shared between two
