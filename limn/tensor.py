@@ -410,14 +410,21 @@ def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
         elif isinstance(b, (int, float)) and not isinstance(b, bool) and a.node.dtype.is_float:
             return [a, _const(b, a.node.dtype, a.node.shape)]
     anchor = next(v for v in values if isinstance(v, Tensor))
-    tensors = [_ensure(v, anchor) for v in values]
+    tensors = [v if isinstance(v, Tensor) else _ensure(v, anchor) for v in values]
     dt = dtype
     if dt is None:
-        dt = tensors[0].dtype
-        for t in tensors[1:]: dt = promote(dt, t.dtype)
-    shape = broadcast_shape(*(t.shape for t in tensors))
-    return [_const(t.node.arg if t.dtype is dt else np.array(t.node.arg, t.dtype.np).item(), dt, shape)
-            if t.node.op is Ops.CONST and not t.requires_grad else t.cast(dt).broadcast_to(shape) for t in tensors]
+        dt = tensors[0].node.dtype
+        for t in tensors[1:]:
+            if t.node.dtype is not dt: dt = promote(dt, t.node.dtype)
+    shapes = [t.node.shape for t in tensors]
+    shape = shapes[0] if all(s == shapes[0] for s in shapes[1:]) else broadcast_shape(*shapes)
+    out = []
+    for t in tensors:
+        node = t.node
+        if node.op is Ops.CONST and not t._requires_grad:
+            out.append(_const(node.arg if node.dtype is dt else np.array(node.arg, node.dtype.np).item(), dt, shape))
+        else: out.append(t if node.dtype is dt and node.shape == shape else t.cast(dt).broadcast_to(shape))
+    return out
 
 # %% ../nbs/limn/02_tensor.ipynb #e6d6c8b8
 def _floatify(x: Tensor) -> Tensor: return x if x.dtype.is_float else x.cast(float32)
