@@ -9,14 +9,30 @@ the gpt also limn c+capture with the attention composed from tensor ops instead 
 Rounds are interleaved (every variant runs once per round, in a rotated order) so that load on a shared machine
 hits all of them alike; the table gives the median over rounds and the ratio to torch.
 
-    python examples/bench_train.py               # both workloads, 5 rounds
+Thread settings are fixed before torch and limn load (OpenMP reads them once): OMP_WAIT_POLICY=passive, so an idle
+worker sleeps instead of spinning on the core the other library needs, and with --threads N both limn's OpenMP and
+torch use N threads. --threads 1,2 runs the whole table once per setting, each in a fresh process.
+
+    python examples/bench_train.py               # both workloads, 5 rounds, threads as the environment says
     python examples/bench_train.py --rounds 9 --only gpt
+    python examples/bench_train.py --threads 1,2 --no-numpy
 """
 from __future__ import annotations
-import argparse, os, pathlib, platform, statistics, sys, time
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")   # limn's c kernels use OpenMP: idle threads sleep rather than spin
+import argparse, os, pathlib, platform, statistics, subprocess, sys, time
+
+def _threads_argument(argv) -> str | None:
+    "The value of --threads in `argv`, read before the imports below so it can set OMP_NUM_THREADS in time."
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv): return argv[i + 1]
+        if a.startswith("--threads="): return a.split("=", 1)[1]
+    return None
+
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")   # limn's c kernels and torch use OpenMP: idle threads sleep rather than spin
+_THREADS = _threads_argument(sys.argv[1:])
+if _THREADS is not None and "," not in _THREADS: os.environ["OMP_NUM_THREADS"] = _THREADS
 import numpy as np
 import torch
+if _THREADS is not None and "," not in _THREADS: torch.set_num_threads(int(_THREADS))
 from limn import Tensor, set_seed, set_device, use_device, known_devices, register_device
 from limn import nn
 from limn.optim import AdamW
@@ -125,7 +141,14 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", choices=["mlp", "gpt"])
     ap.add_argument("--no-numpy", action="store_true", help="skip the numpy device (slow on the gpt workload)")
+    ap.add_argument("--threads", help="threads for limn's OpenMP and torch: N, or a list like 1,2 (one fresh process each)")
     args = ap.parse_args(argv)
+    if args.threads is not None and "," in args.threads:
+        rest = [a for i, a in enumerate(sys.argv[1:]) if not (a.startswith("--threads") or (i and sys.argv[i] == "--threads"))]
+        for n in args.threads.split(","):
+            print(f"--- {n} thread{'s' if n != '1' else ''} ---", flush=True)
+            subprocess.run([sys.executable, __file__, "--threads", n.strip(), *rest], check=True)
+        return
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus | OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')} "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset (one per core)')} | torch {torch.__version__} with {torch.get_num_threads()} threads")
     print(f"{'workload':8} {'variant':20} {'ms/step':>10} {'vs torch':>9}")
