@@ -279,6 +279,64 @@ class TestBounds:
         assert a_shift / 2 < shift_err <= a_shift, (shift_err, a_shift)
 
 
+    def test_exp_of_an_argument_with_error_is_the_worst_case_of_its_rounding_model(self):
+        """op_exp for an argument carrying absolute and relative error, in float16 and bfloat16 (where u**2 is far above
+        float64 noise): the bound covers the model's worst corner computed in mpmath (x~ at the top of its error ball,
+        fl(log2 e) and the product x~*log2(e) both rounded up by u, the libm result 2*ulps*u high), and is looser than
+        it by at most u**2 per unit of argument (the lemma's h = 2u(1+u) against (1+u)**2 - 1). Kills every constant of
+        the exp2 scaling moved by about u: (1 + h) -> (1 - h), * -> /, h = 2u(1 - u)."""
+        import mpmath
+        from litmus.bounds import Analysis, Err, Info, LEMMAS, RND, CAST
+        from litmus.spec import DTYPES, LIBM_ULPS, Spec
+        mpmath.mp.prec = 200
+        for dt in ("float16", "bfloat16"):
+            for lo, hi, A, R in [(0.5, 2.0, 0.01, 0.01), (-1.0, 3.0, 0.02, 0.005), (1.0, 1.5, 0.0, 0.03)]:
+                spec = Spec("exp(x)", domain={"x": (lo, hi)})
+                e = Err(); e.A[RND] = e.A[CAST] = A / 2; e.R[RND] = R
+                out = Analysis(spec, dt, dt, LEMMAS).op_exp(spec.expr, Info(Interval(lo, hi), [e], 1))
+                bound = min(err.total(out.m) for err in out.errs)
+                p = DTYPES[dt]; u = mpmath.mpf(p.u); L = 2 * LIBM_ULPS["exp"] * u
+                top = hi + A + R * abs(hi)                                     # x~ at the top of its error ball, at x = hi
+                worst = mpmath.exp(top * (1 + u) ** 2) * (1 + L) - mpmath.exp(hi)
+                slack = mpmath.exp(top * (1 + 2 * u * (1 + u))) * (1 + L) - mpmath.exp(top * (1 + u) ** 2) * (1 + L)
+                assert worst <= bound <= worst + slack * (1 + 1e-9) + LIBM_ULPS["exp"] * p.smallest_subnormal, (dt, lo, hi, bound, worst)
+
+    def test_softmax_shift_argument_error_is_the_worst_case_of_its_rounding_model(self):
+        """R1's argument error for softmax(x * 0.3) in float16 and bfloat16: over d = x_i - max(x) in [lo - hi, 0], the
+        pair (a, r) with |t~ - d| <= a + r|d| covers the worst corner of the model computed in mpmath (x~_i and the max
+        each Ex off in opposite directions, the subtraction and both roundings of the exp2 scaling u high), and exceeds it
+        by at most 2u**2 (2Ex + |d|). Kills the constants of a_v and r_v moved by about u (the (1 + u) and (1 + h)
+        factors, their signs, * -> /)."""
+        import mpmath
+        from litmus.bounds import Analysis, LEMMAS
+        from litmus.spec import DTYPES, Spec, parse
+        mpmath.mp.prec = 200
+        for dt in ("float16", "bfloat16"):
+            an = Analysis(Spec("softmax(x * 0.3)", domain="x in [-20, 30]", dims="N=64"), dt, dt, LEMMAS)
+            x = an.node(parse("x * 0.3"))
+            _, a_v, r_v, Ex, _ = an._softmax_parts(x)
+            a, r, Ex, u = mpmath.mpf(a_v.sum()), mpmath.mpf(r_v.sum()), mpmath.mpf(Ex.sum()), mpmath.mpf(DTYPES[dt].u)
+            assert Ex > 0                                                       # the input carries error: the term is live
+            for d in mpmath.linspace(x.rng.lo - x.rng.hi, 0, 41):
+                worst = max(abs((d + s * 2 * Ex) * (1 + t * u) ** 3 - d) for s in (-1, 1) for t in (-1, 1))
+                assert worst <= a + r * abs(d) <= worst + 2 * u ** 2 * (2 * Ex + abs(d)), (dt, d)
+
+    def test_softmax_smallest_denominator_is_the_exact_minimum(self):
+        """R2 sharpened: S = sum exp(x_j - max x) is at least 1 + (N-1) exp(lo - hi), reached when one input sits at hi and
+        the rest at lo. The S_min used is below that exact minimum (mpmath) by no more than its 1e-12 rounding guard
+        (kills any constant of the S_min formula moved, the guard ten times wider included)."""
+        import mpmath
+        from litmus.bounds import Analysis, LEMMAS
+        from litmus.spec import Spec, parse
+        mpmath.mp.prec = 100
+        for lo, hi, n in [(-1.0, 1.0, 64), (-0.1, 0.2, 1000), (-5.0, 5.0, 7), (2.0, 2.5, 2)]:
+            an = Analysis(Spec("softmax(x)", domain=f"x in [{lo}, {hi}]", dims=f"N={n}"), "float32", "float32", LEMMAS)
+            x = an.node(parse("x"))
+            s_min = an._softmax_parts(x)[4]
+            exact = 1 + (n - 1) * mpmath.exp(mpmath.mpf(x.rng.lo) - mpmath.mpf(x.rng.hi))
+            assert exact * (1 - 2e-12) <= s_min <= exact, (lo, hi, n, s_min, exact)
+
+
 class TestSmt:
     def test_both_backends_find_the_enumerated_smallest_witness_with_every_atom(self):
         """Problems over //, %, min and max: the bounded search and z3 return the lexicographically smallest solution that
@@ -349,3 +407,33 @@ class TestJit:
         out = ex.realize(graph()); ex.realize(graph())
         np.testing.assert_array_equal(out[0].array, [2.0, 4.0])
         assert ex.stats["plans"] == 1 and ex.stats["compiles"] == 1 and ex.stats["kernels"] == 2, ex.stats
+
+
+class TestProve:
+    @staticmethod
+    def goal(k, slack):
+        "sum_i min(lane_i, B - 1) - k*(B - 1) + slack <= 0 over lanes in [0, B - 1]: k nested min splits; true iff slack <= 0."
+        from litmus.prove import Prover
+        from litmus.tritonir import Poly, Symbol, make_atom
+        B = Poly.var("B"); syms = {"B": Symbol("B", "param", Poly.const(1))}; p = Poly.const(slack)
+        for i in range(k):
+            syms[f"lane{i}"] = Symbol(f"lane{i}", "lane", Poly.const(0), B - 1)
+            p = p + make_atom("min", Poly.var(f"lane{i}"), B - 1) - (B - 1)
+        return Prover(syms), p, syms
+
+    def test_min_max_splits_stop_at_depth_six_and_never_prove_a_false_goal(self):
+        """le0 splits one min/max per level, each split doubling the work, and gives up below depth 6 (its budget): a true
+        goal needing six splits is proved, one needing seven is left unproved, and a false goal is never proved at any
+        depth, checked by enumeration (kills `depth > 6` -> `>= 6`, the limit moved to 7, and the give-up returning True)."""
+        import itertools
+        from litmus.tritonir import evaluate_poly
+        for k in range(1, 9):
+            prover, true_goal, _ = self.goal(k, 0)
+            assert prover.le0(true_goal) == (k <= 6), k
+            prover, false_goal, syms = self.goal(k, 1)
+            assert not prover.le0(false_goal), k
+            lanes = [s for s in syms if s.startswith("lane")]
+            for b in (1, 2):   # enumeration confirms both: the true goal holds everywhere, the false one fails somewhere
+                envs = [dict(zip(lanes, v), B=b) for v in itertools.product(range(b), repeat=k)]
+                assert all(evaluate_poly(true_goal, env) <= 0 for env in envs)
+                assert any(evaluate_poly(false_goal, env) > 0 for env in envs)

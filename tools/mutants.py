@@ -3,28 +3,37 @@
 Each mutant changes one token of one line of a core module (an arithmetic or comparison operator, `and`/`or`,
 `True`/`False`, `min`/`max`, a number) in the module *and* in the notebook cell it was exported from, since the
 chapters run their own cells. It then runs the fast tests mapped to that module (pytest files first, then the
-module's chapter under nbdev-test) in a scratch copy of the working tree, so the checkout itself is never touched.
+module's chapter under nbdev-test) in a scratch copy of a commit (`--ref`, default HEAD, taken with `git archive`), so
+neither the checkout nor a half-edited file in it can change a verdict; `--ref worktree` copies the live tree instead.
 A mutant some test fails on is killed; one that outlives a time limit counts as killed (it hung); one that every
 test passes survives and is listed with its line, unless `tools/mutants_allow.txt` names it as equivalent (the
 mutated program computes the same thing) with a one-line reason.
 
 The whole set of mutants is far too many to run on two cores, so a seeded draw picks `--sample` of them: half split
 evenly over the modules (a small module gets a fair share), half in proportion to their size, and within a module one
-mutant from each of as many runs of consecutive candidates, so the draw spreads over the whole file. The report names
-the test (or chapter) that killed each mutant; `--out` also writes it as markdown. `make mutants` runs the default draw.
+mutant from each of as many runs of consecutive candidates, so the draw spreads over the whole file (each module draws
+from its own seeded generator, so editing one module never moves another's draw). The report names the test (or
+chapter) that killed each mutant; `--out` also writes it as markdown. `make mutants` runs the default draw.
+
+A long run can be done a module at a time: `--only` runs just those modules' part of the draw, and `--cache FILE`
+records each verdict with the hash of the module it mutated. A later run with the same cache reuses a kill whose module
+is byte-identical (tests only ever get added, so a kill stays a kill) and re-runs every survivor and everything else.
 
     python tools/mutants.py                       # the default seeded draw, two workers, report to stdout
     python tools/mutants.py --sample 40 --modules litmus.affine --jobs 1 --out mutants-report.md
     python tools/mutants.py --modules limn.jit --match 'graph_key'   # re-run every candidate whose key matches
+    python tools/mutants.py --only litmus.bounds --cache /tmp/mutants.jsonl   # one module's share of the default draw
+    python tools/mutants.py --cache /tmp/mutants.jsonl --out report.md       # the whole draw, reusing those kills
     python tools/mutants.py --list                # count the candidate mutants per module, run nothing
 """
 from __future__ import annotations
-import argparse, io, json, os, random, re, shutil, signal, subprocess, sys, tempfile, time, tokenize
+import argparse, hashlib, io, json, os, random, re, shutil, signal, subprocess, sys, tempfile, time, tokenize
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT          # the tree mutants are drawn from and copied out of; `snapshot` points it at a commit's files
 BIN = Path(sys.executable).parent
 ALLOW = ROOT / "tools" / "mutants_allow.txt"
 
@@ -55,7 +64,7 @@ TESTS = {
                                                         "test_scan_bound_grows_with_length_and_a_half_accumulator_breaks_it",
                                                         "test_logsumexp_spellings_share_one_certified_bound",
                                                         "test_no_correct_implementation_exceeds_the_bound"))]),
-    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  [*(f"tests/test_safety.py::{t}" for t in (
+    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  ["tests/test_mutation_kills.py::TestProve", *(f"tests/test_safety.py::{t}" for t in (
                                                         "test_race_proof_distance_zero_one_two", "test_proofs_sound_by_enumeration",
                                                         "test_mutants_never_accepted_when_enumeration_finds_a_defect")),
                                                         "tests/test_safety.py", "tests/test_hostile_static.py"]),
@@ -92,7 +101,24 @@ class Mutant:
         return f"{self.module}:{self.before.strip()} :: {self.old} -> {self.new}" + (f" #{k + 1}" if k else "")
 
 
-def module_path(module: str) -> Path: return ROOT / (module.replace(".", "/") + ".py")
+def module_path(module: str) -> Path: return SOURCE / (module.replace(".", "/") + ".py")
+
+
+def module_hash(module: str) -> str: return hashlib.sha256(module_path(module).read_bytes()).hexdigest()[:16]
+
+
+def snapshot(ref: str) -> str:
+    """Point SOURCE at a fresh copy of commit `ref` (`git archive`), so a file another hand is editing cannot leak into a
+    run; 'worktree' keeps the live tree. Returns the commit's short hash, or 'worktree'."""
+    global SOURCE
+    if ref == "worktree": SOURCE = ROOT; return "worktree"
+    commit = subprocess.run(["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True)
+    if commit.returncode: raise SystemExit(f"--ref {ref!r} is not a commit of {ROOT}: {commit.stderr.strip()}")
+    SOURCE = Path(tempfile.mkdtemp(prefix="limn-mutants-src-"))
+    archive = subprocess.Popen(["git", "archive", ref], cwd=ROOT, stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(SOURCE)], stdin=archive.stdout, check=True)
+    if archive.wait(): raise SystemExit(f"git archive {ref} failed")
+    return commit.stdout.strip()
 
 
 def mutated_number(text: str) -> str | None:
@@ -146,10 +172,11 @@ def stratified(pool: list[Mutant], k: int, rng: random.Random) -> list[Mutant]:
 
 
 def draw(modules: list[str], sample: int, seed: int) -> list[Mutant]:
-    "A seeded draw of `sample` mutants, stratified by module (see `shares`) and by position within each module."
+    """A seeded draw of `sample` mutants, stratified by module (see `shares`) and by position within each module; each
+    module has its own generator, seeded by (seed, module), so one module's draw depends on nothing else but its share."""
     pools = {m: candidates(m) for m in modules}
-    rng = random.Random(seed)
-    return [mu for m, k in shares({m: len(p) for m, p in pools.items()}, sample).items() for mu in stratified(pools[m], k, rng)]
+    return [mu for m, k in shares({m: len(p) for m, p in pools.items()}, sample).items()
+            for mu in stratified(pools[m], k, random.Random(f"{seed}:{m}"))]
 
 
 def allowed() -> dict[str, str]:
@@ -164,10 +191,10 @@ def allowed() -> dict[str, str]:
 
 
 class Sandbox:
-    "A scratch copy of the working tree (no .git, .venv or site) in which one mutant at a time is applied and tested."
+    "A scratch copy of SOURCE (no .git, .venv or site) in which one mutant at a time is applied and tested."
     def __init__(self):
         self.root = Path(tempfile.mkdtemp(prefix="limn-mutants-"))
-        shutil.copytree(ROOT, self.root, symlinks=True, dirs_exist_ok=True,
+        shutil.copytree(SOURCE, self.root, symlinks=True, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns(".git", ".venv", "docs", "_proc", "build", "test-output",
                                                                "__pycache__", ".pytest_cache"))
         self.env = dict(os.environ, PYTHONPATH=str(self.root), PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1")
@@ -193,7 +220,7 @@ class Sandbox:
     def apply(self, m: Mutant, undo: bool = False) -> bool:
         "Swap the line in the module and in its chapter's cell; True when the chapter held the line too."
         old, new = (m.after, m.before) if undo else (m.before, m.after)
-        path = self.root / module_path(m.module).relative_to(ROOT)
+        path = self.root / module_path(m.module).relative_to(SOURCE)
         lines = path.read_text().splitlines(keepends=True)
         lines[m.line - 1] = new
         path.write_text("".join(lines))
@@ -233,32 +260,35 @@ def judge(box: Sandbox, m: Mutant, limit: float) -> tuple[str, str, bool]:
 
 
 def select(args) -> list[Mutant]:
-    "The seeded draw, or with --match every candidate whose key matches the pattern (to re-run named survivors)."
-    if not args.match: return draw(args.modules, args.sample, args.seed)
-    return [m for module in args.modules for m in candidates(module) if re.search(args.match, m.key)]
+    """The seeded draw over --modules (or with --match every candidate whose key matches the pattern, to re-run named
+    survivors), narrowed to the modules named by --only."""
+    if args.match: chosen = [m for module in args.modules for m in candidates(module) if re.search(args.match, m.key)]
+    else: chosen = draw(args.modules, args.sample, args.seed)
+    return [m for m in chosen if not args.only or m.module in args.only]
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sample", type=int, default=240, help="how many mutants to draw over all the modules")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jobs", type=int, default=2, help="scratch trees tested at once")
-    ap.add_argument("--modules", nargs="*", default=list(TESTS))
-    ap.add_argument("--match", help="instead of a draw, every candidate whose key matches this regular expression")
-    ap.add_argument("--out", help="also write the report as markdown to this file")
-    ap.add_argument("--list", action="store_true", help="count the candidates per module and run nothing")
-    args = ap.parse_args(argv)
-    unknown = set(args.modules) - set(TESTS)
-    if unknown: ap.error(f"no test map for {sorted(unknown)}; known modules: {', '.join(TESTS)}")
-    if args.list:
-        for m in args.modules: print(f"{m:18} {len(candidates(m)):5} candidate mutants")
-        return 0
-    began = time.time()
-    mutants, allow = select(args), allowed()
+def cached(path: str | None) -> dict[tuple[str, str], tuple[str, str, bool]]:
+    "Earlier kills from the --cache file: (mutant key, module hash) -> (verdict, what killed it, in chapter)."
+    if not path or not Path(path).exists(): return {}
+    out = {}
+    for raw in Path(path).read_text().splitlines():
+        rec = json.loads(raw)
+        if rec["verdict"] != "survived": out[rec["key"], rec["hash"]] = (rec["verdict"], rec["by"], rec["in_chapter"])
+    return out
+
+
+def run_all(mutants: list[Mutant], args, ref: str) -> tuple[dict, int]:
+    "Judge every mutant (reusing cached kills), in --jobs scratch trees; returns the verdicts and how many were reused."
+    hashes = {m: module_hash(m) for m in {mu.module for mu in mutants}}
+    known, results = cached(args.cache), {}
+    todo = [m for m in mutants if (m.key, hashes[m.module]) not in known]
+    for m in mutants:
+        if m not in todo: results[m] = known[m.key, hashes[m.module]][:2]
+    print(f"{len(mutants)} mutants (seed {args.seed}, ref {ref}); {len(mutants) - len(todo)} kills reused from the cache, "
+          f"{len(todo)} to run with {args.jobs} workers", flush=True)
+    if not todo: return results, len(mutants)
     boxes = [Sandbox() for _ in range(max(args.jobs, 1))]
-    limits = {m: 3 * baseline(boxes[0], m) + 20 for m in sorted({m.module for m in mutants})}
-    print(f"{len(mutants)} mutants (seed {args.seed}) over {len(limits)} modules; {args.jobs} workers", flush=True)
-    free, results = list(boxes), {}
+    free = list(boxes)
 
     def one(m: Mutant):
         box = free.pop()
@@ -267,14 +297,45 @@ def main(argv=None) -> int:
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))      # a killed run still removes its scratch trees
     try:
+        limits = {m: 3 * baseline(boxes[0], m) + 20 for m in sorted({m.module for m in todo})}
         with ThreadPoolExecutor(len(boxes)) as pool:
-            for i, (m, verdict, by, in_chapter) in enumerate(pool.map(one, mutants), 1):
+            for i, (m, verdict, by, in_chapter) in enumerate(pool.map(one, todo), 1):
                 results[m] = (verdict, by)
-                print(f"[{i}/{len(mutants)}] {verdict:8} {m.module}:{m.line} {m.old} -> {m.new}  {by}"
+                print(f"[{i}/{len(todo)}] {verdict:8} {m.module}:{m.line} {m.old} -> {m.new}  {by}"
                       + ("" if in_chapter else "  (module only)"), flush=True)
+                if args.cache:
+                    with open(args.cache, "a") as f:
+                        f.write(json.dumps(dict(key=m.key, hash=hashes[m.module], verdict=verdict, by=by,
+                                                in_chapter=in_chapter, ref=ref)) + "\n")
     finally:
         for box in boxes: shutil.rmtree(box.root, ignore_errors=True)
-    text, score = report(results, allow, time.time() - began, args)
+    return results, len(mutants) - len(todo)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sample", type=int, default=300, help="how many mutants to draw over all the modules")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2, help="scratch trees tested at once")
+    ap.add_argument("--modules", nargs="*", default=list(TESTS), help="the modules the draw is spread over")
+    ap.add_argument("--only", nargs="*", help="run only these modules' part of the draw")
+    ap.add_argument("--match", help="instead of a draw, every candidate whose key matches this regular expression")
+    ap.add_argument("--ref", default="HEAD", help="the commit to mutate and test ('worktree': the live checkout)")
+    ap.add_argument("--cache", help="a JSON-lines file of verdicts: kills of an unchanged module are reused, new ones added")
+    ap.add_argument("--out", help="also write the report as markdown to this file")
+    ap.add_argument("--list", action="store_true", help="count the candidates per module and run nothing")
+    args = ap.parse_args(argv)
+    unknown = (set(args.modules) | set(args.only or ())) - set(TESTS)
+    if unknown: ap.error(f"no test map for {sorted(unknown)}; known modules: {', '.join(TESTS)}")
+    began, ref = time.time(), snapshot(args.ref)
+    try:
+        if args.list:
+            for m in args.modules: print(f"{m:18} {len(candidates(m)):5} candidate mutants")
+            return 0
+        results, reused = run_all(select(args), args, ref)
+    finally:
+        if SOURCE != ROOT: shutil.rmtree(SOURCE, ignore_errors=True)
+    text, score = report(results, allowed(), time.time() - began, args, ref, reused)
     print(text)
     if args.out: Path(args.out).write_text(text)
     return 0 if score >= 0.95 else 1
@@ -296,11 +357,13 @@ def table(results: dict, allow: dict) -> tuple[list[str], float]:
     return rows, score
 
 
-def report(results: dict, allow: dict, seconds: float, args) -> tuple[str, float]:
+def report(results: dict, allow: dict, seconds: float, args, ref: str = "worktree", reused: int = 0) -> tuple[str, float]:
     "Markdown: the score per module, each survivor with its line, the allow-listed equivalents met, and what killed."
     rows, score = table(results, allow)
     how = f"`--match {args.match}`" if args.match else f"seed {args.seed}, sample {args.sample}"
-    out = [f"# Mutation check ({how}; {seconds / 60:.1f} min wall)", "",
+    how += f", only {' '.join(args.only)}" if args.only else ""
+    out = [f"# Mutation check ({how}; ref {ref}; {seconds / 60:.1f} min wall"
+           + (f"; {reused} kills reused from {args.cache}" if reused else "") + ")", "",
            "| module | mutants | killed | equivalent (allowed) | survived | score |", "|---|---|---|---|---|---|", *rows, ""]
     survivors = [m for m, (v, _) in results.items() if v == "survived" and m.key not in allow]
     out += ["## Survivors (each is a missing test, or an equivalent mutant for tools/mutants_allow.txt)", ""]
