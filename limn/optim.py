@@ -6,14 +6,14 @@
 from __future__ import annotations
 import math, numbers
 import numpy as np
-from .ops import float64
+from .ops import float64, Ops, Node, toposort
 from .tensor import Tensor, realize
 from .autograd import no_grad
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['NS_COEFFICIENTS', 'Optimizer', 'SGD', 'AdamW', 'newton_schulz', 'Muon', 'OptimizerGroup', 'muon_with_adamw',
-           'assign_state']
+__all__ = ['NS_COEFFICIENTS', 'Optimizer', 'UpdateTemplate', 'SGD', 'AdamW', 'newton_schulz', 'Muon', 'OptimizerGroup',
+           'muon_with_adamw', 'assign_state']
 
 # %% ../nbs/limn/14_optim.ipynb #fc426a81
 def _named(params) -> list[tuple[str, Tensor]]:
@@ -43,11 +43,17 @@ def _check_number(value, name: str, low: float, high: float = math.inf, low_open
 class Optimizer:
     "Base: named parameters, the learning rate on the device, and a step that is one realize of assigns."
     state_names: tuple = ()                           # per-parameter state, in the order state_dict lists it
+    cache_updates: bool = False                       # True where update() is pure: see "update templates" below
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "update" in cls.__dict__ and "cache_updates" not in cls.__dict__: cls.cache_updates = False   # a new rule declares itself
 
     def __init__(self, params, lr: float):
         self.named = _named(params)
         self._lr = _buffer(_check_number(lr, "lr", 0.0))
         self.state = {name: self.init_state(p) for name, p in self.named}
+        self._templates: dict = {}                    # update_key -> UpdateTemplate
 
     @property
     def params(self) -> list[Tensor]: return [p for _, p in self.named]
@@ -71,8 +77,9 @@ class Optimizer:
                 if p.grad is None: continue
                 if p.grad.shape != p.shape: raise ValueError(f"parameter {name!r} has shape {p.shape} but its grad has {p.grad.shape}")
                 state = self.state[name]
-                new = self.update(p, p.grad.cast(p.dtype).detach(), state, self._lr)
-                p.assign(new.cast(p.dtype)); touched.append(p); touched.extend(state.values())
+                new = self._cached_update(p, p.grad.cast(p.dtype).detach(), state)                 # see "update templates" below
+                if new is None: new = self.update(p, p.grad.cast(p.dtype).detach(), state, self._lr).cast(p.dtype)
+                p.assign(new); touched.append(p); touched.extend(state.values())
         return touched
 
     def step(self, *extra: Tensor) -> None:
@@ -83,9 +90,69 @@ class Optimizer:
         "Drop every gradient (torch's set_to_none=True): the next backward starts fresh."
         for p in self.params: p.grad = None
 
+# %% ../nbs/limn/14_optim.ipynb #7a0c0002
+class UpdateTemplate:
+    """The nodes one `update()` built over placeholder inputs, rebuilt over real input nodes by calling the template.
+    Nodes that depend on no input are kept as they are; one realized since (it may have been assigned to) voids the template."""
+    def __init__(self, inputs: list[Node], outputs: list[Node]):
+        slot = {node: i for i, node in enumerate(inputs)}
+        order = [n for n in toposort(outputs, stop=lambda n: n in slot) if n not in slot]
+        dependent = set(slot)
+        for node in order:
+            if any(s in dependent for s in node.srcs): dependent.add(node)
+            elif node.op is Ops.BUFFER or node.realized is not None:
+                raise ValueError(f"update() read {node!r}, which is not one of its inputs; such an update cannot be templated")
+        self.kept = [n for n in order if n not in dependent]
+        built = [n for n in order if n in dependent]
+        index = {**slot, **{n: len(inputs) + i for i, n in enumerate(self.kept)}}
+        index.update({n: len(inputs) + len(self.kept) + i for i, n in enumerate(built)})
+        self.n_inputs, self.outputs = len(inputs), [index[n] for n in outputs]
+        self.entries = [(n.op, tuple(index[s] for s in n.srcs), n.arg, n.dtype, n.shape) for n in built]
+
+    def __call__(self, inputs: list[Node]) -> list[Node] | None:
+        "The recorded outputs rebuilt over `inputs`, or None when a kept node has been realized since (build afresh)."
+        if len(inputs) != self.n_inputs: raise ValueError(f"template takes {self.n_inputs} input nodes, got {len(inputs)}")
+        if any(n.realized is not None for n in self.kept): return None
+        values = list(inputs) + self.kept
+        for op, srcs, arg, dtype, shape in self.entries: values.append(Node(op, tuple([values[i] for i in srcs]), arg, dtype, shape))
+        return [values[i] for i in self.outputs]
+
+def _placeholder(t: Tensor) -> Tensor:
+    "A stand-in for `t`: a BUFFER node of its shape and dtype that holds no buffer."
+    return Tensor(Node(Ops.BUFFER, (), None, t.dtype, t.shape))
+
+# %% ../nbs/limn/14_optim.ipynb #7a0c0003
+@patch
+def update_key(self: Optimizer, p: Tensor, g: Tensor, state: dict) -> tuple:
+    "Everything an update graph's structure may depend on: class, plain attributes, and every input's shape and dtype."
+    hyper = tuple(sorted((k, v) for k, v in vars(self).items() if isinstance(v, (bool, int, float, str, tuple))))
+    return (type(self), hyper, p.dtype, p.shape, g.dtype, g.shape, self._lr.dtype, self._lr.shape,
+            tuple((k, state[k].dtype, state[k].shape) for k in self.state_names))
+
+@patch
+def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict) -> Tensor | None:
+    """`update(...).cast(p.dtype)` with the state assigned, rebuilt from this structure's template (recorded on first use);
+    None where this optimizer does not cache, or a state tensor is not a plain buffer (assign would realize it first)."""
+    if not self.cache_updates or any(state[k].node.op is not Ops.BUFFER for k in self.state_names): return None
+    key = self.update_key(p, g, state)
+    inputs = [p.node, g.node, self._lr.node] + [state[k].node for k in self.state_names]
+    template = self._templates.get(key)
+    outputs = None if template is None else template(inputs)
+    if outputs is None:
+        stand_in = {k: _placeholder(state[k]) for k in self.state_names}
+        P, G, L = _placeholder(p), _placeholder(g), _placeholder(self._lr)
+        placeholders = [P.node, G.node, L.node] + [stand_in[k].node for k in self.state_names]
+        new = self.update(P, G, stand_in, L).cast(P.dtype)            # assigns into stand_in, so read its nodes after
+        template = self._templates[key] = UpdateTemplate(placeholders, [new.node] + [stand_in[k].node for k in self.state_names])
+        outputs = template(inputs)
+    for k, node in zip(self.state_names, outputs[1:]):
+        if node is not state[k].node: state[k].node, state[k]._ctx = node, None
+    return Tensor(outputs[0])
+
 # %% ../nbs/limn/14_optim.ipynb #63aaec43
 class SGD(Optimizer):
     "torch.optim.SGD: momentum buffer buf = momentum * buf + (g + weight_decay * p); Nesterov steps along g + momentum * buf."
+    cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
     def __init__(self, params, lr: float, momentum: float = 0.0, nesterov: bool = False, weight_decay: float = 0.0):
         self.momentum, self.weight_decay = _check_number(momentum, "momentum", 0.0), _check_number(weight_decay, "weight_decay", 0.0)
         if nesterov and self.momentum == 0: raise ValueError("nesterov=True needs a momentum > 0")
@@ -104,6 +171,7 @@ class SGD(Optimizer):
 # %% ../nbs/limn/14_optim.ipynb #2f376ac7
 class AdamW(Optimizer):
     "torch.optim.AdamW: decoupled weight decay, bias correction from beta1**t and beta2**t kept on the device."
+    cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
     def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.01):
         if not isinstance(betas, (tuple, list)) or len(betas) != 2: raise ValueError(f"betas={betas!r} must be a pair (beta1, beta2)")
         self.beta1, self.beta2 = (_check_number(b, f"betas[{i}]", 0.0, 1.0) for i, b in enumerate(betas))
@@ -141,6 +209,7 @@ def newton_schulz(g: Tensor, steps: int = 5, eps: float = 1e-7, coefficients: tu
 
 class Muon(Optimizer):
     "Momentum orthogonalised by Newton-Schulz, for 2D parameters; route the rest to AdamW (see muon_with_adamw)."
+    cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
     def __init__(self, params, lr: float = 0.02, momentum: float = 0.95, nesterov: bool = True, ns_steps: int = 5,
                  weight_decay: float = 0.0, eps: float = 1e-7):
         self.momentum, self.weight_decay = _check_number(momentum, "momentum", 0.0, 1.0), _check_number(weight_decay, "weight_decay", 0.0)

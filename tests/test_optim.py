@@ -219,3 +219,62 @@ def test_errors_name_the_mistake():
     opt = SGD([w], lr=0.1)
     with pytest.raises(ValueError, match="lr"): opt.lr = -0.5
     with pytest.raises(TypeError, match="expected an Optimizer"): OptimizerGroup(a=3)
+
+from limn.jit import graph_key
+from limn.tensor import realize
+
+def _optimizers():
+    return [lambda ps: SGD(ps, lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01), lambda ps: AdamW(ps, lr=1e-2),
+            lambda ps: Muon([p for p in ps if p.ndim == 2], lr=0.02), lambda ps: AdamW(ps, lr=1e-2, weight_decay=0.0)]
+
+@pytest.mark.parametrize("make", range(4))
+def test_update_templates_rebuild_the_fresh_graph(make):
+    "A templated step builds the graph a Tensor-op build makes (equal graph keys) and gives its bits, through hyperparameter changes."
+    def run(cached: bool):
+        set_seed(1)
+        model = MLP()
+        opt = _optimizers()[make](list(model.parameters()))
+        opt.cache_updates = cached
+        keys, data = [], batches(3)
+        with use_device("c"):
+            for step, (x, y) in enumerate(data[:4]):
+                if step == 2:                                  # a changed hyperparameter must not reuse the old template
+                    for attr in ("momentum", "beta1", "weight_decay"):
+                        if hasattr(opt, attr): setattr(opt, attr, getattr(opt, attr) * 0.5)
+                nn.mse_loss(model(Tensor(x)), Tensor(y)).backward()
+                ups = opt.updates()
+                keys.append(graph_key([t.node for t in ups])[0])
+                realize(*ups); opt.zero_grad()
+        return keys, [p.numpy() for p in model.parameters()], opt
+    fresh_keys, fresh, _ = run(False)
+    keys, got, opt = run(True)
+    assert keys == fresh_keys
+    for a, b in zip(got, fresh): assert a.tobytes() == b.tobytes()
+    assert len(opt._templates) == 2 * len({(p.shape, p.dtype) for p in opt.params})    # one per shape, again after the change
+
+def test_update_template_refuses_a_stale_kept_node_and_foreign_buffers():
+    "A kept constant realized and assigned to since recording voids its template; an update reading a buffer it was not given is not templated."
+    from limn.optim import UpdateTemplate
+    from limn.ops import Ops, Node
+    def step(o):
+        p = o.params[0]; (p * p).sum().backward(); o.step(); o.zero_grad()
+    opt = SGD([Tensor(np.ones(3, np.float32), requires_grad=True)], lr=0.5, momentum=0.9, weight_decay=0.1)
+    plain = SGD([Tensor(np.ones(3, np.float32), requires_grad=True)], lr=0.5, momentum=0.9, weight_decay=0.1)
+    plain.cache_updates = False
+    step(opt); step(plain)
+    (template,) = opt._templates.values()
+    assert template.kept and all(n.op in (Ops.CONST, Ops.VIEW) for n in template.kept)
+    for node in template.kept:                                 # someone realizes the shared constants and assigns to them
+        t = Tensor(node).realize(); t.assign(t * 0 + 7).realize()
+    step(opt); step(plain)
+    assert opt.params[0].numpy().tobytes() == plain.params[0].numpy().tobytes()
+    foreign = Tensor(np.ones(3, np.float32)).realize()
+    a = Node(Ops.BUFFER, (), None, foreign.dtype, (3,))
+    with pytest.raises(ValueError, match="not one of its inputs"): UpdateTemplate([a], [Node(Ops.ADD, (a, foreign.node), None, foreign.dtype, (3,))])
+
+def test_a_subclass_with_its_own_update_is_not_templated():
+    "cache_updates is not inherited by a class that writes its own update()."
+    class Halve(SGD):
+        def update(self, p, g, state, lr): return p * 0.5
+    class Quiet(AdamW): pass
+    assert not Halve.cache_updates and Quiet.cache_updates and AdamW.cache_updates
