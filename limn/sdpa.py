@@ -316,12 +316,14 @@ class Described:
 
 @dataclass
 class Touch:
-    "One access in a described kernel: `ref` read ('load'), written ('store') or both ('update'), under `scope` (the Fors and Lets around it, outermost first)."
+    """One access in a described kernel: `ref` read ('load'), written ('store') or both ('update'), under `scope` (the
+    Fors and Lets around it, outermost first), by placeholder `name` of `line`."""
     pc: int
     ref: Ref
     kind: str
     scope: tuple
-    text: str
+    line: Line
+    name: str
 
 def touches(desc: Described) -> list:
     "Every access of `desc` in program order, each with its scope (what the proof may assume about its indices)."
@@ -335,7 +337,7 @@ def touches(desc: Described) -> list:
                 for m in _PLACEHOLDER.finditer(s.text):
                     w = _WRITE.match(s.text, m.end())
                     kind = 'load' if not w else 'store' if w.group(1) == '=' else 'update'
-                    out.append(Touch(len(out), s.refs[m.group(1)], kind, tuple(scope), s.text))
+                    out.append(Touch(len(out), s.refs[m.group(1)], kind, tuple(scope), s, m.group(1)))
     walk(desc.body, [])
     return out
 

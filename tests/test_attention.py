@@ -193,3 +193,20 @@ def test_half_widths_on_the_numpy_device(dtype, tol):
         assert o.dtype is dtype and all(g.dtype is dtype for g in outs[1:])
         realize(*outs)
         for t, w in zip(outs, want): np.testing.assert_allclose(t.numpy().astype(np.float64), w, rtol=tol, atol=tol)
+
+
+def test_a_description_that_could_reach_unshown_memory_is_refused():
+    "check_described refuses raw subscripts, buffer names, writes to counters, unbalanced braces, unscoped indices and a nested threaded loop."
+    from limn.sdpa import Buf, Described, For, Line, Sym, render_described, line, C_SDPA_NESTS, touches
+    n, i, j = Sym("n"), Sym("i"), Sym("j")
+    x = Buf("x", (n,), "out")
+    def one(text, threads=False, **refs):
+        return Described("bad", (x,), (n,), (), [For(i, 0, n, [For(j, 0, n, [line(text, **refs)], threads=threads)])])
+    cases = [(one("x[i] = 0;"), "subscript"), (one("*(x + i) = 0;"), "names buffer"), (one("{a} = 0; i += 1;", a=x[i]), "assigns"),
+             (one("{a} = 0; } {", a=x[i]), "unbalanced"), (one("{a} = 0;", a=Buf("x", (n,), "out")[Sym("k")]), "outside their scope"),
+             (one("{a} = 0;", threads=True, a=x[i]), "threaded loop"), (one("{a} = 0; {b} = 1;", a=x[i]), "placeholders"),
+             (one("int64_t *p = &i; {a} = 0;", a=x[i]), "address")]
+    for desc, words in cases:
+        with pytest.raises(ValueError, match=words): render_described(desc)
+    assert all(t.ref.buf.name in {b.name for b in desc.bufs} | {"kt", "vt", "qt", "dot", "s", "dp", "p", "ds", "m", "l"}
+               for desc in C_SDPA_NESTS.values() for t in touches(desc))
