@@ -84,6 +84,7 @@ class Ops(enum.Enum):
     CONTIGUOUS = enum.auto(); ASSIGN = enum.auto()                              # barriers
     CUSTOM = enum.auto()                                                        # escape hatch
     def __repr__(self): return f"Ops.{self.name}"
+    __hash__ = object.__hash__          # members are singletons compared by identity; Enum's own hash runs Python code per call
 
 SOURCE_OPS = (Ops.BUFFER, Ops.CONST)
 UNARY_OPS = (Ops.NEG, Ops.EXP, Ops.LOG, Ops.SQRT, Ops.RECIP, Ops.CAST)

@@ -28,7 +28,7 @@ def prod(xs) -> int:
 
 class View:
     "Where element `idx` of a `shape`d tensor lives in a flat source, and whether it exists. Immutable."
-    __slots__ = ("shape", "strides", "offset", "mask")
+    __slots__ = ("shape", "strides", "offset", "mask", "_hash")
     def __init__(self, shape, strides, offset=0, mask=None):
         self.shape, self.strides, self.offset = tuple(int(s) for s in shape), tuple(int(s) for s in strides), int(offset)
         if mask is not None:
@@ -54,7 +54,10 @@ class View:
     def __eq__(self, other):
         return isinstance(other, View) and (self.shape, self.strides, self.offset, self.mask) == \
             (other.shape, other.strides, other.offset, other.mask)
-    def __hash__(self): return hash((self.shape, self.strides, self.offset, self.mask))
+    def __hash__(self):
+        "Computed once: a View never changes, and graph keys (chapter 07) hash every view of a graph on each realize."
+        try: return self._hash
+        except AttributeError: self._hash = hash((self.shape, self.strides, self.offset, self.mask)); return self._hash
     def __repr__(self):
         m = "" if self.mask is None else f", mask={self.mask}"
         return f"View(shape={self.shape}, strides={self.strides}, offset={self.offset}{m})"
