@@ -1,6 +1,6 @@
 """Peak memory and time of attention, fused against composed, forward and forward+backward, beside torch's SDPA.
 
-    .venv/bin/python examples/bench_attention.py [--T 256,1024,4096] [--reps 3] [--device c]
+    .venv/bin/python examples/bench_attention.py [--T 256,1024,4096] [--reps 3] [--device c] [--verify]
 
 Causal self-attention, B=1 H=6 d=32, float32. Each (implementation, T, pass) runs in a fresh child process: it builds the
 inputs, runs the pass once to warm up (plans, compiles), resets the kernel's peak-RSS mark (/proc/self/clear_refs), runs
@@ -58,6 +58,22 @@ def child(impl: str, T: int, backward: bool, reps: int, device: str) -> dict:
     return {"peak_mb": (rss_kb("VmHWM") - base) / 1024, "seconds": sorted(times)[len(times) // 2]}
 
 
+def verify_kernels(T: int, device: str = "c"):
+    """limn.verify's report on every kernel both limn implementations run here at `T` (forward and forward+backward, one
+    realize each): nothing is run, the graphs are scheduled and lowered as the device would."""
+    import numpy as np, limn, limn.sdpa
+    from limn import Tensor, grad
+    from limn.verify import Report, verify
+    arrays = [np.random.default_rng(0).standard_normal((B, H, T, D)).astype(np.float32) for _ in range(3)]
+    kernels = []
+    with limn.use_device(device):
+        for fused in (True, False):
+            q, k, v = (Tensor(a, requires_grad=True) for a in arrays)
+            o = q.attention(k, v, causal=True, fused=fused)
+            kernels += verify(o).kernels + verify(list(grad(o.sum(), [q, k, v]))).kernels
+    return Report(kernels)
+
+
 def measure(impl: str, T: int, backward: bool, reps: int, device: str) -> dict:
     cmd = [sys.executable, __file__, "--child", impl, str(T), str(int(backward)), str(reps), device]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
@@ -71,7 +87,13 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--device", default="c")
     ap.add_argument("--child", nargs=5)
+    ap.add_argument("--verify", action="store_true", help="prove every kernel (limn.verify) at each T instead of timing")
     args = ap.parse_args()
+    if args.verify:
+        for T in [int(t) for t in args.T.split(",")]:
+            report = verify_kernels(T, args.device)
+            print(f"T={T}: {len(report.kernels)} kernels, {report.counts()}, {sum(k.every_size for k in report.kernels)} for every size")
+        return
     if args.child:
         impl, T, backward, reps, device = args.child
         print(json.dumps(child(impl, int(T), bool(int(backward)), int(reps), device))); return

@@ -6,7 +6,7 @@
 from __future__ import annotations
 from dataclasses import dataclass, field, replace
 import numpy as np
-from .codegen import (Var, Div, Mod, Index, Check, Loop, EndLoop, Load, Store, Accum, Idx, lower, match_loops)
+from .codegen import (Var, Div, Mod, Index, Check, Loop, EndLoop, Load, Store, Accum, Idx, Acc, Fold, lower, match_loops)
 from .ops import Ops, Node
 
 # %% auto #0
@@ -78,7 +78,8 @@ def threaded_loops(kernel) -> dict:
 def read_nest(kernel) -> NestModel:
     """Read `kernel`'s IR (lowering it if needed) as a litmus `KernelModel`. Each loop counter `v` is a 'loop' symbol
     in [0, N_v - 1]; each gather/scatter row `x` set by IDX is a 'data' symbol in [0, extent - 1], which is exactly
-    what the row's extent check lets through; each access's guard is the conjunction of its mask checks."""
+    what the row's extent check lets through; each access's guard is the conjunction of its mask checks. A FOLD into a
+    laned accumulator (chapter 06's partial totals) indexes a register array of `lanes` cells: an access too, role 'register'."""
     from litmus.tritonir import KernelModel, Symbol, TensorInfo, Access, Unsupported, Poly, conj, TRUE
     if kernel.op is Ops.CUSTOM:
         unknown = [f"CUSTOM kernel {kernel.root.arg[0]!r} (device code with no loop-nest IR)"]
@@ -91,12 +92,16 @@ def read_nest(kernel) -> NestModel:
     tensors = {name: TensorInfo(name, (Poly.const(ref.numel),), (Poly.const(1),), ref.dtype.name, 'out' if name == 'out' else 'in')
                for name, ref in kernel.args}
     scopes = _scopes(instrs)
+    lanes_of = {ins.dst: getattr(ins, 'lanes', 1) for ins in instrs if isinstance(ins, Acc)}
     for pc, (ins, (loops, rows)) in enumerate(zip(instrs, scopes)):
         for ir_name, sym, extent in loops:
             symbols.setdefault(sym, Symbol(sym, 'loop', Poly.const(0), Poly.const(extent - 1), f"N_{sym} = {extent}"))
             extents[sym] = extent
         for ir_name, (sym, extent) in rows.items():
             symbols.setdefault(sym, Symbol(sym, 'data', Poly.const(0), Poly.const(extent - 1), f"row checked < {extent}"))
+        if isinstance(ins, Fold) and getattr(ins, 'lane', None) is not None:
+            tensors.setdefault(ins.acc, TensorInfo(ins.acc, (Poly.const(lanes_of[ins.acc]),), (Poly.const(1),), 'register', 'register'))
+            ins = Accum(ins.acc, ins.lane, ins.op, ins.src)   # read as an update of cell `lane` of the register array
         if not isinstance(ins, (Load, Store, Accum)): continue
         if ins.buf not in tensors:
             raise ValueError(f"{kernel.name}: instruction {pc} ({ins.render()}) names buffer {ins.buf!r}, not one of {sorted(tensors)}")
@@ -122,7 +127,7 @@ def lift_access(nest: NestModel, access):
     inside it; a dim no counter walks gets a free size `M_j`. Evaluated at the recorded sizes it is the IR's offset."""
     from litmus.tritonir import Poly, Symbol, TensorInfo, TRUE
     from limn.view import strides_for
-    if access.guard is not TRUE or access.offset.terms.get((), 0): return None
+    if access.guard is not TRUE or access.offset.terms.get((), 0) or access.tensor not in dict(nest.kernel.args): return None
     shape = dict(nest.kernel.args)[access.tensor].shape
     terms = {}
     for m, c in access.offset.terms.items():
@@ -233,7 +238,7 @@ def prove_disjoint(nest: NestModel, pc: int, deadline=None) -> list:
     symbols = {**nest.model.symbols, **{t: replace(nest.model.symbols[t], kind='lane') for t in T}}
     laned = [replace(a, lanes=tuple(T)) for a in inside]
     prover, out = ModelProver(replace(nest.model, symbols=symbols, accesses=laned)), []
-    for w in [a for a in laned if a.kind != 'load']:
+    for w in [a for a in laned if a.kind != 'load' and nest.model.tensors[a.tensor].role != 'register']:   # registers are a thread's own
         others = [o for o in laned if o.tensor == w.tensor and o is not w]
         if (general := _lifted_race_free(nest, w, others, T)):
             out.append(Verdict('disjoint', w.line, w.text, 'proved', f"litmus race-freedom over threads {', '.join(T)}, every size of {', '.join(general)}".replace("'", ""))); continue

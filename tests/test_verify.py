@@ -354,3 +354,14 @@ def test_attention_proofs_agree_with_walking_the_loops():
             for causal in (0, 1):
                 env = dict(batch=2, tq=tq, tk=tk, d=1 + tq % 3, dv=1 + tk % 2, causal=causal)
                 assert all(walked_ok(desc, env) for desc in C_SDPA_NESTS.values()), env
+
+
+def test_the_attention_benchmark_kernels_are_proved(capsys):
+    "examples/bench_attention.py's kernels at T=256, fused and composed, forward and backward: every one proved."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_attention", pathlib.Path(__file__).parents[1] / "examples" / "bench_attention.py")
+    bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+    report = bench.verify_kernels(256)
+    custom = sum(k.header.startswith("CUSTOM") for k in report.kernels)
+    with capsys.disabled(): print(f"\nlimn.verify: attention benchmark kernels {report.counts()} ({custom} CUSTOM), {sum(k.every_size for k in report.kernels)} for every size")
+    assert report.ok and custom >= 3, str(report)
