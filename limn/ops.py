@@ -13,7 +13,7 @@ import ml_dtypes
 # %% auto #0
 __all__ = ['float64', 'float32', 'float16', 'bfloat16', 'int32', 'int16', 'int8', 'DTYPES', 'SOURCE_OPS', 'UNARY_OPS',
            'BINARY_OPS', 'ELEMENTWISE_OPS', 'REDUCE_OPS', 'PRIMITIVES', 'DType', 'to_dtype', 'promote', 'Ops', 'Buffer',
-           'Node', 'toposort', 'resolve', 'substitute_realized']
+           'Node', 'toposort', 'resolve', 'substitute_realized', 'GraphTemplate', 'placeholder']
 
 # %% ../nbs/limn/00_ops.ipynb #1c748aa4
 class DType:
@@ -159,3 +159,33 @@ def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
         if replaced and any(s in replaced for s in node.srcs):
             replaced[node] = Node(node.op, tuple(replaced.get(s, s) for s in node.srcs), node.arg, node.dtype, node.shape)
     return [replaced.get(r, r) for r in roots], assigns
+
+# %% ../nbs/limn/00_ops.ipynb #0be10002
+class GraphTemplate:
+    "The nodes between placeholder `inputs` and `outputs` of one recorded build, rebuilt over new input nodes by calling it."
+    def __init__(self, inputs: list[Node], outputs: list[Node]):
+        slot = {node: i for i, node in enumerate(inputs)}
+        order = [n for n in toposort(outputs, stop=lambda n: n in slot) if n not in slot]
+        dependent = set(slot)
+        for node in order:
+            if any(s in dependent for s in node.srcs): dependent.add(node)
+            elif node.op is Ops.BUFFER or node.realized is not None:
+                raise ValueError(f"the recorded build read {node!r}, which is not one of its inputs; it cannot be templated")
+        self.kept = [n for n in order if n not in dependent]
+        built = [n for n in order if n in dependent]
+        index = {**slot, **{n: len(inputs) + i for i, n in enumerate(self.kept)}}
+        index.update({n: len(inputs) + len(self.kept) + i for i, n in enumerate(built)})
+        self.n_inputs, self.outputs = len(inputs), [index[n] for n in outputs]
+        self.entries = [(n.op, tuple(index[s] for s in n.srcs), n.arg, n.dtype, n.shape) for n in built]
+
+    def __call__(self, inputs: list[Node]) -> list[Node] | None:
+        "The recorded outputs rebuilt over `inputs`, or None when a kept node has been realized since (record afresh)."
+        if len(inputs) != self.n_inputs: raise ValueError(f"template takes {self.n_inputs} input nodes, got {len(inputs)}")
+        if any(n.realized is not None for n in self.kept): return None
+        values = list(inputs) + self.kept
+        for op, srcs, arg, dtype, shape in self.entries: values.append(Node(op, tuple([values[i] for i in srcs]), arg, dtype, shape))
+        return [values[i] for i in self.outputs]
+
+def placeholder(dtype: DType, shape: tuple) -> Node:
+    "A BUFFER node of `dtype` and `shape` that holds no buffer: what a template is recorded over."
+    return Node(Ops.BUFFER, (), None, dtype, shape)

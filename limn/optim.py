@@ -6,14 +6,14 @@
 from __future__ import annotations
 import math, numbers
 import numpy as np
-from .ops import float64, Ops, Node, toposort
+from .ops import float64, Ops, GraphTemplate, placeholder
 from .tensor import Tensor, realize
 from .autograd import no_grad
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['NS_COEFFICIENTS', 'Optimizer', 'UpdateTemplate', 'SGD', 'AdamW', 'newton_schulz', 'Muon', 'OptimizerGroup',
-           'muon_with_adamw', 'assign_state']
+__all__ = ['NS_COEFFICIENTS', 'Optimizer', 'SGD', 'AdamW', 'newton_schulz', 'Muon', 'OptimizerGroup', 'muon_with_adamw',
+           'assign_state']
 
 # %% ../nbs/limn/14_optim.ipynb #fc426a81
 def _named(params) -> list[tuple[str, Tensor]]:
@@ -53,7 +53,7 @@ class Optimizer:
         self.named = _named(params)
         self._lr = _buffer(_check_number(lr, "lr", 0.0))
         self.state = {name: self.init_state(p) for name, p in self.named}
-        self._templates: dict = {}                    # update_key -> UpdateTemplate
+        self._templates: dict = {}                    # update_key -> GraphTemplate (chapter 00)
 
     @property
     def params(self) -> list[Tensor]: return [p for _, p in self.named]
@@ -91,35 +91,9 @@ class Optimizer:
         for p in self.params: p.grad = None
 
 # %% ../nbs/limn/14_optim.ipynb #7a0c0002
-class UpdateTemplate:
-    """The nodes one `update()` built over placeholder inputs, rebuilt over real input nodes by calling the template.
-    Nodes that depend on no input are kept as they are; one realized since (it may have been assigned to) voids the template."""
-    def __init__(self, inputs: list[Node], outputs: list[Node]):
-        slot = {node: i for i, node in enumerate(inputs)}
-        order = [n for n in toposort(outputs, stop=lambda n: n in slot) if n not in slot]
-        dependent = set(slot)
-        for node in order:
-            if any(s in dependent for s in node.srcs): dependent.add(node)
-            elif node.op is Ops.BUFFER or node.realized is not None:
-                raise ValueError(f"update() read {node!r}, which is not one of its inputs; such an update cannot be templated")
-        self.kept = [n for n in order if n not in dependent]
-        built = [n for n in order if n in dependent]
-        index = {**slot, **{n: len(inputs) + i for i, n in enumerate(self.kept)}}
-        index.update({n: len(inputs) + len(self.kept) + i for i, n in enumerate(built)})
-        self.n_inputs, self.outputs = len(inputs), [index[n] for n in outputs]
-        self.entries = [(n.op, tuple(index[s] for s in n.srcs), n.arg, n.dtype, n.shape) for n in built]
-
-    def __call__(self, inputs: list[Node]) -> list[Node] | None:
-        "The recorded outputs rebuilt over `inputs`, or None when a kept node has been realized since (build afresh)."
-        if len(inputs) != self.n_inputs: raise ValueError(f"template takes {self.n_inputs} input nodes, got {len(inputs)}")
-        if any(n.realized is not None for n in self.kept): return None
-        values = list(inputs) + self.kept
-        for op, srcs, arg, dtype, shape in self.entries: values.append(Node(op, tuple([values[i] for i in srcs]), arg, dtype, shape))
-        return [values[i] for i in self.outputs]
-
 def _placeholder(t: Tensor) -> Tensor:
-    "A stand-in for `t`: a BUFFER node of its shape and dtype that holds no buffer."
-    return Tensor(Node(Ops.BUFFER, (), None, t.dtype, t.shape))
+    "A stand-in for `t`: a tensor on a placeholder node of its shape and dtype (chapter 00's `GraphTemplate`)."
+    return Tensor(placeholder(t.dtype, t.shape))
 
 # %% ../nbs/limn/14_optim.ipynb #7a0c0003
 @patch
@@ -143,7 +117,7 @@ def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict) -> Tensor
         P, G, L = _placeholder(p), _placeholder(g), _placeholder(self._lr)
         placeholders = [P.node, G.node, L.node] + [stand_in[k].node for k in self.state_names]
         new = self.update(P, G, stand_in, L).cast(P.dtype)            # assigns into stand_in, so read its nodes after
-        template = self._templates[key] = UpdateTemplate(placeholders, [new.node] + [stand_in[k].node for k in self.state_names])
+        template = self._templates[key] = GraphTemplate(placeholders, [new.node] + [stand_in[k].node for k in self.state_names])
         outputs = template(inputs)
     for k, node in zip(self.state_names, outputs[1:]):
         if node is not state[k].node: state[k].node, state[k]._ctx = node, None

@@ -254,7 +254,7 @@ def test_update_templates_rebuild_the_fresh_graph(make):
 
 def test_update_template_refuses_a_stale_kept_node_and_foreign_buffers():
     "A kept constant realized and assigned to since recording voids its template; an update reading a buffer it was not given is not templated."
-    from limn.optim import UpdateTemplate
+    from limn.ops import GraphTemplate
     from limn.ops import Ops, Node
     def step(o):
         p = o.params[0]; (p * p).sum().backward(); o.step(); o.zero_grad()
@@ -270,7 +270,7 @@ def test_update_template_refuses_a_stale_kept_node_and_foreign_buffers():
     assert opt.params[0].numpy().tobytes() == plain.params[0].numpy().tobytes()
     foreign = Tensor(np.ones(3, np.float32)).realize()
     a = Node(Ops.BUFFER, (), None, foreign.dtype, (3,))
-    with pytest.raises(ValueError, match="not one of its inputs"): UpdateTemplate([a], [Node(Ops.ADD, (a, foreign.node), None, foreign.dtype, (3,))])
+    with pytest.raises(ValueError, match="not one of its inputs"): GraphTemplate([a], [Node(Ops.ADD, (a, foreign.node), None, foreign.dtype, (3,))])
 
 def test_a_subclass_with_its_own_update_is_not_templated():
     "cache_updates is not inherited by a class that writes its own update()."
