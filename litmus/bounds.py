@@ -6,8 +6,9 @@ This module is the error model and nothing else. It reads a `Spec` (chapter 01) 
 
 # %% auto #0
 __all__ = ['COMPONENTS', 'RND', 'RED', 'LIB', 'CAST', 'SAFETY', 'ACCUMULATING', 'LEMMAS', 'GENERATORS', 'precision', 'gamma',
-           'Err', 'spread', 'rounded', 'pareto', 'NotCertified', 'Info', 'Analysis', 'written_out',
-           'accumulation_length', 'heuristic_tolerance', 'ToleranceBound', 'adversarial_rows', 'Measured', 'measure']
+           'Err', 'spread', 'rounded', 'pareto', 'NotCertified', 'Info', 'Analysis', 'written_out', 'divided_by_sum',
+           'log_of_sum', 'accumulation_length', 'heuristic_tolerance', 'ToleranceBound', 'adversarial_rows', 'Measured',
+           'measure']
 
 # %% ../nbs/litmus/02_bounds.ipynb #1b673c94
 import math
@@ -527,6 +528,22 @@ def _softmax_parts(self: Analysis, x: Info):
             if best is None or rho_v.sum() < best[0].sum(): best = (rho_v, a_v, r_v, Ex, s_min)
     return best
 
+# %% ../nbs/litmus/02_bounds.ipynb #bounds-sum-steps
+def divided_by_sum(e: Err, rho_v) -> Err:
+    """The error of q~ = n~ / S~ given that of the numerator in units of S (|n~ - n| <= S*(A + R*q), q = n/S) and a
+    computed sum S~ = S(1 + t), |t| <= rho = sum(rho_v) < 1: |q~ - q| = |(n~ - n)/S - q*t| / (1 + t)
+    <= (A + (R + rho)*q) / (1 - rho), reached at t = -rho with the numerator's error at its top."""
+    rho = float(np.sum(rho_v))
+    return Err(e.A / (1 - rho), (e.R + rho_v) / (1 - rho))
+
+def log_of_sum(rho_v, N, p) -> np.ndarray:
+    """|fl(log S~) - log S| for S in [1, N], S~ = S(1 + t), |t| <= rho = sum(rho_v) < 1, log within its ULP budget: the
+    sum's share is |log(1 + t)| <= -log(1 - rho) (reached at t = -rho), the libm's 2*ulps*u*|log S~| <= L*(log N + that),
+    plus 4u and ulps*dmin for a log S~ next to 0. A vector over COMPONENTS."""
+    lam = -math.log1p(-float(np.sum(rho_v))); L = 2 * LIBM_ULPS["log"] * p.u
+    elog = spread(lam * (1 + L), rho_v); elog[LIB] += L * math.log(N) * (1 + 1e-12) + 4 * p.u + LIBM_ULPS["log"] * p.smallest_subnormal
+    return elog
+
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-softmax
 @patch
 def op_softmax(self: Analysis, n):
@@ -537,10 +554,9 @@ def op_softmax(self: Analysis, n):
     if rho >= 1: raise NotCertified("not certified", "softmax denominator error bound reaches 100%")
     self.fits(N * (1 + rho), "the softmax denominator")
     G = _gsup(x.rng.lo - x.rng.hi, 0.0, a_v.sum(), r_v.sum())      # sup_d exp(d)*expm1(a + r|d|): one term's propagated error
-    # |e~_i/S~ - p_i| <= (|eps_i|/S + p_i*rho)/(1 - rho), |eps_i|/S <= G(1+L) + L*p_i + ulps*dmin
+    # |eps_i|/S <= G(1+L) + L*p_i + ulps*dmin, then the division by S~ (divided_by_sum) and one rounding
     A = spread(G * (1 + L) / s_min, a_v + r_v); A[LIB] += LIBM_ULPS["exp"] * p.smallest_subnormal / s_min
-    R = rho_v.copy(); R[LIB] += L
-    e = rounded(Err(A / (1 - rho), R / (1 - rho)), p, RND, p.eta)
+    e = rounded(divided_by_sum(Err(A, Err.fresh(LIB, R=L).R), rho_v), p, RND, p.eta)
     rng = Interval(0.0, min(1.0, 1 / s_min * (1 + 1e-12)))   # p_i = e_i / S <= 1 / S_min
     self.notes.append("softmax: R1 (max-shift) and R2 (denominator >= 1) applied")
     return Info(rng, [e], x.chain + 2 * N + 1, Affine.from_interval(rng))
@@ -552,8 +568,7 @@ def op_log_softmax(self: Analysis, n):
     rho_v, a_v, r_v, Ex, s_min = self._softmax_parts(x)
     rho = rho_v.sum()
     if rho >= 1: raise NotCertified("not certified", "log-softmax denominator error bound reaches 100%")
-    lam = -math.log1p(-rho); L = 2 * LIBM_ULPS["log"] * p.u
-    elog = spread(lam * (1 + L), rho_v); elog[LIB] += L * math.log(N) * (1 + 1e-12) + 4 * p.u + LIBM_ULPS["log"] * p.smallest_subnormal
+    elog = log_of_sum(rho_v, N, p)
     # y = d - log S with d <= 0 <= log S, so |d| <= |y| and the subtraction is sign-coherent
     A = 2 * Ex * (1 + p.u) + elog
     R = np.zeros(4); R[RND] = p.u * (1 + p.u)
@@ -574,8 +589,7 @@ def op_logsumexp(self: Analysis, n):
     rho = rho_v.sum()
     if rho >= 1: raise NotCertified("not certified", "logsumexp: the relative error bound of sum exp(x - max(x)) reaches 100%")
     self.fits(N * (1 + rho), "logsumexp's sum of exp(x - max(x))")
-    lam = -math.log1p(-rho); L = 2 * LIBM_ULPS["log"] * p.u
-    elog = spread(lam * (1 + L), rho_v); elog[LIB] += L * math.log(N) * (1 + 1e-12) + 4 * p.u + LIBM_ULPS["log"] * p.smallest_subnormal
+    elog = log_of_sum(rho_v, N, p)
     # |m~ - m| <= Ex (max is 1-Lipschitz), |log S~ - log S| <= elog, then one rounding of the sum m~ + log S~
     e = rounded(Err(Ex + elog), p)
     rng = x.rng + Interval(math.log(s_min) * (1 - 1e-12), math.log(N) * (1 + 1e-12))

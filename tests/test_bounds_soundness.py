@@ -186,10 +186,18 @@ def test_entry_point_contract():
 
 
 def test_bounds_are_tight_enough_that_a_tenfold_looser_one_fails():
-    "A tolerance 10x too loose must be caught: on these fragments the adversarial search reaches more than a tenth of the bound."
+    "A tolerance 10x too loose must be caught: on every certified fragment kind the adversarial search reaches more than a tenth of the bound."
     for text, dims, dom, dt, acc in [("sum(x)", "N=1024", "x in [-1e3, 1e3]", "float32", None), ("mean(x)", "N=1000", "x in [-1e3, 1e3]", "float32", None),
                                      ("cumsum(x)", "N=512", "x in [0, 1e3]", "float32", None), ("sum(c)", "N=1024", "c in [0, 10]", "float16", None),
-                                     ("x*y + x/y - sqrt(y)", "N=64", "x in [-1e3, 1e3]; y in [0.5, 4]", "float32", None)]:
+                                     ("x*y + x/y - sqrt(y)", "N=64", "x in [-1e3, 1e3]; y in [0.5, 4]", "float32", None),
+                                     ("exp(x*0.1)", "N=64", "x in [-10, 10]", "float32", None), ("log(y)", "N=64", "y in [0.5, 4]", "float32", None),
+                                     ("softmax(x)", "N=64", "x in [-10, 10]", "float32", None), ("softmax(x)", "N=64", "x in [-10, 10]", "float16", "float32"),
+                                     ("log_softmax(x)", "N=64", "x in [-10, 10]", "float32", None), ("logsumexp(x)", "N=64", "x in [-10, 10]", "float32", None),
+                                     ("layernorm(x, eps=1e-5)", "N=64", "x in [-10, 10]", "float32", None), ("rmsnorm(x)", "N=64", "x in [-10, 10]", "float32", None),
+                                     ("layernorm(x, eps=1e-5)", "N=256", "x in [-1, 1]", "float16", "float32"),
+                                     ("matmul(a, b)", "K=64", "a in [0, 1]; b in [0, 1]", "float32", None),
+                                     ("matmul(a, b)", "K=64", "a in [0, 1]; b in [0, 1]", "float16", "float32"),
+                                     ("matmul(a, b)", "K=64", "a in [0, 1]; b in [0, 1]", "float16", None)]:
         tb = ToleranceBound(text, dt, acc, domain=dom, dims=dims)
         m = measure(tb, rows=ROWS, seed=0)
         assert m.violations == 0 and m.tightness < 10, (tb, m)
