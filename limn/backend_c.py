@@ -12,14 +12,16 @@ from fastcore.basics import patch
 from .ops import Ops, DType, float32, toposort
 from .device import register_device
 from .codegen import (lower, match_loops, Index, Var, Div, Mod, Check, Loop, EndLoop, Const, Load, Idx, Arith,
-                          Cast, Where, Acc, Fold, Store, Accum, mask_edges)
+                          Cast, Where, Acc, Fold, Store, Accum, mask_edges, definitions, fused_product,
+                          combine_lanes, contraction)
 from .jit import Backend, JitDevice
 
 # %% auto #0
-__all__ = ['C_TYPES', 'PRELUDE', 'PARALLEL_WORK', 'COLLAPSE_CELLS', 'UNROLL', 'JAM', 'PLAIN', 'WANTED_FLAGS', 'c_type',
-           'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError',
-           'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel',
-           'physical_cores', 'CBackend', 'check_dtypes', 'CDevice']
+__all__ = ['C_TYPES', 'PRELUDE', 'PARALLEL_WORK', 'COLLAPSE_CELLS', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS',
+           'TILE_ROWS', 'TILE_VECTOR_BYTES', 'TILE_K', 'PANEL_BYTES', 'c_type', 'c_literal', 'c_index', 'c_check',
+           'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo',
+           'host_id', 'default_cache_dir', 'build_library', 'load_kernel', 'microkernel', 'physical_cores', 'CBackend',
+           'check_dtypes', 'CDevice']
 
 # %% ../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -90,20 +92,25 @@ PARALLEL_WORK = 1 << 15        # iterations below which a nest is not worth waki
 COLLAPSE_CELLS = 64            # fuse leading loops until this many chunks exist, a few per thread on any host (threads)
 UNROLL = 8                     # reduce steps folded per pass through a memory accumulator (unroll-and-jam)
 JAM = 4                        # output rows sharing one pass of an unrolled reduce (unroll-and-jam)
-PLAIN = dict(threads=False, split_masks=False, unroll=1)      # every refinement off: the plain renderer
+TILE_WORK = 1 << 12            # multiply-adds under which a matmul-shaped nest is not worth packing (tiled matmuls)
+PLAIN = dict(threads=False, split_masks=False, unroll=1, lanes=False, tile=False)      # every refinement off: the plain renderer
 
 class CRenderer:
     """Renders one lowered kernel as C; see `render_c`. The options switch on this chapter's refinements, each
     of which keeps every output cell's arithmetic and order: `threads` (OpenMP over a nest's leading output loops, for
     nests of at least `parallel_work` iterations), `unroll` (unroll-and-jam; 1 is off), `split_masks` (cut masked
-    innermost loops at their mask edges; with `sorted_cuts` False, the cuts are always ordered at run time)."""
+    innermost loops at their mask edges; with `sorted_cuts` False, the cuts are always ordered at run time), `lanes`
+    (a laned reduce loop in vector-sized blocks), `tile` (matmul-shaped nests packed and register-tiled)."""
     def __init__(self, kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
-                 unroll: int = UNROLL, sorted_cuts: bool = True):
+                 unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True):
         self.kernel, self.threads, self.split_masks, self.sorted_cuts = kernel, threads, split_masks, sorted_cuts
-        self.parallel_work, self.unroll = parallel_work, unroll
+        self.parallel_work, self.unroll, self.lanes, self.tile = parallel_work, unroll, lanes, tile
         self.instrs = lower(kernel)
         self.match = match_loops(self.instrs)            # LOOP position -> its ENDLOOP's (and back)
         self.types = {i.dst: i.dtype for i in self.instrs if isinstance(i, (Load, Const, Arith, Cast, Where, Acc))}
+        self.defs = definitions(self.instrs)
+        self.lane_ops = {i.acc: i.op for i in self.instrs if isinstance(i, Fold) and i.lane is not None}
+        self.lane_text = None                            # how a lane index is spelled inside a split lane loop (lanes)
         self.buf_types = {name: ref.dtype for name, ref in kernel.args}
         self.lines, self.functions, self.fresh, self.parallel_nests, self.split_loops = [], [], 0, [], []
         self.in_nest_function = False                    # rendering the body of a threaded nest's own function
@@ -115,6 +122,17 @@ class CRenderer:
         "The out-of-range flag as C: `limn_body`'s local, or, inside a threaded nest's function, the pointer to it."
         return "*bad" if self.in_nest_function else "bad"
 
+    def tileable(self, c) -> bool:
+        "A matmul-shaped nest (`contraction`) big enough to pay for packing its operands (tiled matmuls)."
+        return c.rows.extent * c.cols.extent * math.prod(v.extent for v in c.reduce) >= TILE_WORK
+
+    def laned(self, pc: int) -> bool:
+        "The loop at `pc` folds into lanes picked by its own variable, as `split_lanes` (chapter 06) lays them out (lanes)."
+        var = self.instrs[pc].var
+        folds = [i for i in self.instrs[pc + 1:self.match[pc]] if isinstance(i, Fold) and i.lane is not None]
+        lanes = self.defs[folds[0].acc].lanes if folds else 0
+        return bool(folds) and var.extent >= lanes and all(i.lane == Index.of(var) % lanes for i in folds)
+
     def innermost(self, pc: int) -> bool:
         "True when the LOOP at `pc` has no loop inside it."
         return not any(isinstance(i, Loop) for i in self.instrs[pc + 1:self.match[pc]])
@@ -124,7 +142,8 @@ class CRenderer:
         self.params = [f"{'' if name == 'out' else 'const '}{c_type(ref.dtype)} *restrict {name}" for name, ref in self.kernel.args]
         casts = ", ".join(f"({c_type(ref.dtype)} *)args[{i}]" for i, (name, ref) in enumerate(self.kernel.args))
         self.lines = ["  int bad = 0;"]
-        self.block(0, len(self.instrs), 1, {}, outer=[])
+        if self.tile and (c := contraction(self.kernel)) is not None and self.tileable(c): self.tiled(c)
+        else: self.block(0, len(self.instrs), 1, {}, outer=[])
         body = [f"static __attribute__((noinline)) int limn_body({', '.join(self.params)}) {{"] + self.lines + ["  return bad;", "}"]
         return "\n".join([PRELUDE] + self.functions + body + [f"int limn_kernel(void **args) {{ return limn_body({casts}); }}", ""])
 
@@ -145,6 +164,7 @@ def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
     ins, end = self.instrs[pc], self.match[pc]
     if self.threads and depth == 1 and not self.in_nest_function and (parallel := self.parallel_loops(pc)):
         return self.threaded(pc, parallel, resolved)
+    if self.lanes and self.innermost(pc) and self.laned(pc): return self.lane_loop(pc, depth, resolved, outer)
     if self.split_masks and self.innermost(pc): return self.innermost_loop(pc, end, depth, resolved, outer)
     if not ins.reduce and self.unroll > 1 and self.jammable(pc): return self.jammed(pc, depth, resolved, outer)
     if ins.reduce and self.unroll > 1 and self.unrollable(pc): return self.unrolled(pc, depth, resolved, outer)
@@ -168,42 +188,53 @@ def guarded(self: CRenderer, ins, pc: int, resolved: dict, value: str, dtype) ->
     return f"({' && '.join(c_check(c) for c in checks)}) ? {value} : ({c_type(dtype)})0"
 
 @patch
+def read(self: CRenderer, name: str) -> str:
+    "A value as C: its name, or for a laned accumulator its lanes combined in the IR's order (`combine_lanes`)."
+    if name not in self.lane_ops: return name
+    dt = self.types[name]
+    return combine_lanes([f"{name}[{l}]" for l in range(self.defs[name].lanes)], lambda a, b: c_arith(self.lane_ops[name], [a, b], dt, dt))
+
+@patch
+def fold(self: CRenderer, ins, old: str, dtype) -> str:
+    "One FOLD or ACCUM step on the running value `old`: `fma`/`fmaf` for a fused product (one rounding), else the op."
+    if (pair := fused_product(ins, self.defs)) is not None:
+        return f"{'fmaf' if dtype is float32 else 'fma'}({self.read(pair[0])}, {self.read(pair[1])}, {old})"
+    return c_arith(ins.op, [old, f"({c_type(dtype)}){self.read(ins.src)}"], dtype, dtype)
+
+@patch
 def instr(self: CRenderer, ins, pc: int, depth: int, resolved: dict):
     "One instruction other than LOOP/ENDLOOP, as C at indent `depth`."
-    if isinstance(ins, Load):
-        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {self.guarded(ins, pc, resolved, f'{ins.buf}[{c_index(ins.index)}]', ins.dtype)};")
-    elif isinstance(ins, Const):
-        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {self.guarded(ins, pc, resolved, c_literal(ins.value, ins.dtype), ins.dtype)};")
+    T, r = (c_type(ins.dtype) if hasattr(ins, "dtype") else None), self.read
+    if isinstance(ins, Load): self.emit(depth, f"const {T} {ins.dst} = {self.guarded(ins, pc, resolved, f'{ins.buf}[{c_index(ins.index)}]', ins.dtype)};")
+    elif isinstance(ins, Const): self.emit(depth, f"const {T} {ins.dst} = {self.guarded(ins, pc, resolved, c_literal(ins.value, ins.dtype), ins.dtype)};")
     elif isinstance(ins, Idx):
         x = ins.dst.name
-        self.emit(depth, f"int64_t {x} = (int64_t){ins.src};")
+        self.emit(depth, f"int64_t {x} = (int64_t){r(ins.src)};")
         self.emit(depth, f"if ({x} < 0 || {x} >= {ins.dst.extent}) {{")
         self.emit(depth + 1, "#pragma omp atomic write")
         self.emit(depth + 1, f"{self.bad} = 1;")
         self.emit(depth + 1, f"{x} = 0;")
         self.emit(depth, "}")
-    elif isinstance(ins, Arith):
-        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = {c_arith(ins.op, list(ins.srcs), ins.dtype, self.types[ins.srcs[0]])};")
-    elif isinstance(ins, Cast):
-        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = ({c_type(ins.dtype)}){ins.src};")
-    elif isinstance(ins, Where):
-        self.emit(depth, f"const {c_type(ins.dtype)} {ins.dst} = ({ins.cond} != 0) ? {ins.a} : {ins.b};")
-    elif isinstance(ins, Acc):
-        self.emit(depth, f"{c_type(ins.dtype)} {ins.dst} = {c_literal(ins.value, ins.dtype)};")
+    elif isinstance(ins, Arith): self.emit(depth, f"const {T} {ins.dst} = {c_arith(ins.op, [r(s) for s in ins.srcs], ins.dtype, self.types[ins.srcs[0]])};")
+    elif isinstance(ins, Cast): self.emit(depth, f"const {T} {ins.dst} = ({T}){r(ins.src)};")
+    elif isinstance(ins, Where): self.emit(depth, f"const {T} {ins.dst} = ({r(ins.cond)} != 0) ? {r(ins.a)} : {r(ins.b)};")
+    elif isinstance(ins, Acc) and ins.lanes > 1:
+        self.emit(depth, f"{T} {ins.dst}[{ins.lanes}] = {{{', '.join([c_literal(ins.value, ins.dtype)] * ins.lanes)}}};")
+    elif isinstance(ins, Acc): self.emit(depth, f"{T} {ins.dst} = {c_literal(ins.value, ins.dtype)};")
     elif isinstance(ins, Fold):
-        self.emit(depth, f"{ins.acc} = {c_arith(ins.op, [ins.acc, ins.src], self.types[ins.acc], self.types[ins.acc])};")
-    elif isinstance(ins, Store):
-        self.emit(depth, f"{ins.buf}[{c_index(ins.index)}] = ({c_type(self.buf_types[ins.buf])}){ins.src};")
+        at = ins.acc if ins.lane is None else f"{ins.acc}[{self.lane_text or c_index(ins.lane)}]"
+        self.emit(depth, f"{at} = {self.fold(ins, at, self.types[ins.acc])};")
+    elif isinstance(ins, Store): self.emit(depth, f"{ins.buf}[{c_index(ins.index)}] = ({c_type(self.buf_types[ins.buf])}){r(ins.src)};")
     elif isinstance(ins, Accum):
-        at, dt = f"{ins.buf}[{c_index(ins.index)}]", self.buf_types[ins.buf]
-        self.emit(depth, f"{at} = {c_arith(ins.op, [at, f'({c_type(dt)}){ins.src}'], dt, dt)};")
+        at = f"{ins.buf}[{c_index(ins.index)}]"
+        self.emit(depth, f"{at} = {self.fold(ins, at, self.buf_types[ins.buf])};")
     else: raise TypeError(f"unknown instruction {ins!r}")
 
 def render_c(kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
-             unroll: int = UNROLL, sorted_cuts: bool = True) -> str:
+             unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True) -> str:
     """C source of one kernel: `int limn_kernel(void **args)` over its args in calling order, returning 1 when a
     gather/scatter row was out of range. The options are `CRenderer`'s; `render_c(kernel, **PLAIN)` is the plain nest."""
-    return CRenderer(kernel, threads, split_masks, parallel_work, unroll, sorted_cuts).render()
+    return CRenderer(kernel, threads, split_masks, parallel_work, unroll, sorted_cuts, lanes, tile).render()
 
 # %% ../nbs/limn/08_backend_c.ipynb #80d96ca0
 class CompilerNotFound(RuntimeError):
@@ -380,7 +411,7 @@ def unrolled(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
     for step in range(u):
         self.emit(depth + 2, f"{{ const int64_t {red.name} = {base} + {step};")
         for q, ins in enumerate(body[:-1]): self.instr(ins, pc + 2 + q, depth + 3, resolved)
-        self.emit(depth + 3, f"{acc} = {c_arith(accum.op, [acc, f'({c_type(dt)}){accum.src}'], dt, dt)}; }}")
+        self.emit(depth + 3, f"{acc} = {self.fold(accum, acc, dt)}; }}")
     self.emit(depth + 2, f"{at} = {acc};")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
@@ -438,7 +469,7 @@ def jam_rows(self: CRenderer, pc: int, base: str, depth: int, resolved: dict, ou
         for k, acc in enumerate(accs):
             self.emit(depth + 2, f"{{ {set_row(k)} const int64_t {red.name} = {rbase} + {step};")
             for q, ins in enumerate(body[:-1]): self.instr(ins, pc + 3 + q, depth + 3, resolved)
-            self.emit(depth + 3, f"{acc} = {c_arith(accum.op, [acc, f'({c_type(dt)}){accum.src}'], dt, dt)}; }}")
+            self.emit(depth + 3, f"{acc} = {self.fold(accum, acc, dt)}; }}")
     for k, acc in enumerate(accs): self.emit(depth + 2, f"{{ {set_row(k)} {at} = {acc}; }}")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
@@ -517,6 +548,118 @@ def cut_nested(self: CRenderer, cuts: list, start: str, stop: str, pc, end, dept
         self.cut_nested(rest, piece_start, piece_stop, pc, end, depth + 1, {**resolved, check: inside}, outer, var)
     self.emit(depth, "}")
 
+# %% ../nbs/limn/08_backend_c.ipynb #f8b1c002
+@patch
+def lane_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
+    "The laned loop at `pc`: whole blocks of `lanes` steps, step l into lane l, then the rest, step r into lane r - whole."
+    var = self.instrs[pc].var
+    lanes = self.defs[next(i.acc for i in self.instrs[pc + 1:self.match[pc]] if isinstance(i, Fold) and i.lane is not None)].lanes
+    whole, base, lane = var.extent - var.extent % lanes, f"{var.name}_base", f"{var.name}_lane"
+    self.emit(depth, f"for (int64_t {base} = 0; {base} < {whole}; {base} += {lanes}) {{")
+    self.emit(depth + 1, f"for (int64_t {lane} = 0; {lane} < {lanes}; {lane}++) {{")
+    self.emit(depth + 2, f"const int64_t {var.name} = {base} + {lane};")
+    self.lane_text = lane
+    self.block(pc + 1, self.match[pc], depth + 2, resolved, outer + [var.name])
+    self.emit(depth + 1, "}")
+    self.emit(depth, "}")
+    if whole < var.extent:
+        self.lane_text = f"{var.name} - {whole}"
+        self.plain_loop(pc, depth, resolved, outer, start=str(whole))
+    self.lane_text = None
+
+# %% ../nbs/limn/08_backend_c.ipynb #f8b1c011
+TILE_ROWS = 5               # rows of the register tile: 5 x 2 vector accumulators + 2 + 1 = 13 of 16 AVX2 registers
+TILE_VECTOR_BYTES = 64      # a tile row: two 32-byte vectors, 16 float32 or 8 float64
+TILE_K = 256                # reduce steps per packed block
+PANEL_BYTES = 256 << 10     # the packed block of `b`: half of a 512 KiB L2
+
+def microkernel(T: str, fma: str, rows: int, cols: int) -> list:
+    """`limn_micro`: a rows x cols tile of cells += packed a (k-major, `rows` wide) times packed b (k-major, `cols`
+    wide), over kc steps, each cell one fused multiply-add per step in k order; `first` starts the cells at 0."""
+    unroll = "#pragma GCC unroll 16"
+    return [f"static inline void limn_micro(int64_t kc, const {T} *restrict a, const {T} *restrict b, {T} *restrict c, int64_t ldc, int first) {{",
+            f"  {T} acc[{rows}][{cols}];",
+            f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
+            f"    for (int j = 0; j < {cols}; j++) acc[i][j] = first ? ({T})0 : c[i * ldc + j];",
+            f"  for (int64_t k = 0; k < kc; k++) {{", f"    {unroll}", f"    for (int i = 0; i < {rows}; i++) {{",
+            f"      const {T} x = a[k * {rows} + i];", f"      {unroll}",
+            f"      for (int j = 0; j < {cols}; j++) acc[i][j] = {fma}(x, b[k * {cols} + j], acc[i][j]);", "    }", "  }",
+            f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
+            f"    for (int j = 0; j < {cols}; j++) c[i * ldc + j] = acc[i][j];", "}", ""]
+
+@patch
+def bind_k(self: CRenderer, c, depth: int, k: str):
+    "Declare the reduce variables at flat step `k` (the last one fastest, as the IR nests them)."
+    if len(c.reduce) == 1: return self.emit(depth, f"const int64_t {c.reduce[0].name} = {k};")
+    stride = 1
+    for v in reversed(c.reduce):
+        self.emit(depth, f"const int64_t {v.name} = ({k}) / {stride} % {v.extent};"); stride *= v.extent
+
+@patch
+def pack(self: CRenderer, c, var, instrs, value: str, dst: str, width: int, start: str, depth: int):
+    "Evaluate `value` (computed by `instrs`) into `dst[kk * width + q]` for kc steps and `width` values of `var` from `start`; 0 past its end."
+    T = c_type(c.dtype)
+    self.emit(depth, "for (int64_t kk = 0; kk < kc; kk++) {")
+    self.bind_k(c, depth + 1, "pc + kk")
+    self.emit(depth + 1, f"for (int64_t q = 0; q < {width}; q++) {{")
+    self.emit(depth + 2, f"const int64_t {var.name} = {start} + q;")
+    self.emit(depth + 2, f"{T} value = ({T})0;")
+    self.emit(depth + 2, f"if ({var.name} < {var.extent}) {{")
+    for ins in instrs: self.instr(ins, 0, depth + 3, {})
+    self.emit(depth + 3, f"value = {value};")
+    self.emit(depth + 2, "}")
+    self.emit(depth + 2, f"{dst}[kk * {width} + q] = value;")
+    self.emit(depth + 1, "}")
+    self.emit(depth, "}")
+
+# %% ../nbs/limn/08_backend_c.ipynb #f8b1c012
+@patch
+def tiled(self: CRenderer, c):
+    "The whole kernel as a packed, register-tiled, cache-blocked matmul over `c` (a `Contraction`); see above."
+    T, fma = c_type(c.dtype), "fmaf" if c.dtype is float32 else "fma"
+    mr, nr, K = TILE_ROWS, TILE_VECTOR_BYTES // c.dtype.itemsize, math.prod(v.extent for v in c.reduce)
+    ni, nj, kc = c.rows.extent, c.cols.extent, min(TILE_K, K)
+    nc = max(nr, min(PANEL_BYTES // (kc * c.dtype.itemsize) // nr * nr, -(-nj // nr) * nr))
+    ci, cj = c.out.coef(c.rows), c.out.coef(c.cols)
+    base = c.out - Index.of(c.rows) * ci - Index.of(c.cols) * cj
+    threaded = self.threads and ni * nj * K * math.prod(v.extent for v in c.outer) >= self.parallel_work
+    omp = lambda depth, text: self.emit(depth, text) if threaded else None
+    self.functions += microkernel(T, fma, mr, nr)
+    self.emit(1, f"{T} bpack[{kc * nc}] __attribute__((aligned(64)));     /* the packed block of b, shared */")
+    omp(1, "#pragma omp parallel")
+    self.emit(1, "{")
+    self.emit(2, f"{T} apack[{kc * mr}] __attribute__((aligned(64))), tile[{mr * nr}];     /* this thread's strip of a, an edge tile */")
+    depth = 2
+    for v in c.outer:
+        self.emit(depth, f"for (int64_t {v.name} = 0; {v.name} < {v.extent}; {v.name}++) {{"); depth += 1
+    self.emit(depth, f"{T} *cells = out + {c_index(base)};")
+    self.emit(depth, f"for (int64_t jc = 0; jc < {nj}; jc += {nc}) {{")
+    self.emit(depth + 1, f"const int64_t nc = {nj} - jc < {nc} ? {nj} - jc : {nc};")
+    self.emit(depth + 1, f"for (int64_t pc = 0; pc < {K}; pc += {kc}) {{")
+    d = depth + 2
+    self.emit(d, f"const int64_t kc = {K} - pc < {kc} ? {K} - pc : {kc};")
+    omp(d, "#pragma omp for schedule(static)")
+    self.emit(d, f"for (int64_t jr = 0; jr < nc; jr += {nr}) {{")
+    self.pack(c, c.cols, c.b_instrs, self.read(c.b), "(bpack + jr * kc)", nr, "jc + jr", d + 1)
+    self.emit(d, "}")
+    omp(d, "#pragma omp for schedule(dynamic)")
+    self.emit(d, f"for (int64_t ir = 0; ir < {ni}; ir += {mr}) {{")
+    self.pack(c, c.rows, c.a_instrs, self.read(c.a), "apack", mr, "ir", d + 1)
+    self.emit(d + 1, f"for (int64_t jr = 0; jr < nc; jr += {nr}) {{")
+    self.emit(d + 2, f"{T} *corner = cells + ir * {ci} + (jc + jr) * {cj};")
+    if cj == 1:
+        self.emit(d + 2, f"if (ir + {mr} <= {ni} && jc + jr + {nr} <= {nj}) {{ limn_micro(kc, apack, bpack + jr * kc, corner, {ci}, pc == 0); continue; }}")
+    rows_here, cols_here = f"(ir + i < {ni})", f"(jc + jr + j < {nj})"
+    self.emit(d + 2, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if (pc && {rows_here} && {cols_here}) tile[i * {nr} + j] = corner[i * {ci} + j * {cj}];")
+    self.emit(d + 2, f"limn_micro(kc, apack, bpack + jr * kc, tile, {nr}, pc == 0);")
+    self.emit(d + 2, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if ({rows_here} && {cols_here}) corner[i * {ci} + j * {cj}] = tile[i * {nr} + j];")
+    self.emit(d + 1, "}")
+    self.emit(d, "}")
+    self.emit(depth + 1, "}")
+    self.emit(depth, "}")
+    for v in c.outer: depth -= 1; self.emit(depth, "}")
+    self.emit(1, "}")
+
 # %% ../nbs/limn/08_backend_c.ipynb #d748407a
 def physical_cores() -> int:
     "Cores, not hardware threads: two threads of one core share its vector units, so a second one adds little."
@@ -530,15 +673,16 @@ class CBackend(Backend):
     "Renders the IR as C, compiles it with cc into a cached shared library, and calls it through ctypes."
     name = "c"
     def __init__(self, threads: bool = True, split_masks: bool = True, cache_dir: str | None = None,
-                 parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True):
-        self.cc, self.unroll, self.sorted_cuts = find_cc(), unroll, sorted_cuts
+                 parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True,
+                 tile: bool = True):
+        self.cc, self.unroll, self.sorted_cuts, self.lanes, self.tile = find_cc(), unroll, sorted_cuts, lanes, tile
         self.flags = probe_flags(self.cc)
         self.threads = threads and "-fopenmp" in self.flags
         self.split_masks, self.cache_dir, self.parallel_work = split_masks, cache_dir or default_cache_dir(), parallel_work
         self.cc_runs = 0                              # times cc actually ran (a disk-cache hit does not count)
         if self.threads: os.environ.setdefault("OMP_NUM_THREADS", str(physical_cores()))
     def render(self, kernel) -> str:
-        return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll, self.sorted_cuts)
+        return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll, self.sorted_cuts, self.lanes, self.tile)
     def compile(self, source: str, kernel):
         path, ran = build_library(source, self.cc, self.flags, self.cache_dir)
         self.cc_runs += ran
@@ -546,7 +690,7 @@ class CBackend(Backend):
     def compile_many(self, items: list) -> list:
         "Several kernels in one library (one cc run): each function renamed `limn_kernel_<i>`, the prelude shared."
         if len(items) == 1: return [self.compile(*items[0])]
-        parts = [PRELUDE] + [source[len(PRELUDE):].replace("int limn_kernel(", f"int limn_kernel_{i}(", 1).replace("limn_body(", f"limn_body_{i}(").replace("limn_nest", f"limn_{i}_nest")
+        parts = [PRELUDE] + [source[len(PRELUDE):].replace("int limn_kernel(", f"int limn_kernel_{i}(", 1).replace("limn_body(", f"limn_body_{i}(").replace("limn_nest", f"limn_{i}_nest").replace("limn_micro", f"limn_{i}_micro")
                              for i, (source, _) in enumerate(items)]
         path, ran = build_library("".join(parts), self.cc, self.flags, self.cache_dir)
         self.cc_runs += ran
@@ -562,7 +706,8 @@ def check_dtypes(sinks) -> None:
 class CDevice(JitDevice):
     "`set_device('c')`: the shared executor over `CBackend`. Fails here, not later, when there is no usable cc."
     def __init__(self, threads: bool = True, split_masks: bool = True, cache_dir: str | None = None,
-                 parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True):
-        super().__init__(CBackend(threads, split_masks, cache_dir, parallel_work, unroll, sorted_cuts), check=check_dtypes)
+                 parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True,
+                 tile: bool = True):
+        super().__init__(CBackend(threads, split_masks, cache_dir, parallel_work, unroll, sorted_cuts, lanes, tile), check=check_dtypes)
 
 register_device("c", CDevice)

@@ -7,7 +7,8 @@ This layer may not know about any backend: nothing here names a source language,
 # %% ../nbs/limn/06_codegen.ipynb #d2b351bf
 from __future__ import annotations
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 import numpy as np
 from fastcore.basics import patch
 from .ops import Ops, Node, DType, REDUCE_OPS
@@ -16,10 +17,12 @@ from .device import numpy_op, numpy_cast
 from .schedule import schedule, Schedule, Kernel
 
 # %% auto #0
-__all__ = ['OPCODES', 'Var', 'Div', 'Mod', 'Index', 'Check', 'Loop', 'EndLoop', 'match_loops', 'Const', 'Load', 'Idx', 'Arith',
-           'Cast', 'Where', 'Acc', 'Fold', 'Store', 'Accum', 'flat_index', 'unravel', 'reduce_identity', 'loop_vars',
-           'accesses', 'walks_in_order', 'loop_order', 'lower', 'lower_schedule', 'format_kernel', 'format_schedule',
-           'ir', 'draw_nest', 'interpret', 'run_ir', 'split_var', 'mask_edges']
+__all__ = ['OPCODES', 'REDUCE_LANES', 'Var', 'Div', 'Mod', 'Index', 'Check', 'Loop', 'EndLoop', 'match_loops', 'Const', 'Load',
+           'Idx', 'Arith', 'Cast', 'Where', 'Acc', 'Fold', 'Store', 'Accum', 'definitions', 'fused_product',
+           'combine_lanes', 'split_lanes', 'reduction_error', 'flat_index', 'unravel', 'reduce_identity', 'loop_vars',
+           'accesses', 'walks_in_order', 'loop_order', 'lower', 'lower_schedule', 'Contraction', 'operands',
+           'index_vars', 'contraction', 'format_kernel', 'format_schedule', 'ir', 'draw_nest', 'fma', 'interpret',
+           'run_ir', 'split_var', 'mask_edges']
 
 # %% ../nbs/limn/06_codegen.ipynb #b41e887c
 @dataclass(frozen=True)
@@ -240,19 +243,26 @@ class Where:
 
 @dataclass(frozen=True)
 class Acc:
-    "ACC: a register accumulator dst starts at the reduce identity `value` (its dtype is the compute width)."
+    """ACC: a register accumulator dst starts at the reduce identity `value` (its dtype is the compute width). With
+    `lanes` > 1 it is that many partial totals, each starting at `value`: a FOLD with a `lane` index folds into one of
+    them, and any other instruction that reads dst reads the lanes combined in `combine_lanes`' fixed order."""
     dst: str
     value: object
     dtype: DType
-    def render(self): return f"ACC     {self.dst} = {self.value!r} : {self.dtype.name}"
+    lanes: int = 1
+    def render(self): return f"ACC     {self.dst} = {self.value!r} : {self.dtype.name}" + (f" x{self.lanes} lanes" if self.lanes > 1 else "")
 
 @dataclass(frozen=True)
 class Fold:
-    "FOLD: acc = op(acc, src), op ADD or MAX: one step of a register reduce."
+    """FOLD: acc = op(acc, src), op ADD or MAX: one step of a register reduce; with a `lane` index, into that lane of a
+    laned ACC. An ADD of a float MUL takes the product unrounded (`fused_product`)."""
     acc: str
     op: Ops
     src: str
-    def render(self): return f"FOLD    {self.acc} = {self.op.name} {self.acc}, {self.src}"
+    lane: Index | None = None
+    def render(self):
+        at = self.acc if self.lane is None else f"{self.acc}[{self.lane.render()}]"
+        return f"FOLD    {at} = {self.op.name} {at}, {self.src}"
 
 # %% ../nbs/limn/06_codegen.ipynb #e4c5be56
 @dataclass(frozen=True)
@@ -265,7 +275,7 @@ class Store:
 
 @dataclass(frozen=True)
 class Accum:
-    "ACCUM: buf[index] = op(buf[index], src), op ADD or MAX: a reduce folding through memory, or a scatter's add."
+    "ACCUM: buf[index] = op(buf[index], src), op ADD or MAX: a reduce folding through memory, or a scatter's add. ADD of a float MUL: fused."
     buf: str
     index: Index
     op: Ops
@@ -275,6 +285,42 @@ class Accum:
         return f"ACCUM   {at} = {self.op.name} {at}, {self.src}"
 
 OPCODES = (Loop, EndLoop, Const, Load, Idx, Arith, Cast, Where, Acc, Fold, Store, Accum)
+
+# %% ../nbs/limn/06_codegen.ipynb #f7a1c002
+REDUCE_LANES = 16      # partial totals of a laned reduce: two AVX2 float32 vectors, one AVX-512 vector, four NEON ones
+
+def definitions(instrs) -> dict:
+    "Each value name mapped to the instruction that assigns it (an accumulator to its ACC)."
+    return {i.dst: i for i in instrs if isinstance(getattr(i, "dst", None), str)}
+
+def fused_product(ins, defs: dict):
+    """(a, b) when the FOLD or ACCUM `ins` adds a float product a * b of its own width, the IR's one fusion rule: the
+    fold is then fma(a, b, acc), rounded once. None otherwise (MAX, ints, half widths, any other operand)."""
+    if not isinstance(ins, (Fold, Accum)) or ins.op is not Ops.ADD: return None
+    src = defs.get(ins.src)
+    if not isinstance(src, Arith) or src.op is not Ops.MUL or not src.dtype.is_float or src.dtype.is_half: return None
+    return src.srcs
+
+def combine_lanes(values: list, fold):
+    "Lanes as one value, neighbours first: ((l0 . l1) . (l2 . l3)) . ... for `fold` (the reduce's op) on a power of two."
+    if len(values) == 1: return values[0]
+    half = len(values) // 2
+    return fold(combine_lanes(values[:half], fold), combine_lanes(values[half:], fold))
+
+def split_lanes(instrs: list, var: Var, lanes: int = REDUCE_LANES) -> list:
+    "The register reduce of `instrs` spread over `lanes` totals: the term at `var` = r folds into lane r mod lanes."
+    lane = Index.of(var) % lanes
+    return [replace(i, lanes=lanes) if isinstance(i, Acc) else replace(i, lane=lane) if isinstance(i, Fold) else i for i in instrs]
+
+# %% ../nbs/limn/06_codegen.ipynb #f7a1c004
+def reduction_error(n: int, dtype: DType, lanes: int = 1, products: bool = False) -> float:
+    """gamma_m for a sum of n terms of `dtype` folded sequentially into `lanes` lanes combined pairwise (one more
+    rounding per term for products): |computed - exact| <= gamma_m * sum |x_i|. Valid while m * u < 1."""
+    u = float(np.finfo(dtype.np).eps) / 2
+    per_lane = -(-n // lanes) if n else 0
+    m = max(per_lane - 1, 0) + (math.ceil(math.log2(lanes)) if lanes > 1 else 0) + (1 if products else 0)
+    if m * u >= 1: raise ValueError(f"n={n} terms of {dtype.name} in {lanes} lanes: m*u = {m * u} >= 1, no bound of this form")
+    return m * u / (1 - m * u)
 
 # %% ../nbs/limn/06_codegen.ipynb #78bf20d6
 def flat_index(idx, shape) -> Index:
@@ -468,13 +514,86 @@ def lower(kernel: Kernel) -> list:
         low.instrs.append(Store("out", at, low.cast(v, out.dtype)))
         close(order)
     kernel.instrs = low.instrs
-    return low.instrs
+    if in_register and order and order[-1] in kernel.reduce_axes and kernel.loop_shape[order[-1]] >= REDUCE_LANES \
+            and contraction(kernel) is None:
+        kernel.instrs = split_lanes(low.instrs, var[order[-1]])
+    return kernel.instrs
 
 # %% ../nbs/limn/06_codegen.ipynb #327bcadf
 def lower_schedule(sched: Schedule) -> Schedule:
     "Lower every kernel of `sched` (in place) and return it."
     for k in sched.kernels: lower(k)
     return sched
+
+# %% ../nbs/limn/06_codegen.ipynb #f7a1c011
+@dataclass(frozen=True)
+class Contraction:
+    """out[outer..., rows, cols] = sum over k of a(outer, rows, k) * b(outer, cols, k), each cell folding its terms in
+    k order (k: the `reduce` variables, outermost first), fused, from 0. `a_instrs`/`b_instrs` compute the factors
+    (in IR order) from the loop variables alone; `out` is the cell's index into the output."""
+    rows: Var
+    cols: Var
+    reduce: tuple
+    outer: tuple
+    a: str
+    b: str
+    a_instrs: tuple
+    b_instrs: tuple
+    out: Index
+    dtype: DType
+
+def operands(ins) -> tuple:
+    "Names of the values an instruction reads."
+    if isinstance(ins, Arith): return ins.srcs
+    if isinstance(ins, Where): return (ins.cond, ins.a, ins.b)
+    if isinstance(ins, Fold): return (ins.acc, ins.src)
+    return (ins.src,) if isinstance(ins, (Cast, Store, Accum, Idx)) else ()
+
+def index_vars(ins) -> set:
+    "Names of the loop variables an instruction's own addresses and range checks read."
+    idx = ([ins.index] if isinstance(ins, (Load, Store, Accum)) else []) + [c.index for c in getattr(ins, "valid", ())]
+    return {v.name for ix in idx for v in ix.variables()}
+
+def _chain(body, name) -> tuple:
+    "The instructions of `body` that `name` is computed from, in order."
+    want, out = {name}, []
+    for ins in reversed(body):
+        if ins.dst in want: out.append(ins); want |= set(operands(ins))
+    return tuple(reversed(out))
+
+# %% ../nbs/limn/06_codegen.ipynb #f7a1c012
+def contraction(kernel: Kernel) -> Contraction | None:
+    "The kernel as a `Contraction` when its nest is matmul-shaped (see above), else None."
+    instrs = lower(kernel)
+    if kernel.op is not Ops.SUM: return None
+    defs, match = definitions(instrs), match_loops(instrs)
+    folds = [pc for pc, i in enumerate(instrs) if isinstance(i, (Fold, Accum))]
+    if len(folds) != 1 or (product := fused_product(instrs[folds[0]], defs)) is None: return None
+    pc, fold = folds[0], instrs[folds[0]]
+    around = [p for p in range(pc) if isinstance(instrs[p], Loop) and match[p] > pc]
+    if not around or match[around[-1]] != pc + 1: return None            # the fold must end the innermost loop
+    body = instrs[around[-1] + 1:pc]
+    if not all(isinstance(i, (Load, Const, Arith, Cast, Where)) for i in body): return None
+    needs = {}
+    for ins in body: needs[ins.dst] = index_vars(ins).union(*(needs.get(s, set()) for s in operands(ins)))
+    a, b = product
+    if a not in needs or b not in needs: return None
+    loops = [instrs[p] for p in around]
+    reduce, kept = tuple(l.var for l in loops if l.reduce), [l.var for l in loops if not l.reduce]
+    rows = [v for v in kept if v.name in needs[a] and v.name not in needs[b]]
+    cols = [v for v in kept if v.name in needs[b] and v.name not in needs[a]]
+    if not reduce or not rows or not cols or any(l.var.extent == 0 for l in loops): return None
+    if isinstance(fold, Accum): out = fold.index
+    else:
+        stores = [i for i in instrs if isinstance(i, Store) and i.src == fold.acc]
+        if len(stores) != 1: return None
+        out = stores[0].index
+    if any(v in out.variables() for v in reduce): return None
+    row = max(rows, key=lambda v: v.extent)
+    col = max(cols, key=lambda v: (out.coef(v) == 1, v.extent))           # unit stride in the output, else the longest
+    if any(isinstance(t, (Div, Mod)) and t.num.variables() & {row, col} for t, _ in out.terms): return None
+    outer = tuple(v for v in kept if v not in (row, col))
+    return Contraction(row, col, reduce, outer, a, b, _chain(body, a), _chain(body, b), out, kernel.output.dtype)
 
 # %% ../nbs/limn/06_codegen.ipynb #0809ebff
 def format_kernel(kernel: Kernel) -> str:
@@ -533,14 +652,48 @@ def draw_nest(kernel: Kernel):
     for tail, head, attrs in edges: g.edge(tail, head, **attrs)
     return g
 
+# %% ../nbs/limn/06_codegen.ipynb #f7a1c020
+def fma(a, b, c, dtype: DType):
+    """a * b + c rounded once to `dtype` (float32 or float64), as C's fmaf/fma. float64: the exact value as a Fraction,
+    then Python's correctly rounded conversion. float32: a * b is exact in float64 (24 + 24 bits), and TwoSum gives
+    s + e = a*b + c exactly; rounding s to float32 is correct unless s lies exactly halfway between two float32s
+    (a float64 can), and then the sign of e picks the side."""
+    a, b, c = float(a), float(b), float(c)
+    if not all(map(math.isfinite, (a, b, c))): return dtype.np.type(a * b + c)       # inf/nan: as IEEE says, unrounded
+    if dtype.np == np.float64:
+        exact = Fraction(a) * Fraction(b) + Fraction(c)
+        if exact == 0: return np.float64(a * b + c)           # then a*b = -c is exact, and IEEE's sign of zero follows
+        try: return np.float64(float(exact))
+        except OverflowError: return np.float64(math.copysign(math.inf, exact))
+    p = a * b
+    s = p + c
+    if not math.isfinite(s): return np.float32(s)
+    bp = s - c; e = (p - bp) + (c - (s - bp))                   # TwoSum (Knuth): s + e == p + c exactly
+    t = np.float32(s)
+    if e != 0 and float(t) != s and math.isfinite(float(t)):
+        other = np.nextafter(t, np.float32(math.copysign(math.inf, s - float(t))))
+        if float(t) + float(other) == 2 * s: t = max(t, other) if e > 0 else min(t, other)
+    return t
+
+def _fold(ins, old, dtype, read, defs):
+    "One FOLD or ACCUM step: the numpy device's op, or a fused multiply-add (`fused_product`)."
+    pair = fused_product(ins, defs)
+    if pair: return fma(read(pair[0]), read(pair[1]), old, dtype)
+    return numpy_op(ins.op, [old, read(ins.src)], dtype)
+
 # %% ../nbs/limn/06_codegen.ipynb #5c5e266a
 def interpret(kernel: Kernel, arrays: dict) -> None:
     """Run `kernel.instrs` one instruction at a time. `arrays` maps each arg name (in0, ..., out) to a flat numpy array;
     `out` is written in place. A LOAD or STORE outside its array, or an IDX row out of range, raises. What ARITH, FOLD,
-    ACCUM, WHERE and CAST compute is the numpy device's `numpy_op`/`numpy_cast`, one scalar at a time."""
+    ACCUM, WHERE and CAST compute is the numpy device's `numpy_op`/`numpy_cast`, one scalar at a time, except the IR's
+    own two rules: a fused product (`fma`) and lanes, read through `combine_lanes`."""
     instrs = lower(kernel)
-    match = match_loops(instrs)
+    match, defs = match_loops(instrs), definitions(instrs)
+    lane_op = {i.acc: i.op for i in instrs if isinstance(i, Fold) and i.lane is not None}
     env, vals, dtypes, pc = {}, {}, {}, 0
+    def read(name):
+        if name not in lane_op: return vals[name]
+        return combine_lanes(vals[name], lambda x, y: numpy_op(lane_op[name], [x, y], dtypes[name]))
     def index(i):
         at = i.index.eval(env)
         if not 0 <= at < arrays[i.buf].size: raise IndexError(f"{kernel.name}: {i.render()} reads {i.buf}[{at}], outside {arrays[i.buf].size} elements")
@@ -557,27 +710,31 @@ def interpret(kernel: Kernel, arrays: dict) -> None:
             elif isinstance(ins, (Const, Acc)):
                 ok = all(c.holds(env) for c in getattr(ins, "valid", ()))
                 vals[ins.dst], dtypes[ins.dst] = np.array(ins.value if ok else 0, dtype=ins.dtype.np)[()], ins.dtype
+                if getattr(ins, "lanes", 1) > 1: vals[ins.dst] = [vals[ins.dst]] * ins.lanes
             elif isinstance(ins, Load):
                 ok = all(c.holds(env) for c in ins.valid)
                 vals[ins.dst] = arrays[ins.buf][index(ins)] if ok else ins.dtype.np.type(0)
                 dtypes[ins.dst] = ins.dtype
             elif isinstance(ins, Idx):
-                row = int(vals[ins.src])
+                row = int(read(ins.src))
                 if not 0 <= row < ins.dst.extent: raise ValueError(f"{kernel.name}: row index {row} outside [0, {ins.dst.extent})")
                 env[ins.dst.name] = row
             elif isinstance(ins, Arith):
-                vals[ins.dst], dtypes[ins.dst] = numpy_op(ins.op, [vals[s] for s in ins.srcs], ins.dtype), ins.dtype
+                vals[ins.dst], dtypes[ins.dst] = numpy_op(ins.op, [read(s) for s in ins.srcs], ins.dtype), ins.dtype
             elif isinstance(ins, Cast):
-                vals[ins.dst], dtypes[ins.dst] = numpy_cast(vals[ins.src], dtypes[ins.src], ins.dtype), ins.dtype
+                vals[ins.dst], dtypes[ins.dst] = numpy_cast(read(ins.src), dtypes[ins.src], ins.dtype), ins.dtype
             elif isinstance(ins, Where):
-                vals[ins.dst], dtypes[ins.dst] = numpy_op(Ops.WHERE, [vals[ins.cond], vals[ins.a], vals[ins.b]], ins.dtype), ins.dtype
+                vals[ins.dst], dtypes[ins.dst] = numpy_op(Ops.WHERE, [read(ins.cond), read(ins.a), read(ins.b)], ins.dtype), ins.dtype
             elif isinstance(ins, Fold):
-                vals[ins.acc] = numpy_op(ins.op, [vals[ins.acc], vals[ins.src]], dtypes[ins.acc])
+                if ins.lane is None: vals[ins.acc] = _fold(ins, vals[ins.acc], dtypes[ins.acc], read, defs)
+                else:
+                    lane = ins.lane.eval(env)
+                    vals[ins.acc][lane] = _fold(ins, vals[ins.acc][lane], dtypes[ins.acc], read, defs)
             elif isinstance(ins, Store):
-                arrays[ins.buf][index(ins)] = vals[ins.src]
+                arrays[ins.buf][index(ins)] = read(ins.src)
             elif isinstance(ins, Accum):
                 at, buf = index(ins), arrays[ins.buf]
-                buf[at] = numpy_op(ins.op, [buf[at], vals[ins.src]], kernel.output.dtype if ins.buf == "out" else dtypes[ins.src])
+                buf[at] = _fold(ins, buf[at], kernel.output.dtype if ins.buf == "out" else dtypes[ins.src], read, defs)
             else: raise TypeError(f"unknown instruction {ins!r}")
 
 # %% ../nbs/limn/06_codegen.ipynb #5c5e266c

@@ -147,6 +147,22 @@ def _(rng, dt):
 def _(rng, dt):
     return _data(rng, (6, 4), dt) @ _data(rng, (4,), dt)
 
+# big enough for the c device's tiled rendering (rows and columns that leave tile remainders), every operand layout
+@case("matmul_tiled_layouts", (float64, float32, int32))
+def _(rng, dt):
+    a, b, bt, at = _data(rng, (17, 20), dt), _data(rng, (20, 18), dt), _data(rng, (18, 20), dt), _data(rng, (20, 17), dt)
+    return [a @ b, a @ bt.transpose(), at.transpose() @ b, (a * 2).relu() @ b]
+
+@case("matmul_batched_tiled", (float32,))
+def _(rng, dt):
+    return _data(rng, (2, 9, 24), dt) @ _data(rng, (2, 24, 21), dt)
+
+# long reductions over a contiguous axis: laned in the IR (16 partial totals), with a remainder
+@case("laned_reductions", (float64, float32, int32, int8))
+def _(rng, dt):
+    x, y = _data(rng, (5, 83), dt), _data(rng, (5, 83), dt)
+    return [x.sum(1), (x * y).sum(1), x.max(1), x.sum()]
+
 # --- softmax family (floats) ----------------------------------------------------------------------------------------
 @case("softmax", FLOAT_DTYPES)
 def _(rng, dt):

@@ -2,7 +2,7 @@
 held to its certified tolerance, limn.verify.sink_tolerance; the rest to the fixed one), threaded against serial and cut against
 uncut (exactly), plus the compile cache, flag fallback, and the errors it must give. Correctness only: timings live in
 examples/bench_matmul.py."""
-import os, stat, sys, pathlib
+import os, stat, sys, pathlib, math, ctypes
 import numpy as np
 import pytest
 import limn
@@ -10,9 +10,9 @@ from limn import Tensor, use_device, set_device, realize, register_device
 from limn.ops import Ops, float16, bfloat16, float32, float64
 from limn.verify import sink_tolerance
 import limn.backend_c as backend_c
-from limn.backend_c import CDevice, CBackend, CompilerError, CompilerNotFound, render_c, probe_flags, PLAIN, JAM, UNROLL
+from limn.backend_c import CDevice, CBackend, CompilerError, CompilerNotFound, render_c, probe_flags, PLAIN, JAM, UNROLL, TILE_K
 from limn.schedule import schedule
-from limn.codegen import lower
+from limn.codegen import lower, fma, reduction_error, REDUCE_LANES
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from graph_corpus import CORPUS, tolerance, C_DTYPES
@@ -87,7 +87,7 @@ def test_large_nests_threaded_exactly():
         xp = Tensor(x).pad(((0, 0), (1, 1), (1, 1)))
         conv = sum(xp[:, i:i + 64, j:j + 64] * float(w[i, j]) for i in range(3) for j in range(3))
         return [Tensor(a) @ Tensor(b), conv, Tensor(x).sum(1, keepdim=True), Tensor(a).max(0)]
-    default, serial = CDevice(), CDevice(threads=False, split_masks=False, unroll=1)
+    default, serial = CDevice(), CDevice(**PLAIN)
     got = default.realize([t.node for t in graphs()])
     ref = serial.realize([t.node for t in graphs()])
     with use_device("numpy"): want = [t.numpy() for t in graphs()]
@@ -95,7 +95,7 @@ def test_large_nests_threaded_exactly():
         assert g.array.tobytes() == r.array.tobytes()
         np.testing.assert_allclose(g.array, expected, rtol=1e-5, atol=1e-5)
     srcs = [render_c(k) for k in schedule([t.node for t in graphs()]).kernels]
-    assert sum("#pragma omp parallel for" in s for s in srcs) >= 3
+    assert sum("#pragma omp parallel" in s for s in srcs) >= 3 and any("limn_micro" in s for s in srcs)
 
 def _sgd_steps(device, steps: int, seed=1) -> list:
     "A least-squares training loop on `device`; the (plans, compiles, cc runs) counters after each step."
@@ -253,19 +253,87 @@ def test_mask_cuts_bit_identical(sorted_cuts, tmp_path):
 
 @pytest.mark.parametrize("m", [97, 98, 99, 100])
 def test_threaded_rows_with_a_remainder(m):
-    """Row counts leaving every remainder modulo JAM, and a reduce longer than UNROLL with a remainder of its own: the
-    jammed and unrolled nest, threaded or not, gives the plain nest's bits and the numpy device's values. The rows after the
-    last whole group of JAM run in a serial loop after the parallel one; if that loop started one row early, the row
-    would be folded twice."""
+    """Unroll-and-jam (what a reduce through memory gets when it is not tiled): row counts leaving every remainder modulo
+    JAM and a reduce longer than UNROLL with a remainder of its own, threaded or not, give the plain nest's bits and the
+    numpy device's values. A leftover-row loop starting one row early would fold that row twice."""
     k = 67
     assert k > UNROLL and k % UNROLL
     rng = np.random.default_rng(m)
     a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, 33)).astype(np.float32)
     graph = lambda: [(Tensor(a) @ Tensor(b)).node]
-    src = render_c(schedule(graph()).kernels[0])
+    src = render_c(schedule(graph()).kernels[0], tile=False)
     assert f"i0_base < {m - m % JAM}; i0_base += {JAM}) limn_nest" in src and "#pragma omp parallel for" in src
-    got, plain = CDevice().realize(graph())[0].array, CDevice(**PLAIN).realize(graph())[0].array
-    serial = CDevice(threads=False).realize(graph())[0].array           # jammed and unrolled without threads
+    got, plain = CDevice(tile=False).realize(graph())[0].array, CDevice(**PLAIN).realize(graph())[0].array
+    serial = CDevice(threads=False, tile=False).realize(graph())[0].array         # jammed and unrolled without threads
     assert got.tobytes() == plain.tobytes() and serial.tobytes() == plain.tobytes()
     with use_device("numpy"): want = (Tensor(a) @ Tensor(b)).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+LAYOUTS = {"A@B": lambda a, b: a @ b, "A@B^T": lambda a, b: a @ b.transpose(-1, -2),
+           "A^T@B": lambda a, b: a.transpose(-1, -2) @ b, "batched": lambda a, b: a @ b}
+OPERANDS = {"A@B": ((None, 300), (300, 37)), "A@B^T": ((None, 300), (37, 300)), "A^T@B": ((300, None), (300, 37)),
+            "batched": ((3, None, 300), (3, 300, 37))}
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("m", [96, 97, 98, 99, 100, 101])
+def test_tiled_matmul_threaded_bit_identical(layout, m):
+    """Tiled matmuls in every operand layout, with row counts leaving every remainder modulo TILE_ROWS, 37 columns (not
+    a multiple of the 16-wide tile) and 300 reduce steps (two packed blocks of TILE_K): threaded with every nest handed
+    to the team, or serial, the result has the plain nest's bits, and differs from numpy's by at most the sum of the two
+    orders' error bounds, 2 * gamma_K * (|A| @ |B|) (codegen.reduction_error)."""
+    rng = np.random.default_rng(m)
+    shapes = [tuple(m if s is None else s for s in shape) for shape in OPERANDS[layout]]
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+    graph = lambda: [LAYOUTS[layout](Tensor(a), Tensor(b)).node]
+    src = render_c(schedule(graph()).kernels[-1], parallel_work=0)
+    assert "limn_micro(kc, apack" in src and "#pragma omp for schedule(dynamic)" in src and TILE_K < 300
+    threaded = CDevice(parallel_work=0).realize(graph())[0].array
+    serial, plain = CDevice(threads=False).realize(graph())[0].array, CDevice(**PLAIN).realize(graph())[0].array
+    assert threaded.tobytes() == plain.tobytes() and serial.tobytes() == plain.tobytes()
+    with use_device("numpy"): want = LAYOUTS[layout](Tensor(a), Tensor(b)).numpy()
+    magnitude = LAYOUTS[layout](Tensor(np.abs(a).astype(np.float64)), Tensor(np.abs(b).astype(np.float64)))
+    with use_device("numpy"): magnitude = magnitude.numpy()
+    assert np.all(np.abs(threaded.reshape(want.shape).astype(np.float64) - want) <= 2 * reduction_error(300, float32, products=True) * magnitude)
+
+
+@pytest.mark.parametrize("rows", [33, 34, 35])
+@pytest.mark.parametrize("k", [64, 83, 250])
+def test_laned_reductions_threaded_bit_identical(rows, k):
+    """Reductions over a contiguous axis of k >= 64 steps, laned (REDUCE_LANES partial totals) with a remainder when k is
+    not a multiple of 16, on row counts that do not divide among threads: threaded (every nest handed to the team) and
+    serial give the plain nest's bits, and each sum lies within reduction_error's bound of the exact value."""
+    rng = np.random.default_rng(rows * k)
+    x, y = rng.standard_normal((rows, k)).astype(np.float32), rng.standard_normal((rows, k)).astype(np.float32)
+    xd = rng.standard_normal((rows, k))
+    graph = lambda: [Tensor(x).sum(1).node, (Tensor(x) * Tensor(y)).sum(1).node, Tensor(x).max(1).node, (Tensor(xd) * Tensor(xd)).sum(1).node]
+    kernels = schedule(graph()).kernels
+    assert all("_lane" in render_c(kr, parallel_work=0) and "#pragma omp parallel for" in render_c(kr, parallel_work=0) for kr in kernels)
+    threaded = [r.array for r in CDevice(parallel_work=0).realize(graph())]
+    serial, plain = [r.array for r in CDevice(threads=False).realize(graph())], [r.array for r in CDevice(**PLAIN).realize(graph())]
+    for t, s, p in zip(threaded, serial, plain): assert t.tobytes() == p.tobytes() and s.tobytes() == p.tobytes()
+    terms = [x.astype(np.float64), x.astype(np.float64) * y, None, xd * xd]
+    for got, t, dtype, products in zip(threaded, terms, (float32, float32, None, float64), (False, True, None, True)):
+        if t is None: np.testing.assert_array_equal(got.reshape(-1), x.max(1)); continue
+        exact = np.array([math.fsum(row) for row in t])
+        assert np.all(np.abs(got.reshape(-1) - exact) <= reduction_error(k, dtype, REDUCE_LANES, products) * np.abs(t).sum(1))
+
+
+def test_interpreter_fma_is_c_fma(tmp_path):
+    """The IR interpreter's fused multiply-add (codegen.fma) gives C's fmaf/fma bits, on random triples, on cancellations,
+    and on a float32 case a float64 intermediate would round twice."""
+    cc = backend_c.find_cc()
+    src = "#include <math.h>\nfloat f32(float a, float b, float c) { return fmaf(a, b, c); }\ndouble f64(double a, double b, double c) { return fma(a, b, c); }\n"
+    lib = ctypes.CDLL(backend_c.build_library(src, cc, probe_flags(cc), str(tmp_path))[0])
+    lib.f32.restype, lib.f32.argtypes = ctypes.c_float, [ctypes.c_float] * 3
+    lib.f64.restype, lib.f64.argtypes = ctypes.c_double, [ctypes.c_double] * 3
+    rng = np.random.default_rng(0)
+    cases = [tuple(rng.standard_normal(3) * np.exp2(rng.integers(-40, 40, 3))) for _ in range(3000)]
+    cases += [(a, b, -a * b * (1 + rng.standard_normal() * 1e-7)) for a, b in rng.standard_normal((500, 2))]
+    cases += [(1 + 2**-23, 2**-24 * (1 - 2**-23), s * (1 + 2**-23)) for s in (1, -1)]      # the exact value is just off a float32 midpoint
+    for a, b, c in cases:
+        a32, b32, c32 = np.float32(a), np.float32(b), np.float32(c)
+        assert fma(a32, b32, c32, float32).tobytes() == np.float32(lib.f32(a32, b32, c32)).tobytes(), (a, b, c)
+        assert fma(a, b, c, float64) == lib.f64(a, b, c), (a, b, c)
+    a, b, c = np.float32(1 + 2**-23), np.float32(2**-24 * (1 - 2**-23)), np.float32(1 + 2**-23)
+    assert np.float32(np.float64(a) * np.float64(b) + np.float64(c)) != fma(a, b, c, float32)     # the case double rounding gets wrong

@@ -140,3 +140,35 @@ def test_edge_shapes(name):
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+def test_corpus_exercises_lanes_and_fused_products():
+    "The corpus reaches the IR's two reduction rules: a laned accumulator and a fold of a fused product, in both forms."
+    from limn.codegen import Fold, definitions, fused_product
+    lanes = fused_fold = fused_accum = 0
+    for case in CORPUS:
+        for k in lower_schedule(schedule([t.node for t in case.build()])).kernels:
+            defs = definitions(k.instrs)
+            lanes += sum(1 for i in k.instrs if isinstance(i, Acc) and i.lanes > 1)
+            fused_fold += sum(1 for i in k.instrs if isinstance(i, Fold) and fused_product(i, defs))
+            fused_accum += sum(1 for i in k.instrs if isinstance(i, Accum) and fused_product(i, defs))
+    assert lanes > 5 and fused_fold > 3 and fused_accum > 3, (lanes, fused_fold, fused_accum)
+
+
+@pytest.mark.parametrize("n", [16, 17, 100, 1000, 4099])
+def test_laned_sum_within_its_derived_bound(n):
+    """A laned sum, and a laned sum of fused products, as the interpreter runs them (lane j folds the terms r = j mod 16 in
+    order, lanes combined pairwise), lie within reduction_error's gamma_m * sum|x_i| of the exact value (math.fsum of
+    float64 terms, exact for float32 products), m = ceil(n/16) - 1 + log2(16) (+1 for products); the IR prints the split."""
+    from limn.codegen import reduction_error, REDUCE_LANES, ir
+    import math
+    rng = np.random.default_rng(n)
+    x, y = (rng.standard_normal(n) * np.exp2(rng.integers(-8, 8, n))).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    sums = [Tensor(x).reshape(1, n).sum(1), (Tensor(x) * Tensor(y)).reshape(1, n).sum(1)]
+    text = ir(sums[0])
+    assert f"x{REDUCE_LANES} lanes" in text and ("FOLD    v0[r1%16]" in text or (n == 16 and "FOLD    v0[r1]" in text))
+    got = run_ir([s.node for s in sums])
+    for g, terms, products in zip(got, (x.astype(np.float64), x.astype(np.float64) * y), (False, True)):
+        bound = reduction_error(n, float32, REDUCE_LANES, products) * np.abs(terms).sum()
+        assert abs(float(g[0]) - math.fsum(terms)) <= bound
+    assert reduction_error(n, float32, REDUCE_LANES) <= reduction_error(n, float32) or n < 64    # lanes tighten long sums
