@@ -7,6 +7,7 @@ This module holds reverse-mode differentiation: one vector-Jacobian rule per rec
 # %% ../nbs/limn/03_autograd.ipynb #fc6802c2
 from __future__ import annotations
 import contextlib, functools
+from .ops import GraphTemplate, placeholder
 
 # %% auto #0
 __all__ = ['VJP', 'is_grad_enabled', 'no_grad', 'enable_grad', 'backward', 'grad']
@@ -67,8 +68,8 @@ VJP = {
 }
 
 # %% ../nbs/limn/03_autograd.ipynb #9b2b0543
-def _walk(outputs, seeds, wanted, create_graph: bool) -> dict:
-    "Map id(tensor) -> cotangent for every tensor between `outputs` and the tensors in `wanted` (ids)."
+def _tape(outputs) -> list:
+    "Every tensor reachable from `outputs` through parents that require grad, each after its parents."
     order, visited = [], set()
     for root in outputs:
         stack = [(root, False)]
@@ -78,6 +79,18 @@ def _walk(outputs, seeds, wanted, create_graph: bool) -> dict:
             if id(t) in visited: continue
             visited.add(id(t)); stack.append((t, True))
             if t._ctx is not None: stack.extend((p, False) for p in t._ctx[1] if p.requires_grad and id(p) not in visited)
+    return order
+
+def _walk(outputs, seeds, wanted, create_graph: bool) -> dict:
+    "Map id(tensor) -> cotangent for every tensor between `outputs` and the tensors in `wanted` (ids)."
+    order = _tape(outputs)
+    if not create_graph:                                  # an unchanged tape rebuilds its recorded backward graph
+        grads = _templated(order, outputs, seeds, wanted)
+        if grads is not None: return grads
+    return _apply_rules(order, outputs, seeds, wanted, create_graph)
+
+def _apply_rules(order, outputs, seeds, wanted, create_graph: bool) -> dict:
+    "The walk proper: each tape tensor's rule applied to its cotangent, from the outputs back."
     relevant = set(wanted)                                # tensors with a path to a wanted one
     for t in order:
         if t._ctx is not None and any(id(p) in relevant for p in t._ctx[1]): relevant.add(id(t))
@@ -109,6 +122,60 @@ def _seeds(outputs, grad_outputs):
             if seed.shape != t.shape: raise ValueError(f"gradient has shape {seed.shape}, expected the output's shape {t.shape}")
         seeds.append(seed.cast(t.dtype) if seed.dtype is not t.dtype else seed)
     return seeds
+
+# %% ../nbs/limn/03_autograd.ipynb #3a0c0002
+_TEMPLATES: dict = {}                 # tape key -> (GraphTemplate, tape positions of the gradients it returns)
+
+def _tape_key(order, outputs, seeds, wanted):
+    "(key, parents off the tape, wanted positions) for this tape's gradient graph; None if a rule is a Python callable."
+    position = {id(t): i for i, t in enumerate(order)}
+    extra, entries = [], []
+    for t in order:
+        if t._ctx is None: entries.append((t.dtype, t.shape)); continue
+        rule, parents, arg = t._ctx
+        if not isinstance(rule, str): return None
+        for p in parents:
+            if id(p) not in position: position[id(p)] = len(order) + len(extra); extra.append(p)
+        entries.append((t.dtype, t.shape, rule, arg, tuple(position[id(p)] for p in parents)))
+    wanted_positions = tuple(sorted(position[w] for w in wanted if w in position and position[w] < len(order)))
+    key = (tuple(entries), tuple((p.dtype, p.shape) for p in extra), tuple(position[id(t)] for t in outputs),
+           tuple((s.dtype, s.shape) for s in seeds), wanted_positions)
+    try: hash(key)
+    except TypeError: return None     # an unhashable rule argument: no template
+    return key, extra, wanted_positions
+
+def _record_backward(order, extra, outputs, seeds, wanted_positions):
+    "Run the rules once over placeholder tensors that mirror the tape; the graph they build becomes the template."
+    make, stand_in = type(order[0]), {}
+    def stand(t):
+        s = make(placeholder(t.dtype, t.shape)); s._requires_grad = t._requires_grad; return s
+    for p in extra: stand_in[id(p)] = stand(p)
+    for t in order:
+        stand_in[id(t)] = s = stand(t)
+        if t._ctx is not None: s._ctx = (t._ctx[0], tuple(stand_in[id(p)] for p in t._ctx[1]), t._ctx[2])
+    s_order, s_seeds = [stand_in[id(t)] for t in order], [make(placeholder(s.dtype, s.shape)) for s in seeds]
+    grads = _apply_rules(s_order, [stand_in[id(t)] for t in outputs], s_seeds, {id(s_order[i]) for i in wanted_positions}, False)
+    reached = [i for i in wanted_positions if id(s_order[i]) in grads]
+    inputs = [s.node for s in s_order] + [stand_in[id(p)].node for p in extra] + [s.node for s in s_seeds]
+    return GraphTemplate(inputs, [grads[id(s_order[i])].node for i in reached]), reached
+
+# %% ../nbs/limn/03_autograd.ipynb #3a0c0003
+def _templated(order, outputs, seeds, wanted) -> dict | None:
+    "`_apply_rules(...)` for a tape without `create_graph`, rebuilt from its template (recorded on first sight); None: walk plainly."
+    keyed = _tape_key(order, outputs, seeds, wanted)
+    if keyed is None: return None
+    key, extra, wanted_positions = keyed
+    inputs = [t.node for t in order] + [p.node for p in extra] + [s.node for s in seeds]
+    template, reached = _TEMPLATES.get(key, (None, None))
+    nodes = None if template is None else template(inputs)
+    if nodes is None:
+        try: template, reached = _record_backward(order, extra, outputs, seeds, wanted_positions)
+        except ValueError: return None
+        if len(_TEMPLATES) >= 256: _TEMPLATES.clear()
+        _TEMPLATES[key] = (template, reached)
+        nodes = template(inputs)
+    make = type(order[0])
+    return {id(order[i]): make(node) for i, node in zip(reached, nodes)}
 
 # %% ../nbs/limn/03_autograd.ipynb #eba88366
 def _as_list(x): return list(x) if isinstance(x, (list, tuple)) else [x]
