@@ -5,16 +5,18 @@
 # %% ../nbs/limn/16_verify.ipynb #6fa80d3d
 from __future__ import annotations
 from dataclasses import dataclass, field, replace
+import math
 import numpy as np
 from .codegen import (Var, Div, Mod, Index, Check, Loop, EndLoop, Load, Store, Accum, Idx, Acc, Fold, lower, match_loops)
 from .ops import Ops, Node
 
 # %% auto #0
-__all__ = ['SIZE_LIMIT', 'to_poly', 'check_formula', 'NestModel', 'threaded_loops', 'read_nest', 'lift_access', 'Verdict',
-           'prove_in_bounds', 'prove_disjoint', 'KernelReport', 'verify_kernel', 'Report', 'verify', 'draw_model',
-           'edit_kernel', 'stretch_loop', 'described_nest', 'scope_constraints', 'prove_described_in_bounds',
-           'threaded_chain', 'prove_described_disjoint', 'verify_described', 'edit_described', 'move_access',
-           'walk_described', 'walked_ok', 'draw_described', 'reduction_spec', 'certified_tolerance', 'sink_tolerance']
+__all__ = ['SIZE_LIMIT', 'INTERPRET_LIMIT', 'to_poly', 'check_formula', 'NestModel', 'threaded_loops', 'read_nest', 'lift_access',
+           'Verdict', 'prove_in_bounds', 'prove_disjoint', 'KernelReport', 'verify_kernel', 'Report', 'verify',
+           'draw_model', 'edit_kernel', 'stretch_loop', 'described_nest', 'scope_constraints',
+           'prove_described_in_bounds', 'threaded_chain', 'prove_described_disjoint', 'verify_described',
+           'edit_described', 'move_access', 'walk_described', 'walked_ok', 'draw_described', 'reduction_spec',
+           'certified_tolerance', 'reduction_order', 'OrderedTolerance', 'ordered_tolerance', 'sink_tolerance']
 
 # %% ../nbs/limn/16_verify.ipynb #a7f9380c
 def to_poly(index: Index):
@@ -620,10 +622,80 @@ def certified_tolerance(kernel, inputs: dict):
     in_dtype = dict(kernel.args)[next(iter(buffers.values()))].dtype.name
     return ToleranceBound(text, dtype=in_dtype, acc_dtype=acc.name, out_dtype=kernel.output.dtype.name, domain=domain, dims=dims)
 
+
+# %% ../nbs/limn/16_verify.ipynb #d92b88ed
+def reduction_order(kernel) -> dict | None:
+    """How the c device folds a recognised SUM kernel, read from its IR: n terms per output, `lanes`, `fused` (fma), and
+    the height `depth` of its summation tree (`any_order` when it folds through more than one instruction: then n, or
+    n + 1 with products, holds for any order). None when `reduction_spec` does not recognise it."""
+    from limn.codegen import Fold, Acc, Cast
+    if (read := reduction_spec(kernel)) is None: return None
+    instrs = lower(kernel)
+    defs = {ins.dst: ins for ins in instrs if isinstance(getattr(ins, 'dst', None), str)}
+    folds = [i for i in instrs if isinstance(i, (Fold, Accum)) and i.op is Ops.ADD]
+    loads = {i.dst: i for i in instrs if isinstance(i, Load)}
+    narrowing = int(any(isinstance(i, Cast) and i.src in loads and i.dtype.itemsize < dict(kernel.args)[loads[i.src].buf].dtype.itemsize for i in instrs))
+    n, products = next(iter(read[1].values())), int(read[0].startswith("matmul"))
+    try: from limn.codegen import fused_product, definitions          # chapter 06's fusion rule, where the IR has one
+    except ImportError: fused_product = definitions = None
+    fused = bool(products and fused_product and len(folds) == 1 and fused_product(folds[0], definitions(instrs)) is not None)
+    lanes = getattr(defs.get(folds[0].acc), 'lanes', 1) if len(folds) == 1 and isinstance(folds[0], Fold) else 1
+    if len(folds) != 1: depth, order = n + products, "any order"
+    else: depth, order = -(-n // lanes) - 1 + math.ceil(math.log2(lanes)) + products, f"{lanes} lane(s), {'fma' if fused else 'rounded products' if products else 'sums'}"
+    return {"n": n, "lanes": lanes, "fused": fused, "products": products, "depth": depth + narrowing, "order": order,
+            "numpy_depth": n - 1 + products + narrowing}
+
+# %% ../nbs/limn/16_verify.ipynb #ddd559ae
+@dataclass
+class OrderedTolerance:
+    """The certified error of a SUM kernel in the order it really folds (`reduction_order`), on its actual inputs: per
+    output `total` bounds |c - exact| (gamma_depth * sum|terms|, plus the output's own rounding), `numpy` the numpy
+    device's |numpy - exact|, `pairwise` their sum; the scalars are the largest over outputs, `*_each` per output.
+    `any_order` is litmus's `ToleranceBound` for the same spec and box, which no order can break."""
+    order: dict
+    total_each: np.ndarray
+    numpy_each: np.ndarray
+    any_order: object
+    certified: bool = True
+    @property
+    def pairwise_each(self): return self.total_each + self.numpy_each
+    total = property(lambda self: float(self.total_each.max()))
+    pairwise = property(lambda self: float(self.pairwise_each.max()))
+    threshold = property(lambda self: self.total)
+    def __repr__(self): return f"OrderedTolerance({self.order['order']}, depth {self.order['depth']}: total {self.total:.3g}, pairwise {self.pairwise:.3g}; any order {self.any_order.pairwise:.3g})"
+
+INTERPRET_LIMIT = 1 << 17     # iterations past which magnitudes come from the box, not from running the IR interpreter
+
+def ordered_tolerance(kernel, inputs: dict):
+    """`OrderedTolerance` for a recognised SUM kernel over its actual inputs (arg name -> array), or None. Its magnitudes
+    sum|terms| come from running the kernel itself (the IR interpreter) on the inputs' absolute values, widened by
+    that run's own worst rounding (past `INTERPRET_LIMIT` iterations, n times the largest term, for every output)."""
+    from limn.codegen import interpret
+    from litmus.bounds import gamma
+    if (order := reduction_order(kernel)) is None: return None
+    any_order = certified_tolerance(kernel, inputs)
+    text, dims, buffers, acc = reduction_spec(kernel)
+    out = kernel.output
+    u_acc, u_out = float(np.finfo(acc.np).eps) / 2, float(np.finfo(out.dtype.np).eps) / 2
+    if math.prod(kernel.loop_shape) <= INTERPRET_LIMIT:
+        arrays = {name: np.abs(np.asarray(inputs[name]).reshape(-1)).astype(ref.dtype.np) for name, ref in kernel.args[:-1]}
+        arrays["out"] = np.zeros(out.numel, out.dtype.np)
+        interpret(kernel, arrays)
+        magnitude = arrays["out"].astype(np.float64) * (1 + 2 * gamma(order["n"] + 2, max(u_acc, u_out)))   # the run's own rounding, outward
+    else:                                                   # too long to interpret: the box's n * max|term|, for every output
+        largest = math.prod(float(np.abs(np.asarray(inputs[buf])).max(initial=0)) for buf in buffers.values())
+        magnitude = np.full(out.numel, order["n"] * largest * (1 + 4 * u_acc))
+    def side(depth):
+        g = gamma(depth, u_acc) if depth > 0 else 0.0
+        if g is None: raise ValueError(f"{kernel.name}: gamma_{depth} diverges in {acc.name}; no bound of this form")
+        return g * magnitude + (0.0 if out.dtype == acc else u_out * magnitude * (1 + g))
+    return OrderedTolerance(order, side(order["depth"]), side(order["numpy_depth"]), any_order)
+
+# %% ../nbs/limn/16_verify.ipynb #54172e53
 def sink_tolerance(tensor):
-    """`certified_tolerance` for the kernel that writes `tensor` (a Tensor or Node) when realized alone, over the values
+    """`ordered_tolerance` for the kernel that writes `tensor` (a Tensor or Node) when realized alone, over the values
     of the graph inputs it reads; None when that kernel is not a recognised reduction or reads a buffer an earlier
-    kernel computes (its values, hence the box, are not known before running). What a backend test compares with."""
+    kernel computes (its values, hence its magnitudes, are not known before running). What a backend test compares with."""
     from limn.codegen import lower_schedule
     from limn.schedule import schedule
     node = tensor if isinstance(tensor, Node) else getattr(tensor, 'node', None)
@@ -632,4 +704,4 @@ def sink_tolerance(tensor):
     kernel = next((k for k in sched.kernels if k.output is sched.sinks[0].buf), None)
     if kernel is None or reduction_spec(kernel) is None: return None
     if any(ref.buffer is None for _, ref in kernel.args[:-1]): return None
-    return certified_tolerance(kernel, {name: ref.buffer.array for name, ref in kernel.args[:-1]})
+    return ordered_tolerance(kernel, {name: ref.buffer.array for name, ref in kernel.args[:-1]})

@@ -365,3 +365,51 @@ def test_the_attention_benchmark_kernels_are_proved(capsys):
     custom = sum(k.header.startswith("CUSTOM") for k in report.kernels)
     with capsys.disabled(): print(f"\nlimn.verify: attention benchmark kernels {report.counts()} ({custom} CUSTOM), {sum(k.every_size for k in report.kernels)} for every size")
     assert report.ok and custom >= 3, str(report)
+
+
+def _fold(values, dtype):
+    "A sequential fold of `values` in `dtype`: the order a reordered (or narrowed) reduction would use."
+    total = dtype(0)
+    for v in values: total = dtype(total + dtype(v))
+    return float(total)
+
+
+@pytest.mark.parametrize("shape", [(8, 1024), (3, 4096), (5, 37)])
+def test_the_ordered_bound_holds_per_output_on_random_rows(shape):
+    "On random rows the c device is within the bound of its own fold order of the exact sums, and within the pairwise bound of numpy."
+    from limn.verify import ordered_tolerance
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    build = lambda: Tensor(x).sum(1)
+    bound = ordered_tolerance(kernels_of(build())[0], {"in0": x})
+    exact = x.astype(np.float64).sum(1)
+    c, ref = _on("c", build), _on("numpy", build)
+    assert np.all(np.abs(c - exact) <= bound.total_each) and np.all(np.abs(c - ref) <= bound.pairwise_each)
+    assert bound.total < bound.any_order.total                    # the order makes it tighter than any-order
+
+
+def test_a_reordered_or_half_precision_fold_breaks_the_ordered_bound():
+    "A 1 followed by tiny terms: the c device's lanes stay under the ordered bound, a sequential float32 fold and a float16 fold do not."
+    from limn.verify import ordered_tolerance
+    for n in (1024, 4096):
+        row = np.full((1, n), 2.0 ** -24, np.float32); row[0, 0] = 1
+        build = lambda: Tensor(row).sum(1)
+        bound = ordered_tolerance(kernels_of(build())[0], {"in0": row})
+        exact = float(row.astype(np.float64).sum())
+        assert abs(_on("c", build)[0] - exact) <= bound.total
+        assert abs(_fold(row[0], np.float32) - exact) > bound.total, "a sequential fold passed the ordered bound"
+        assert abs(_fold(row[0], np.float16) - exact) > bound.total, "a float16 fold passed the ordered bound"
+        assert abs(_fold(row[0], np.float32) - exact) <= bound.any_order.total   # the any-order bound cannot see order
+
+
+def test_the_ordered_bound_holds_on_a_matmul():
+    "A float32 matmul on the c device: each output within gamma_depth * (|A| @ |B|) of the exact product, and of numpy within the pairwise bound."
+    from limn.verify import ordered_tolerance
+    rng = np.random.default_rng(4)
+    a, b = rng.uniform(-1, 1, (8, 300)).astype(np.float32), rng.uniform(-1, 1, (300, 6)).astype(np.float32)
+    build = lambda: Tensor(a) @ Tensor(b)
+    bound = ordered_tolerance(kernels_of(build())[0], {"in0": a, "in1": b})
+    magnitude = (np.abs(a).astype(np.float64) @ np.abs(b)).reshape(-1)
+    exact = (a.astype(np.float64) @ b).reshape(-1)
+    c, ref = _on("c", build).reshape(-1), _on("numpy", build).reshape(-1)
+    assert bound.order["depth"] <= 301 and np.all(bound.total_each >= 0.99 * magnitude * bound.order["depth"] * 2.0 ** -24)
+    assert np.all(np.abs(c - exact) <= bound.total_each) and np.all(np.abs(c - ref) <= bound.pairwise_each)
