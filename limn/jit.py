@@ -29,16 +29,17 @@ def graph_key(sinks: list[Node]) -> tuple[tuple, list[Buffer]]:
     "(a hashable key that ignores buffer contents, the distinct input Buffers in slot order)."
     order = toposort(sinks)
     position = {node: i for i, node in enumerate(order)}
-    slots, buffers, entries = {}, [], []
+    at, slots, buffers, entries = position.__getitem__, {}, [], []
     for node in order:
         op, arg = node.op, node.arg
-        if op is Ops.BUFFER:
+        if op is Ops.VIEW: arg = (arg.shape, arg.strides, arg.offset, arg.mask)   # the View's fields: hashed and compared in C
+        elif op is Ops.BUFFER:
             slot = slots.get(id(arg))
             if slot is None: slot = slots[id(arg)] = len(buffers); buffers.append(arg)
             arg = ("slot", slot)
         elif op is Ops.CONST or op is Ops.CUSTOM: arg = _arg_key(node, None)
-        entries.append((op, node.dtype.name, node.shape, arg, tuple([position[s] for s in node.srcs])))
-    return (tuple(entries), tuple(position[s] for s in sinks)), buffers
+        entries.append((op, node.dtype.name, node.shape, arg, tuple(map(at, node.srcs))))
+    return (tuple(entries), tuple(map(at, sinks))), buffers
 
 # %% ../nbs/limn/07_jit.ipynb #afc234ba
 class Backend:
