@@ -22,8 +22,8 @@ __all__ = ['TILE', 'SDPA_KERNELS', 'ROWS', 'batch', 'tq', 'tk', 'd', 'dv', 'SDPA
            'composed_attention', 'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv',
            'composed_backward', 'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv', 'Buf', 'Ref', 'Line', 'Let',
            'Local', 'For', 'line', 'Described', 'Touch', 'touches', 'check_described', 'render_described',
-           'transpose_tile', 'tile_dots', 'row_blocks', 'attention_operands', 'c_sdpa_source', 'c_builder',
-           'cuda_builder']
+           'transpose_tile', 'tile_dots', 'row_blocks', 'attention_operands', 'c_sdpa_source', 'described_counts',
+           'c_builder', 'cuda_builder']
 
 # %% ../nbs/limn/12_attention.ipynb #62cfa2ea
 def _visible(tq: int, tk: int, causal: bool, key_mask: Tensor | None) -> Tensor | None:
@@ -394,7 +394,7 @@ def check_described(desc: Described) -> Described:
     outside a placeholder, unbalanced braces, a counter or size assigned, a name rebound in its own scope, a variable
     used outside its loop, a threaded loop that is not outermost (or perfectly nested in one)."""
     sizes, flags = {s.name for s in desc.sizes}, set(desc.flags)
-    protected = sizes | flags | _bound_names(desc.body) | {f"has_{b.name}" for b in desc.bufs if b.optional}
+    protected = sizes | flags | _bound_names(desc.body) | {f"has_{b.name}" for b in desc.bufs if b.optional} | {"limn_min"}
     def uses(e, bound, what):
         if free := _expr_vars(e) - bound - sizes: raise ValueError(f"{desc.name}: {what} uses {sorted(free)} outside their scope")
         if bad := _expr_flags(e) - flags: raise ValueError(f"{desc.name}: {what} picks on {sorted(bad)}, not a flag of {sorted(flags)}")
@@ -566,28 +566,35 @@ def _dims(inputs) -> tuple:
 def _pointer(memory) -> int | None: return None if memory is None else memory.ctypes.data
 
 # %% ../nbs/limn/12_attention.ipynb #c7e38a4f
-def c_builder(op: str, outputs):
-    """A `register_custom` builder for the c device running the described kernel `C_SDPA_NESTS[op]` (the builder keeps
-    it as `.nest`, for limn.verify). `outputs(batch, tq, tk, d, dv)` gives each output's element count, so an output
-    the graph does not use still has scratch memory to be written to."""
-    kernel = C_SDPA_NESTS[op].name
+def described_counts(nest, dims) -> list:
+    "Element count of each pointer argument of `nest` at sizes `dims` (its `sizes`, in order), in argument order."
+    env = dict(zip((s.name for s in nest.sizes), dims))
+    return [math.prod(env[s.name] if isinstance(s, Var) else s for s in b.shape) for b in nest.bufs]
+
+def c_builder(op: str):
+    """A `register_custom` builder for the c device running the described kernel `C_SDPA_NESTS[op]` (kept as `.nest`, for
+    limn.verify). Every buffer's element count is held to the description's shape at the launch's sizes, the assumption
+    chapter 16's proof makes; an output the graph does not use still gets scratch memory to be written to."""
+    nest = C_SDPA_NESTS[op]
     def build(backend, inputs, params):
-        dtype, masked = inputs[0][1], params.get("masked", False)
-        fn = _c_function(backend, dtype, kernel, 4 + (len(inputs) - 3 - masked) + len(outputs(*_dims(inputs))))
-        dims = _dims(inputs)
+        dtype, masked, dims = inputs[0][1], params.get("masked", False), _dims(inputs)
+        counts, n_out = described_counts(nest, dims), sum(b.role == "out" for b in nest.bufs)
+        given = [math.prod(s) for s, _ in inputs[:3]] + [math.prod(inputs[3][0]) if masked else None] + [math.prod(s) for s, _ in inputs[3 + masked:]]
+        if len(given) != len(nest.bufs) - n_out: raise ValueError(f"{nest.name} takes {len(nest.bufs) - n_out} inputs (mask included), got {len(given)}")
+        for buf, want, got in zip(nest.bufs, counts, given):
+            if got is not None and got != want:
+                raise ValueError(f"{nest.name}: {buf.name} has {got} elements; its described shape at sizes {dims} holds {want}")
+        fn = _c_function(backend, dtype, nest.name, len(nest.bufs))
         def program(ins, outs):
             pointers = [_pointer(m) for m in ins[:3]] + [_pointer(ins[3]) if masked else None] + [_pointer(m) for m in ins[3 + masked:]]
-            scratch = {i: np.empty(n, dtype.np) for i, n in enumerate(outputs(*dims)) if i not in outs}
-            pointers += [_pointer(outs[i] if i in outs else scratch[i]) for i in range(len(outputs(*dims)))]
+            scratch = {i: np.empty(n, dtype.np) for i, n in enumerate(counts[-n_out:]) if i not in outs}
+            pointers += [_pointer(outs[i] if i in outs else scratch[i]) for i in range(n_out)]
             fn(*pointers, *dims, int(params.get("causal", False)), float(params.get("scale", 1.0)))
         return program
-    build.nest = C_SDPA_NESTS[op]
+    build.nest = nest
     return build
 
-C_SDPA_BUILDERS = {"sdpa": c_builder("sdpa", lambda b, tq, tk, d, dv: (b * tq * dv, b * tq)),
-                   "sdpa_bwd_q": c_builder("sdpa_bwd_q", lambda b, tq, tk, d, dv: (b * tq * d,)),
-                   "sdpa_bwd_kv": c_builder("sdpa_bwd_kv", lambda b, tq, tk, d, dv: (b * tk * d, b * tk * dv))}
-
+C_SDPA_BUILDERS = {op: c_builder(op) for op in C_SDPA_NESTS}
 for _name, _builder in C_SDPA_BUILDERS.items(): register_custom("c", _name, _builder)
 
 # %% ../nbs/limn/12_attention.ipynb #18bbb940

@@ -210,3 +210,16 @@ def test_a_description_that_could_reach_unshown_memory_is_refused():
         with pytest.raises(ValueError, match=words): render_described(desc)
     assert all(t.ref.buf.name in {b.name for b in desc.bufs} | {"kt", "vt", "qt", "dot", "s", "dp", "p", "ds", "m", "l"}
                for desc in C_SDPA_NESTS.values() for t in touches(desc))
+
+
+def test_the_c_builder_holds_every_buffer_to_its_described_shape():
+    "A launch whose buffer sizes disagree with the description's shapes at its sizes is refused before any C runs."
+    from limn.sdpa import C_SDPA_BUILDERS
+    from limn.ops import float32
+    q, k = ((1, 4, 8), float32), ((1, 6, 8), float32)
+    with pytest.raises(ValueError, match="mask has 5 elements"):
+        C_SDPA_BUILDERS["sdpa"](None, [q, k, k, ((1, 5), float32)], {"masked": True})
+    with pytest.raises(ValueError, match="takes 7 inputs"):
+        C_SDPA_BUILDERS["sdpa_bwd_q"](None, [q, k, k], {"masked": False})
+    with pytest.raises(ValueError, match="L has 3 elements"):
+        C_SDPA_BUILDERS["sdpa_bwd_kv"](None, [q, k, k, ((1, 4, 8), float32), ((1, 3), float32), ((1, 4), float32)], {"masked": False})
