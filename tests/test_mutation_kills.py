@@ -168,6 +168,44 @@ class TestAffine:
         for lo, hi in [(0.0, math.inf), (-math.inf, 0.0), (-math.inf, math.inf)]:
             with pytest.raises(ValueError, match="bounded interval"): Affine.from_interval(Interval(lo, hi))
 
+    def test_division_by_an_interval_touching_zero_is_the_whole_line(self):
+        "A divisor interval that reaches 0 at either end gives (-inf, inf), never a ZeroDivisionError (kills `<=` -> `<`)."
+        for d in [Interval(0.0, 2.0), Interval(-2.0, 0.0), Interval(0.0, 0.0), Interval(-1.0, 1.0)]:
+            q = Interval(1.0, 2.0) / d
+            assert (q.lo, q.hi) == (-math.inf, math.inf), d
+        q = Interval(1.0, 2.0) / Interval(up(0.0), 2.0)                     # just off zero: finite below, huge above
+        assert q.lo == down(0.5) and q.hi == math.inf or q.hi > 1e300
+
+    def test_zero_times_an_infinite_bound_is_zero(self):
+        "[0, 0] * [1, inf] is [0, 0] and [0, 1] * [1, inf] is [0, inf] (to one subnormal): 0*inf counts as 0, never NaN (kills `or` -> `and`)."
+        for z in [Interval(0.0, 0.0) * Interval(1.0, math.inf), Interval(-math.inf, math.inf) * Interval(0.0, 0.0),
+                  Interval(0.0, 0.0) * Interval(-math.inf, math.inf)]:   # outward rounding leaves it one subnormal wide
+            assert z.lo <= 0.0 <= z.hi and max(-z.lo, z.hi) <= 5e-324
+        w = Interval(0.0, 1.0) * Interval(1.0, math.inf)
+        assert w.lo <= 0.0 and -w.lo <= 5e-324 and w.hi == math.inf
+
+    def test_exp_of_a_form_reaching_709_stays_finite_and_encloses(self):
+        """exp of a form whose range ends at exactly 709 (the last argument whose exp is finite in float64) is a finite
+        enclosure of exp over the range, checked with mpmath; past it the form is unbounded (kills `<= 709` -> `< 709`)."""
+        import mpmath
+        mpmath.mp.prec = 80
+        c = math.nextafter(709.0, 0.0)
+        form = Affine(c); assert form.interval().hi == 709.0                # its range, rounded outward, ends at exactly 709
+        iv = form.exp().interval()
+        assert math.isfinite(iv.hi) and iv.lo <= mpmath.exp(c) and mpmath.exp(709) <= iv.hi, iv
+        with pytest.raises(OverflowError): Affine(709.5).exp()
+
+    def test_abs_of_a_form_that_straddles_zero_encloses_every_point(self):
+        """abs of a form over [-2, 0.5] (and others that straddle 0) holds |x| at every value of x's own noise symbol, with
+        the other symbols free, checked at the corners and 0 (kills a form reaching above 0 taken as negative, `<= 0` -> `<= 1`)."""
+        for lo, hi in [(-2.0, 0.5), (-0.5, 2.0), (-1.0, 0.9)]:
+            x = Affine.from_interval(Interval(lo, hi), symbol="x")
+            y = x.apply("abs")
+            for e in (-1.0, 0.0, 1.0):
+                xv = x.c + x.terms["x"] * e
+                yc = y.c + y.terms.get("x", 0.0) * e
+                rest = y.r + sum(abs(a) for k, a in y.terms.items() if k != "x")
+                assert yc - rest - 1e-12 <= abs(xv) <= yc + rest + 1e-12, (lo, hi, e, xv, y.c, y.terms, y.r)
 
 class TestOps:
     def test_numpy_aliases_map_to_int32_and_strangers_are_refused(self):
@@ -336,6 +374,34 @@ class TestBounds:
             exact = 1 + (n - 1) * mpmath.exp(mpmath.mpf(x.rng.lo) - mpmath.mpf(x.rng.hi))
             assert exact * (1 - 2e-12) <= s_min <= exact, (lo, hi, n, s_min, exact)
 
+    def test_a_value_minus_itself_is_exact_unless_it_holds_a_reduction(self):
+        """x - x is exactly 0 (one computed value minus itself); sum(x) - sum(x) is not, since the two sums may be
+        computed in different orders: its bound is positive and covers two orders measured (kills the reduce test broken)."""
+        from litmus.bounds import ToleranceBound
+        from litmus.spec import Spec
+        assert ToleranceBound("x - x", "float32", domain="x in [-1, 1]", dims="N=8").total == 0.0
+        s = Spec("sum(x) - sum(x)", domain="x in [-1, 1]", dims="N=64")
+        tb = ToleranceBound(s, "float32")
+        assert tb.certified and tb.total > 0
+        x = np.random.default_rng(0).uniform(-1, 1, (16, 64)).astype(np.float32)
+        a, b = np.cumsum(x, axis=1, dtype=np.float32)[:, -1], np.cumsum(x[:, ::-1], axis=1, dtype=np.float32)[:, -1]
+        assert 0 < np.abs(a.astype(np.float64) - b).max() <= tb.total
+
+    def test_a_downcast_input_counts_one_rounding_on_the_chain(self):
+        """Inputs cast into a narrower accumulator start their chain at one rounding: sum(x) over N adds N - 1 more, so a
+        float32 input summed in float16 is certified while N <= 1/u and DIVERGENT from N + 1 = 2048 roundings on (kills the
+        cast counted twice)."""
+        from litmus.bounds import ToleranceBound
+        at = lambda n: ToleranceBound("sum(x)", "float32", "float16", domain="x in [0, 0.01]", dims=f"N={n}", out_dtype="float32")
+        assert at(2047).certified and at(2048).status == "DIVERGENT"
+
+    def test_heuristic_tolerance_of_an_index_output_scales_with_the_row(self):
+        """argmax returns an index in [0, N): the heuristic tolerance's scale is N (at least 1), so doubling a short row
+        doubles it (kills the scale floor moved from 1 to 10)."""
+        from litmus.bounds import ToleranceBound
+        h = {n: ToleranceBound("argmax(x)", "float32", domain="x in [-1, 1]", dims=f"N={n}").heuristic for n in (1, 2, 4)}
+        assert h[4] == 2 * h[2] and h[2] == 2 * h[1], h
+
 
 class TestSmt:
     def test_both_backends_find_the_enumerated_smallest_witness_with_every_atom(self):
@@ -379,6 +445,37 @@ class TestSmt:
             for backend in ["bounded"] + (["z3"] if z3_available() else []):
                 r = solve(Problem([("c", 0, 1), ("x", 0, 3)], cons), backend)
                 assert r.status == "sat" and r.model == want, (cons, backend, r)
+
+    def test_bounded_search_handles_a_conjunction_inside_a_disjunction(self):
+        "(x >= 3 and y >= 2) or x == 9: the bounded search compiles the nested `and` and agrees with enumeration (kills a broken And)."
+        import itertools
+        from litmus.smt import Problem, solve
+        from litmus.tritonir import Poly, And, Or, compare, evaluate_formula
+        x, y = Poly.var("x"), Poly.var("y")
+        for cons in [Or((And((compare(x, ">=", 3), compare(y, ">=", 2))), compare(x, "==", 9))),
+                     Or((compare(y, "==", 7), And((compare(x, "==", 1), compare(y, "<=", 0)))))]:
+            want = next({"x": a, "y": b} for a, b in itertools.product(range(10), range(10)) if evaluate_formula(cons, {"x": a, "y": b}))
+            assert solve(Problem([("x", 0, 9), ("y", 0, 9)], [cons]), "bounded").model == want
+
+    def test_bounded_search_counts_exactly_the_assignments_it_tried(self):
+        """explored is the number of assignments tried: 6 to reach x = 5 in [0, 9], all 10 when none fits; a budget of
+        exactly the box finishes, one less gives up (kills the count starting at 1)."""
+        from litmus.smt import Problem, solve_bounded
+        from litmus.tritonir import Poly, compare
+        x = Poly.var("x")
+        assert solve_bounded(Problem([("x", 0, 9)], [compare(x, ">=", 5)])).explored == 6
+        none = Problem([("x", 0, 9)], [compare(x, ">=", 10)])
+        assert solve_bounded(none).explored == 10 and solve_bounded(none, budget=10).status == "unsat"
+        assert solve_bounded(none, budget=9).status == "unknown"
+
+    def test_division_by_zero_is_never_a_solution(self):
+        """x // y == 0 over y in [0, 3]: y = 0 would fault, so the smallest witness is x = 0, y = 1, as the enumeration that
+        skips faulting points finds (kills a ZeroDivisionError read as satisfied)."""
+        from litmus.smt import Problem, solve
+        from litmus.tritonir import Poly, make_atom, compare
+        x, y = Poly.var("x"), Poly.var("y")
+        r = solve(Problem([("x", 0, 3), ("y", 0, 3)], [compare(make_atom("//", x, y), "==", 0)]), "bounded")
+        assert r.status == "sat" and r.model == {"x": 0, "y": 1}, r
 
 
 class TestJit:
@@ -437,3 +534,13 @@ class TestProve:
                 envs = [dict(zip(lanes, v), B=b) for v in itertools.product(range(b), repeat=k)]
                 assert all(evaluate_poly(true_goal, env) <= 0 for env in envs)
                 assert any(evaluate_poly(false_goal, env) > 0 for env in envs)
+
+
+class TestView:
+    def test_index_refuses_a_wrong_length_and_an_out_of_range_entry(self):
+        "View.index raises IndexError for too few indices and for one entry outside its axis, each alone (kills `or` -> `and`)."
+        from limn.view import View
+        v = View.contiguous((3, 4))
+        assert v.index((2, 3)) == (11, True)
+        for bad in [(1,), (1, 2, 0), (3, 0), (0, 4), (-1, 0)]:
+            with pytest.raises(IndexError): v.index(bad)
