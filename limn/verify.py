@@ -126,9 +126,16 @@ def lift_access(nest: NestModel, access):
     """The access with its sizes made symbolic, or None. When the offset is `sum(stride_j * v)` over the buffer's
     row-major strides, each counter (or gather row) `v` matched to a buffer dim of its own extent, that dim's size
     becomes the symbol `N_v` (the counter then ranges over [0, N_v - 1]) and every stride the product of the sizes
-    inside it; a dim no counter walks gets a free size `M_j`. Evaluated at the recorded sizes it is the IR's offset."""
+    inside it; a dim no counter walks gets a free size `M_j`. Evaluated at the recorded sizes it is the IR's offset.
+    A laned accumulator's register array keeps its fixed number of cells; only its counters' extents become `N_v`."""
     from litmus.tritonir import Poly, Symbol, TensorInfo, TRUE
     from limn.view import strides_for
+    if access.guard is TRUE and nest.model.tensors[access.tensor].role == 'register':
+        names = access.offset.symbols()
+        if not names <= {s for s, sym in nest.model.symbols.items() if sym.kind == 'loop'}: return None
+        symbols = {v: replace(nest.model.symbols[v], hi=Poly.var(f"N_{v}") - 1) for v in names}
+        symbols |= {f"N_{v}": Symbol(f"N_{v}", 'param', Poly.const(1)) for v in names}
+        return replace(nest.model, symbols=symbols, accesses=[access], tensors={access.tensor: nest.model.tensors[access.tensor]}), access
     if access.guard is not TRUE or access.offset.terms.get((), 0) or access.tensor not in dict(nest.kernel.args): return None
     shape = dict(nest.kernel.args)[access.tensor].shape
     terms = {}
@@ -641,7 +648,10 @@ def reduction_order(kernel) -> dict | None:
     fused = bool(products and fused_product and len(folds) == 1 and fused_product(folds[0], definitions(instrs)) is not None)
     lanes = getattr(defs.get(folds[0].acc), 'lanes', 1) if len(folds) == 1 and isinstance(folds[0], Fold) else 1
     if len(folds) != 1: depth, order = n + products, "any order"
-    else: depth, order = -(-n // lanes) - 1 + math.ceil(math.log2(lanes)) + products, f"{lanes} lane(s), {'fma' if fused else 'rounded products' if products else 'sums'}"
+    else:                     # a lane takes every L-th step of the laned loop, through every pass of the reduce loops around it
+        inner = max((v.extent for v in folds[0].lane.variables()), default=n) if lanes > 1 else n
+        per_lane = (n // inner) * -(-inner // lanes)
+        depth, order = per_lane - 1 + math.ceil(math.log2(lanes)) + products, f"{lanes} lane(s), {'fma' if fused else 'rounded products' if products else 'sums'}"
     return {"n": n, "lanes": lanes, "fused": fused, "products": products, "depth": depth + narrowing, "order": order,
             "numpy_depth": n - 1 + products + narrowing}
 
