@@ -556,6 +556,7 @@ def lane_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list)
     lanes = self.defs[next(i.acc for i in self.instrs[pc + 1:self.match[pc]] if isinstance(i, Fold) and i.lane is not None)].lanes
     whole, base, lane = var.extent - var.extent % lanes, f"{var.name}_base", f"{var.name}_lane"
     self.emit(depth, f"for (int64_t {base} = 0; {base} < {whole}; {base} += {lanes}) {{")
+    self.emit(depth + 1, "#pragma omp simd")            # the lanes are independent: no reassociation, only vectors
     self.emit(depth + 1, f"for (int64_t {lane} = 0; {lane} < {lanes}; {lane}++) {{")
     self.emit(depth + 2, f"const int64_t {var.name} = {base} + {lane};")
     self.lane_text = lane

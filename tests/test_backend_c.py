@@ -337,3 +337,17 @@ def test_interpreter_fma_is_c_fma(tmp_path):
         assert fma(a, b, c, float64) == lib.f64(a, b, c), (a, b, c)
     a, b, c = np.float32(1 + 2**-23), np.float32(2**-24 * (1 - 2**-23)), np.float32(1 + 2**-23)
     assert np.float32(np.float64(a) * np.float64(b) + np.float64(c)) != fma(a, b, c, float32)     # the case double rounding gets wrong
+
+
+def test_tiled_matmul_with_two_reduce_axes():
+    """A contraction over two reduce axes (3 x 100 = 300 steps, crossing a TILE_K block in the middle of the second axis),
+    the shape of a weight gradient summed over batch and position: tiled, k walks both axes in nest order, and the
+    threaded result has the plain nest's bits."""
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((3, 100, 20)).astype(np.float32), rng.standard_normal((3, 100, 18)).astype(np.float32)
+    graph = lambda: [(Tensor(a).reshape(3, 100, 20, 1) * Tensor(b).reshape(3, 100, 1, 18)).sum((0, 1)).node]
+    assert "limn_micro" in render_c(schedule(graph()).kernels[-1]) and 3 * 100 > TILE_K
+    threaded, plain = CDevice(parallel_work=0).realize(graph())[0].array, CDevice(**PLAIN).realize(graph())[0].array
+    assert threaded.tobytes() == plain.tobytes()
+    size = np.einsum("nki,nkj->ij", np.abs(a).astype(np.float64), np.abs(b))
+    assert np.all(np.abs(threaded.reshape(20, 18) - np.einsum("nki,nkj->ij", a.astype(np.float64), b)) <= 2 * reduction_error(300, float32, products=True) * size)
