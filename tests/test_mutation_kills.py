@@ -544,3 +544,16 @@ class TestView:
         assert v.index((2, 3)) == (11, True)
         for bad in [(1,), (1, 2, 0), (3, 0), (0, 4), (-1, 0)]:
             with pytest.raises(IndexError): v.index(bad)
+
+
+class TestCodegen:
+    def test_the_ir_interpreter_reads_zero_outside_a_padded_constant(self):
+        """A constant read through a pad is 0 where the pad's check fails and the constant inside, as the numpy device
+        computes it (kills the interpreter's value for a failed check moved from 0 to 1)."""
+        from limn import Tensor, use_device
+        from limn.codegen import run_ir
+        for build in (lambda: Tensor.ones(3).pad(((1, 2),)), lambda: Tensor.full((2, 2), 2.5).pad(((0, 1), (2, 0))) * 3):
+            with use_device("numpy"): want = build().numpy()
+            got = run_ir([build().node])[0]
+            np.testing.assert_array_equal(got, want)
+            assert (want == 0).any() and (want != 0).any()
