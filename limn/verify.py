@@ -557,10 +557,10 @@ def walked_ok(desc, env):
 
 # %% ../nbs/limn/16_verify.ipynb #005c45a4
 def draw_described(desc, report: KernelReport | None = None):
-    """The description as a picture: its loops as a tree (threaded ones bold, with their ranges), and under each loop
-    the accesses made directly in it, one box per buffer and kind (a thread's stack arrays in one box), green when every
-    verdict on them is proved, red when one has a witness."""
-    from limn.sdpa import For, Line, touches, c_expr
+    """The description as a picture: its loops as a tree (threaded ones bold), each with its range and the values
+    named in it; under each loop the accesses made directly in it, one box per buffer and kind (a thread's stack arrays
+    in one box), green when every verdict on them is proved, red when one has a witness."""
+    from limn.sdpa import For, Let, Line, touches, c_expr
     from limn.viz import Graph
     g, worst = Graph(rankdir="LR"), {}
     for v in (report.verdicts if report else []):
@@ -576,14 +576,16 @@ def draw_described(desc, report: KernelReport | None = None):
                     groups.setdefault(key, []).append(t)
             elif isinstance(s, For):
                 node = f"for{id(s)}"
-                g.node(node, f"for {s.var.name} in [{c_expr(s.start)}, {c_expr(s.end)})" + (f" step {s.step}" if s.step > 1 else ""),
+                lets = "".join(f"\n{x.var.name} = {c_expr(x.expr)}" for x in s.body if isinstance(x, Let))
+                g.node(node, f"for {s.var.name} in [{c_expr(s.start)}, {c_expr(s.end)})" + (f" step {s.step}" if s.step > 1 else "") + lets,
                        fillcolor="#e8eef8", penwidth="2.5" if s.threads else "1")
                 if parent: g.edge(parent, node)
                 walk(s.body, node)
         for (buf, kind), ts in groups.items():
             status = {worst.get(t.pc, 'none') for t in ts}
             colour = _COLOURS['witness'] if 'witness' in status else _COLOURS['unknown'] if 'unknown' in status else _COLOURS['proved'] if status == {'proved'} else "#ffffff"
-            label = (f"stack: {len(ts)} accesses" if buf == 'stack' else f"{kind} {ts[0].ref.render()}" + (f" (+{len(ts) - 1})" if len(ts) > 1 else ""))
+            first = f"{kind} {buf}[{', '.join(i.render() for i in ts[0].ref.index)}]"
+            label = f"stack: {len(ts)} access{'es' * (len(ts) > 1)}" if buf == 'stack' else first + (f" (+{len(ts) - 1})" if len(ts) > 1 else "")
             g.node(f"{parent}_{buf}_{kind}", label, shape="box", fillcolor=colour)
             g.edge(parent, f"{parent}_{buf}_{kind}", color="#999999")
     walk(desc.body, None)
