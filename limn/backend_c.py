@@ -17,11 +17,11 @@ from .codegen import (lower, match_loops, Index, Var, Div, Mod, Check, Loop, End
 from .jit import Backend, JitDevice
 
 # %% auto #0
-__all__ = ['C_TYPES', 'PRELUDE', 'PARALLEL_WORK', 'COLLAPSE_CELLS', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS',
-           'TILE_ROWS', 'TILE_VECTOR_BYTES', 'TILE_K', 'PANEL_BYTES', 'c_type', 'c_literal', 'c_index', 'c_check',
-           'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo',
-           'host_id', 'default_cache_dir', 'build_library', 'load_kernel', 'microkernel', 'physical_cores', 'CBackend',
-           'check_dtypes', 'CDevice']
+__all__ = ['C_TYPES', 'PRELUDE', 'PARALLEL_WORK', 'COLLAPSE_CELLS', 'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN',
+           'WANTED_FLAGS', 'TILE_ROWS', 'TILE_VECTOR_BYTES', 'TILE_K', 'PANEL_BYTES', 'c_type', 'c_literal', 'c_index',
+           'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags',
+           'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel', 'microkernel', 'physical_cores',
+           'CBackend', 'check_dtypes', 'CDevice']
 
 # %% ../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -90,6 +90,7 @@ static inline int64_t limn_clamp(int64_t x, int64_t lo, int64_t hi) { return x <
 # %% ../nbs/limn/08_backend_c.ipynb #3a2cf995
 PARALLEL_WORK = 1 << 15        # iterations below which a nest is not worth waking the thread team for (threads)
 COLLAPSE_CELLS = 64            # fuse leading loops until this many chunks exist, a few per thread on any host (threads)
+COLUMN_CHUNK = 64              # kept-loop steps per thread chunk of a nest whose outer loop is a reduce (threads)
 UNROLL = 8                     # reduce steps folded per pass through a memory accumulator (unroll-and-jam)
 JAM = 4                        # output rows sharing one pass of an unrolled reduce (unroll-and-jam)
 TILE_WORK = 1 << 12            # multiply-adds under which a matmul-shaped nest is not worth packing (tiled matmuls)
@@ -111,6 +112,7 @@ class CRenderer:
         self.defs = definitions(self.instrs)
         self.lane_ops = {i.acc: i.op for i in self.instrs if isinstance(i, Fold) and i.lane is not None}
         self.lane_text = None                            # how a lane index is spelled inside a split lane loop (lanes)
+        self.spans = {}                                  # loop variable -> the (start, stop) C a thread's chunk runs (threads)
         self.buf_types = {name: ref.dtype for name, ref in kernel.args}
         self.lines, self.functions, self.fresh, self.parallel_nests, self.split_loops = [], [], 0, [], []
         self.in_nest_function = False                    # rendering the body of a threaded nest's own function
@@ -164,6 +166,8 @@ def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
     ins, end = self.instrs[pc], self.match[pc]
     if self.threads and depth == 1 and not self.in_nest_function and (parallel := self.parallel_loops(pc)):
         return self.threaded(pc, parallel, resolved)
+    if self.threads and depth == 1 and not self.in_nest_function and (inner := self.column_loop(pc)) is not None:
+        return self.threaded_columns(pc, inner, resolved)
     if self.lanes and self.innermost(pc) and self.laned(pc): return self.lane_loop(pc, depth, resolved, outer)
     if self.split_masks and self.innermost(pc): return self.innermost_loop(pc, end, depth, resolved, outer)
     if not ins.reduce and self.unroll > 1 and self.jammable(pc): return self.jammed(pc, depth, resolved, outer)
@@ -174,6 +178,7 @@ def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
 def plain_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list, start: str = "0", stop=None):
     "The LOOP at `pc` as a `for` over [start, stop) (its whole extent by default), its body rendered by `block`."
     var = self.instrs[pc].var
+    if start == "0" and stop is None: start, stop = self.spans.get(var.name, ("0", None))
     self.emit(depth, f"for (int64_t {var.name} = {start}; {var.name} < {var.extent if stop is None else stop}; {var.name}++) {{")
     self.block(pc + 1, self.match[pc], depth + 1, resolved, outer + [var.name])
     self.emit(depth, "}")
@@ -380,6 +385,28 @@ def threaded(self: CRenderer, pc: int, parallel: list, resolved: dict):
     self.emit(1 + len(parallel), call)
     self.emit(len(parallel), "}")
 
+# %% ../nbs/limn/08_backend_c.ipynb #f8b1c021
+@patch
+def column_loop(self: CRenderer, pc: int):
+    "The innermost kept loop's position when the nest at `pc` is reduce loops around it alone, unmasked and big enough; else None."
+    p = pc
+    while self.instrs[p].reduce and isinstance(self.instrs[p + 1], Loop) and self.match[p + 1] == self.match[p] - 1: p += 1
+    if p == pc or self.instrs[p].reduce or not self.innermost(p): return None
+    if any(getattr(i, "valid", ()) for i in self.instrs[p + 1:self.match[p]]): return None          # masked: cuts need the whole range
+    if self.kernel.op is Ops.SCATTER or self.instrs[p].var.extent < 2 * COLUMN_CHUNK or self.work(pc, self.match[pc] + 1) < self.parallel_work: return None
+    return p
+
+@patch
+def threaded_columns(self: CRenderer, pc: int, inner: int, resolved: dict):
+    "The nest at `pc`, its kept loop at `inner` cut into chunks of COLUMN_CHUNK, one nest-function call per chunk."
+    var = self.instrs[inner].var
+    chunk = f"{var.name}_chunk"
+    self.spans[var.name] = (chunk, f"limn_min({chunk} + {COLUMN_CHUNK}, {var.extent})")
+    call = self.nest_function([var.name], [chunk], lambda: self.loop(pc, 1, resolved, []))
+    del self.spans[var.name]
+    self.emit(1, "#pragma omp parallel for schedule(static)")
+    self.emit(1, f"for (int64_t {chunk} = 0; {chunk} < {var.extent}; {chunk} += {COLUMN_CHUNK}) {call}")
+
 # %% ../nbs/limn/08_backend_c.ipynb #b1e3a0c2
 @patch
 def unrollable(self: CRenderer, pc: int) -> bool:
@@ -406,7 +433,8 @@ def unrolled(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
     self.fresh += 1
     whole = red.extent - red.extent % u
     self.emit(depth, f"for (int64_t {base} = 0; {base} < {whole}; {base} += {u}) {{")
-    self.emit(depth + 1, f"for (int64_t {inner.name} = 0; {inner.name} < {inner.extent}; {inner.name}++) {{")
+    start, stop = self.spans.get(inner.name, ("0", inner.extent))
+    self.emit(depth + 1, f"for (int64_t {inner.name} = {start}; {inner.name} < {stop}; {inner.name}++) {{")
     self.emit(depth + 2, f"{c_type(dt)} {acc} = {at};")
     for step in range(u):
         self.emit(depth + 2, f"{{ const int64_t {red.name} = {base} + {step};")

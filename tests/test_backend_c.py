@@ -351,3 +351,21 @@ def test_tiled_matmul_with_two_reduce_axes():
     assert threaded.tobytes() == plain.tobytes()
     size = np.einsum("nki,nkj->ij", np.abs(a).astype(np.float64), np.abs(b))
     assert np.all(np.abs(threaded.reshape(20, 18) - np.einsum("nki,nkj->ij", a.astype(np.float64), b)) <= 2 * reduction_error(300, float32, products=True) * size)
+
+
+@pytest.mark.parametrize("cols", [129, 200, 256])
+def test_column_chunks_threaded_bit_identical(cols):
+    """Nests whose outer loop is a reduce (column sums and maxes over 67 rows, a fused column dot, in float32 and float64)
+    are threaded over chunks of their kept inner loop, the last chunk partial: threaded, with unroll-and-jam or plain,
+    the result has the serial plain nest's bits and numpy's values."""
+    rng = np.random.default_rng(cols)
+    x, y = rng.standard_normal((67, cols)).astype(np.float32), rng.standard_normal((67, cols)).astype(np.float32)
+    xd = rng.standard_normal((67, cols))
+    graph = lambda: [Tensor(x).sum(0).node, Tensor(x).max(0).node, (Tensor(x) * Tensor(y)).sum(0).node, Tensor(xd).sum(0).node]
+    kernels = schedule(graph()).kernels
+    assert all("_chunk += 64) limn_nest" in render_c(k, parallel_work=0) for k in kernels)
+    plain = [r.array for r in CDevice(**PLAIN).realize(graph())]
+    for device in (CDevice(parallel_work=0), CDevice(parallel_work=0, unroll=1)):
+        for got, want in zip(device.realize(graph()), plain): assert got.array.tobytes() == want.tobytes()
+    np.testing.assert_allclose(plain[0], x.sum(0), rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(plain[1], x.max(0))
