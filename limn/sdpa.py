@@ -300,7 +300,8 @@ class For:
 def line(text: str, **refs) -> Line: return Line(text, refs)
 
 # %% ../nbs/limn/12_attention.ipynb #e74c215f
-_WRITE = re.compile(r"\s*(=(?!=)|\+=|-=|\*=|/=)")
+_WRITE = re.compile(r"\s*(=(?!=)|\+=|-=|\*=|/=|%=|<<=|>>=|&=|\|=|\^=)")
+_BUMP, _BUMP_AFTER = re.compile(r"(\+\+|--)\s*$"), re.compile(r"\s*(\+\+|--)")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 @dataclass
@@ -335,8 +336,8 @@ def touches(desc: Described) -> list:
             elif isinstance(s, Let): scope.append(s)
             elif isinstance(s, Line):
                 for m in _PLACEHOLDER.finditer(s.text):
-                    w = _WRITE.match(s.text, m.end())
-                    kind = 'load' if not w else 'store' if w.group(1) == '=' else 'update'
+                    w, bumped = _WRITE.match(s.text, m.end()), _BUMP.search(s.text[:m.start()]) or _BUMP_AFTER.match(s.text, m.end())
+                    kind = 'update' if bumped else 'load' if not w else 'store' if w.group(1) == '=' else 'update'
                     out.append(Touch(len(out), s.refs[m.group(1)], kind, tuple(scope), s, m.group(1)))
     walk(desc.body, [])
     return out
@@ -359,6 +360,7 @@ def _check_text(desc, s: Line, protected: set):
     where = f"{desc.name}: line {s.text!r}"
     named = set(_PLACEHOLDER.findall(s.text))
     if named != set(s.refs): raise ValueError(f"{where}: placeholders {sorted(named)} but refs {sorted(s.refs)}; expected the same names")
+    if re.search(r"(?<!&)&\s*\{\w+\}", s.text): raise ValueError(f"{where}: takes the address of an access; a write through it would not be seen")
     bare = _PLACEHOLDER.sub("0", s.text)
     if any(ch in bare for ch in "[]#"): raise ValueError(f"{where}: a subscript or directive outside a placeholder; every access must be a described Ref")
     depth = 0

@@ -205,9 +205,11 @@ def test_a_description_that_could_reach_unshown_memory_is_refused():
     cases = [(one("x[i] = 0;"), "subscript"), (one("*(x + i) = 0;"), "names buffer"), (one("{a} = 0; i += 1;", a=x[i]), "assigns"),
              (one("{a} = 0; } {", a=x[i]), "unbalanced"), (one("{a} = 0;", a=Buf("x", (n,), "out")[Sym("k")]), "outside their scope"),
              (one("{a} = 0;", threads=True, a=x[i]), "threaded loop"), (one("{a} = 0; {b} = 1;", a=x[i]), "placeholders"),
-             (one("int64_t *p = &i; {a} = 0;", a=x[i]), "address")]
+             (one("int64_t *p = &i; {a} = 0;", a=x[i]), "address"), (one("T *p = &{a};", a=x[i]), "address of an access")]
     for desc, words in cases:
         with pytest.raises(ValueError, match=words): render_described(desc)
+    kinds = [t.kind for t in touches(one("{a}++; ++{a}; {a} <<= 1; {a} == 0 ? {a} : 1;", a=x[i]))]
+    assert kinds == ["update", "update", "update", "load", "load"]
     assert all(t.ref.buf.name in {b.name for b in desc.bufs} | {"kt", "vt", "qt", "dot", "s", "dp", "p", "ds", "m", "l"}
                for desc in C_SDPA_NESTS.values() for t in touches(desc))
 
