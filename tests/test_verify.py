@@ -435,3 +435,23 @@ def test_a_laned_loop_inside_another_reduce_loop_is_counted_per_lane():
     error = abs(_on("c", build).reshape(-1)[0] - float(x.astype(np.float64).sum()))
     naive = gamma(-(-170 // 16) - 1 + 4, 2.0 ** -24) * float(np.abs(x).astype(np.float64).sum())
     assert naive < error <= bound.total
+
+
+@pytest.mark.parametrize("workload", ["mlp", "gpt"])
+def test_the_training_benchmark_steps_are_proved(workload, capsys):
+    "examples/bench_train.py's steps at their own sizes (the 256x64 MLP; the byte GPT V256 T64 D128 L2 H4 B8 with fused attention): every kernel proved."
+    pytest.importorskip("torch")
+    import importlib.util
+    from limn import set_seed
+    from limn.optim import AdamW
+    spec = importlib.util.spec_from_file_location("bench_train", pathlib.Path(__file__).parents[1] / "examples" / "bench_train.py")
+    bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+    make, _, (x, y), loss_fn, _ = bench.workload(workload)
+    with use_device("c"):
+        set_seed(0); model = make()
+        loss = loss_fn(model(Tensor(x)), Tensor(y)); loss.backward()
+        report = verify([*AdamW(model.named_parameters(), lr=1e-4).updates(), loss])
+    custom = sum(k.header.startswith("CUSTOM") for k in report.kernels)
+    with capsys.disabled(): print(f"\nlimn.verify: bench_train {workload} step {report.counts()} ({custom} CUSTOM), {sum(k.every_size for k in report.kernels)} for every size")
+    assert report.ok, str(report)
+    assert custom >= 6 if workload == "gpt" else custom == 0       # two layers: forward, dQ and dK/dV each
