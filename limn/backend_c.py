@@ -18,10 +18,10 @@ from .jit import Backend, JitDevice
 
 # %% auto #0
 __all__ = ['C_TYPES', 'PRELUDE', 'PARALLEL_WORK', 'COLLAPSE_CELLS', 'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN',
-           'WANTED_FLAGS', 'TILE_ROWS', 'TILE_VECTOR_BYTES', 'TILE_K', 'PANEL_BYTES', 'c_type', 'c_literal', 'c_index',
-           'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags',
-           'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel', 'microkernel', 'physical_cores',
-           'CBackend', 'check_dtypes', 'CDevice']
+           'WANTED_FLAGS', 'TILE_ROWS', 'TILE_VECTOR_BYTES', 'TILE_K', 'TILE_SPEEDUP', 'PANEL_BYTES', 'c_type',
+           'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError',
+           'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel',
+           'microkernel', 'physical_cores', 'CBackend', 'check_dtypes', 'CDevice']
 
 # %% ../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -600,6 +600,7 @@ def lane_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list)
 TILE_ROWS = 5               # rows of the register tile: 5 x 2 vector accumulators + 2 + 1 = 13 of 16 AVX2 registers
 TILE_VECTOR_BYTES = 64      # a tile row: two 32-byte vectors, 16 float32 or 8 float64
 TILE_K = 256                # reduce steps per packed block
+TILE_SPEEDUP = 32           # microkernel multiply-adds per plain-nest iteration, roughly: a tiled nest's work over this is held to PARALLEL_WORK
 PANEL_BYTES = 256 << 10     # the packed block of `b`: half of a 512 KiB L2
 
 def microkernel(T: str, fma: str, rows: int, cols: int) -> list:
@@ -651,7 +652,7 @@ def tiled(self: CRenderer, c):
     nc = max(nr, min(PANEL_BYTES // (kc * c.dtype.itemsize) // nr * nr, -(-nj // nr) * nr))
     ci, cj = c.out.coef(c.rows), c.out.coef(c.cols)
     base = c.out - Index.of(c.rows) * ci - Index.of(c.cols) * cj
-    threaded = self.threads and ni * nj * K * math.prod(v.extent for v in c.outer) >= self.parallel_work
+    threaded = self.threads and ni * nj * K * math.prod(v.extent for v in c.outer) >= self.parallel_work * TILE_SPEEDUP
     omp = lambda depth, text: self.emit(depth, text) if threaded else None
     self.functions += microkernel(T, fma, mr, nr)
     self.emit(1, f"{T} bpack[{kc * nc}] __attribute__((aligned(64)));     /* the packed block of b, shared */")

@@ -81,7 +81,7 @@ def test_corpus_is_threaded_and_cut():
 def test_large_nests_threaded_exactly():
     "Nests big enough for the default threshold: a matmul, a padded conv, a keepdim reduce, threaded == serial."
     rng = np.random.default_rng(0)
-    a, b = rng.standard_normal((96, 80)).astype(np.float32), rng.standard_normal((80, 72)).astype(np.float32)
+    a, b = rng.standard_normal((130, 120)).astype(np.float32), rng.standard_normal((120, 100)).astype(np.float32)
     x, w = rng.standard_normal((16, 64, 64)).astype(np.float64), rng.standard_normal((3, 3)).astype(np.float64)
     def graphs():
         xp = Tensor(x).pad(((0, 0), (1, 1), (1, 1)))
