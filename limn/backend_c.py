@@ -139,15 +139,17 @@ class CRenderer:
         "True when the LOOP at `pc` has no loop inside it."
         return not any(isinstance(i, Loop) for i in self.instrs[pc + 1:self.match[pc]])
 
-    def render(self) -> str:
-        "The whole source: the prelude, any nest functions, `limn_body` over restrict pointers, the ctypes entry point."
-        self.params = [f"{'' if name == 'out' else 'const '}{c_type(ref.dtype)} *restrict {name}" for name, ref in self.kernel.args]
-        casts = ", ".join(f"({c_type(ref.dtype)} *)args[{i}]" for i, (name, ref) in enumerate(self.kernel.args))
-        self.lines = ["  int bad = 0;"]
-        if self.tile and (c := contraction(self.kernel)) is not None and self.tileable(c): self.tiled(c)
-        else: self.block(0, len(self.instrs), 1, {}, outer=[])
-        body = [f"static __attribute__((noinline)) int limn_body({', '.join(self.params)}) {{"] + self.lines + ["  return bad;", "}"]
-        return "\n".join([PRELUDE] + self.functions + body + [f"int limn_kernel(void **args) {{ return limn_body({casts}); }}", ""])
+# %% ../nbs/limn/08_backend_c.ipynb #f8b1c030
+@patch
+def render(self: CRenderer) -> str:
+    "The whole source: the prelude, any nest functions, `limn_body` over restrict pointers, the ctypes entry point."
+    self.params = [f"{'' if name == 'out' else 'const '}{c_type(ref.dtype)} *restrict {name}" for name, ref in self.kernel.args]
+    casts = ", ".join(f"({c_type(ref.dtype)} *)args[{i}]" for i, (name, ref) in enumerate(self.kernel.args))
+    self.lines = ["  int bad = 0;"]
+    if self.tile and (c := contraction(self.kernel)) is not None and self.tileable(c): self.tiled(c)
+    else: self.block(0, len(self.instrs), 1, {}, outer=[])
+    body = [f"static __attribute__((noinline)) int limn_body({', '.join(self.params)}) {{"] + self.lines + ["  return bad;", "}"]
+    return "\n".join([PRELUDE] + self.functions + body + [f"int limn_kernel(void **args) {{ return limn_body({casts}); }}", ""])
 
 # %% ../nbs/limn/08_backend_c.ipynb #3a2cf996
 @patch
