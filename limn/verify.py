@@ -65,16 +65,25 @@ def _scopes(instrs):
     return out
 
 def threaded_loops(kernel) -> dict:
-    """pc of each outermost LOOP -> the pcs of the LOOPs the C backend threads there at any size (its work threshold set to 0,
-    so a small test nest is held to what a large one would run)."""
-    from limn.backend_c import CRenderer
-    r, out, depth = CRenderer(kernel, threads=True, parallel_work=0), {}, 0
-    for pc, ins in enumerate(r.instrs):
-        if isinstance(ins, Loop):
-            if depth == 0 and (run := r.parallel_loops(pc)): out[pc] = run
-            depth += 1
-        elif isinstance(ins, EndLoop): depth -= 1
+    """pc of each outermost LOOP -> the pcs of the LOOPs the C backend threads there at any size: the collapsed run of
+    `parallel_loops`, or else the kept loop `column_loop` splits into chunks under reduce loops. Its work threshold is set
+    to 0 and its column chunk to 1, so a small test nest is held to what a large one would run."""
+    import limn.backend_c as backend_c
+    r, out, depth = backend_c.CRenderer(kernel, threads=True, parallel_work=0), {}, 0
+    chunk, backend_c.COLUMN_CHUNK = getattr(backend_c, 'COLUMN_CHUNK', None), 1
+    try:
+        for pc, ins in enumerate(r.instrs):
+            if isinstance(ins, Loop):
+                if depth == 0:
+                    run = r.parallel_loops(pc)
+                    if not run and hasattr(r, 'column_loop') and (inner := r.column_loop(pc)) is not None: run = [inner]
+                    if run: out[pc] = run
+                depth += 1
+            elif isinstance(ins, EndLoop): depth -= 1
+    finally:
+        if chunk is not None: backend_c.COLUMN_CHUNK = chunk
     return out
+
 
 # %% ../nbs/limn/16_verify.ipynb #64c4175f
 def read_nest(kernel) -> NestModel:

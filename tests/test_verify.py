@@ -81,6 +81,7 @@ GATHER = kernels_of(Tensor(rng.standard_normal((5, 3)).astype(np.float32)).gathe
 SCATTER = kernels_of(Tensor(rng.standard_normal((4, 3)).astype(np.float32)).scatter_rows(ROWS, 5))[0]
 RESHAPE = kernels_of(Tensor(rng.standard_normal((4, 6)).astype(np.float32)).T.reshape(3, 8) + 1)[0]
 SUMROWS = kernels_of(A.sum(1))[0]
+COLUMNS = kernels_of(A.sum(0))[0]                                  # reduce rows around a kept column loop, threaded in chunks
 LANED = kernels_of(Tensor(rng.standard_normal((3, 40)).astype(np.float32)).sum(1))[0]   # 16 partial totals (chapter 06)
 
 
@@ -119,6 +120,8 @@ def _mutants():
     m["reshape: the divisor halved"] = (edit_kernel(RESHAPE, {ld: replace(RESHAPE.instrs[ld], index=Index.of(Var("i0", 3)) * 2 + (Index.of(i1) % 4) * 6 + Index.of(i1) // 2)}), 'in-bounds')
     st = first(SUMROWS, Store)
     m["row sums: every thread stores its total to out[0]"] = (edit_kernel(SUMROWS, {st: replace(SUMROWS.instrs[st], index=Index())}), 'disjoint')
+    acc = first(COLUMNS, Accum)
+    m["column sums: every column thread accumulates into out[0]"] = (edit_kernel(COLUMNS, {acc: replace(COLUMNS.instrs[acc], index=Index())}), 'disjoint')
     fold = first(LANED, Fold, lambda i: i.lane is not None)
     m["laned sum: a term folded one lane on"] = (edit_kernel(LANED, {fold: replace(LANED.instrs[fold], lane=LANED.instrs[fold].lane + 1)}), 'in-bounds')
     return m
