@@ -1,6 +1,7 @@
 """The c device against the numpy device over the shared graph corpus (a sink written by a reduction litmus can bound is
 held to its certified tolerance, limn.verify.sink_tolerance; the rest to the fixed one), threaded against serial and cut against
-uncut (exactly), plus the compile cache, flag fallback, and the errors it must give. Correctness only: timings live in
+uncut (exactly); tiled matmuls in every layout, laned reductions and column-chunked reduces against the plain nest (exactly) and
+against their derived error bounds; plus the compile cache, flag fallback, and the errors it must give. Correctness only: timings live in
 examples/bench_matmul.py."""
 import os, stat, sys, pathlib, math, ctypes
 import numpy as np

@@ -1,6 +1,7 @@
 """The loop-nest IR means what it prints: every corpus graph is scheduled, lowered, run instruction by instruction by
 `limn.codegen.run_ir`, and diffed against the numpy device (exact for ints, 1e-5 for float32/64, the width's rounding
-for the half floats). Plus a seeded fuzzer of movement chains, which is where index arithmetic goes wrong."""
+for the half floats). Plus a seeded fuzzer of movement chains, which is where index arithmetic goes wrong, and laned sums held
+to the error bound their order implies (codegen.reduction_error) against an exact oracle."""
 import numpy as np
 import pytest
 from graph_corpus import CORPUS, tolerance, reference
