@@ -142,8 +142,8 @@ def lift_access(nest: NestModel, access):
     if access.guard is TRUE and nest.model.tensors[access.tensor].role == 'register':
         names = access.offset.symbols()
         if not names <= {s for s, sym in nest.model.symbols.items() if sym.kind == 'loop'}: return None
-        symbols = {v: replace(nest.model.symbols[v], hi=Poly.var(f"N_{v}") - 1) for v in names}
-        symbols |= {f"N_{v}": Symbol(f"N_{v}", 'param', Poly.const(1)) for v in names}
+        symbols = {v: replace(nest.model.symbols[v], hi=Poly.var(f"N_{v}") - 1) for v in sorted(names)}
+        symbols |= {f"N_{v}": Symbol(f"N_{v}", 'param', Poly.const(1)) for v in sorted(names)}
         return replace(nest.model, symbols=symbols, accesses=[access], tensors={access.tensor: nest.model.tensors[access.tensor]}), access
     if access.guard is not TRUE or access.offset.terms.get((), 0) or access.tensor not in dict(nest.kernel.args): return None
     shape = dict(nest.kernel.args)[access.tensor].shape
@@ -162,7 +162,7 @@ def lift_access(nest: NestModel, access):
         for v in used:
             if sizes[j] == Poly.var(f"N_{v}"): offset = offset + Poly.var(v) * inner
         inner, numel = inner * sizes[j], numel * sizes[j]
-    symbols = {v: replace(nest.model.symbols[v], hi=Poly.var(f"N_{v}") - 1) for v in used}
+    symbols = {v: replace(nest.model.symbols[v], hi=Poly.var(f"N_{v}") - 1) for v in sorted(used)}
     symbols |= {str(f): Symbol(str(f), 'param', Poly.const(1)) for p in sizes for f in p.symbols()}
     lifted = replace(access, offset=offset, tensor=f"{access.tensor}@{access.line}")
     model = replace(nest.model, symbols=symbols, accesses=[lifted],
@@ -574,7 +574,7 @@ def draw_described(desc, report: KernelReport | None = None):
     g, worst = Graph(rankdir="LR"), {}
     for v in (report.verdicts if report else []):
         if worst.get(v.pc) != 'witness': worst[v.pc] = v.status if worst.get(v.pc) in (None, 'proved') else worst[v.pc]
-    per_line = {}
+    per_line, numbered = {}, []                            # loops numbered in order: the picture is deterministic
     for t in touches(desc): per_line.setdefault(id(t.line), []).append(t)
     def walk(stmts, parent):
         groups = {}
@@ -584,7 +584,7 @@ def draw_described(desc, report: KernelReport | None = None):
                     key = ('stack', '') if t.ref.buf.role == 'local' else (t.ref.buf.name, t.kind)
                     groups.setdefault(key, []).append(t)
             elif isinstance(s, For):
-                node = f"for{id(s)}"
+                node = f"for{len(numbered)}"; numbered.append(s)
                 lets = "".join(f"\n{x.var.name} = {c_expr(x.expr)}" for x in s.body if isinstance(x, Let))
                 g.node(node, f"for {s.var.name} in [{c_expr(s.start)}, {c_expr(s.end)})" + (f" step {s.step}" if s.step > 1 else "") + lets,
                        fillcolor="#e8eef8", penwidth="2.5" if s.threads else "1")
