@@ -65,6 +65,8 @@ VJP = {
     "gather":     lambda out, g, p, arg: (g.scatter_rows(p[1], p[0].shape[0]), None),
     "scatter":    lambda out, g, p, arg: (None, g.gather(p[0])),
     "contiguous": lambda out, g, p, arg: (g,),
+    "sigmoid":    lambda out, g, p, arg: (g * ((1 - out) * out),),      # composites recorded as one step (chapter 02)
+    "tanh":       lambda out, g, p, arg: (g * (1 - out * out),),
 }
 
 # %% ../nbs/limn/03_autograd.ipynb #9b2b0543

@@ -677,14 +677,24 @@ def sqrt(self: Tensor) -> Tensor: return _elementwise(Ops.SQRT, _floatify(self),
 def relu(self: Tensor) -> Tensor:
     "x where x > 0, 0 where x < 0; at 0 (and NaN) x * 0, so the gradient at 0 is 0 and a NaN stays NaN."
     return where(0 < self, self, where(self < 0, 0, self * 0))
-@patch
-def sigmoid(self: Tensor) -> Tensor:
-    x = _floatify(self)
+def _with_rule(x: Tensor, build, rule: str) -> Tensor:
+    "`build(x)` composed of primitives, recorded on the tape as one step with `rule` (whose gradient reads the output only)."
+    with no_grad(): out = build(x)
+    return _make(out.node, (x,), rule)
+
+def _sigmoid(x: Tensor) -> Tensor:
     negative = x < 0
     z = where(negative, x, -x).exp()                  # exp(-|x|), never overflows
     return where(negative, z / (1 + z), 1 / (1 + z))
+
 @patch
-def tanh(self: Tensor) -> Tensor: return 2 * (_floatify(self) * 2).sigmoid() - 1
+def sigmoid(self: Tensor) -> Tensor:
+    "1 / (1 + exp(-x)); its gradient is g * (1 - out) * out (torch's formula), read from the output, not rebuilt from x."
+    return _with_rule(_floatify(self), _sigmoid, "sigmoid")
+@patch
+def tanh(self: Tensor) -> Tensor:
+    "2 sigmoid(2x) - 1; its gradient is g * (1 - out * out) (torch's formula), read from the output, not rebuilt from x."
+    return _with_rule(_floatify(self), lambda x: 2 * _sigmoid(x * 2) - 1, "tanh")
 @patch
 def gelu(self: Tensor) -> Tensor:
     x = _floatify(self)
