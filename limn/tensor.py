@@ -138,9 +138,10 @@ def __bool__(self: Tensor) -> bool:
 def _make(node: Node, parents: tuple = (), rule=None, arg=None) -> Tensor:
     "A Tensor on `node`; it keeps the autograd record `(rule, parents, arg)` only when the result requires grad."
     t = Tensor.__new__(Tensor)
-    t.node, t.grad = node, None
-    needs = autograd.is_grad_enabled() and node.dtype.is_float and any(p._requires_grad for p in parents)
-    t._requires_grad, t._ctx = needs, ((rule, parents, arg) if needs else None)
+    t.node, t.grad, t._requires_grad, t._ctx = node, None, False, None
+    if parents and autograd.is_grad_enabled() and node.dtype.is_float:
+        for p in parents:
+            if p._requires_grad: t._requires_grad, t._ctx = True, (rule, parents, arg); break
     return t
 
 def _elementwise(op: Ops, *srcs: Tensor, rule=None) -> Tensor:
