@@ -131,9 +131,9 @@ def mutated_number(text: str) -> str | None:
     return str(value + 1)
 
 
-def candidates(module: str) -> list[Mutant]:
-    "Every one-token mutant of `module` that still compiles, skipping docstrings, comments, imports and __all__."
-    source = module_path(module).read_text()
+def candidates(module: str, source: str | None = None) -> list[Mutant]:
+    "Every one-token mutant of `module` (or of its `source` text) that still compiles, skipping docstrings, comments, imports and __all__."
+    source = module_path(module).read_text() if source is None else source
     lines = source.splitlines(keepends=True)
     found = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -171,12 +171,23 @@ def stratified(pool: list[Mutant], k: int, rng: random.Random) -> list[Mutant]:
     return [pool[rng.randrange(a, b)] for a, b in zip(edges, edges[1:]) if b > a]
 
 
-def draw(modules: list[str], sample: int, seed: int) -> list[Mutant]:
+def sizes_at(modules: list[str], ref: str) -> dict[str, int]:
+    "Candidate counts of the modules as they were at commit `ref` (what --shares-from pins the shares to)."
+    out = {}
+    for m in modules:
+        text = subprocess.run(["git", "show", f"{ref}:{m.replace('.', '/')}.py"], cwd=ROOT, capture_output=True, text=True)
+        if text.returncode: raise SystemExit(f"--shares-from {ref}: {m} is not in that commit")
+        out[m] = len(candidates(m, text.stdout))
+    return out
+
+
+def draw(modules: list[str], sample: int, seed: int, shares_from: str | None = None) -> list[Mutant]:
     """A seeded draw of `sample` mutants, stratified by module (see `shares`) and by position within each module; each
-    module has its own generator, seeded by (seed, module), so one module's draw depends on nothing else but its share."""
+    module has its own generator, seeded by (seed, module), so one module's draw depends on nothing else but its share.
+    With `shares_from` the shares come from the modules' sizes at that commit, so another module's edit moves nothing."""
     pools = {m: candidates(m) for m in modules}
-    return [mu for m, k in shares({m: len(p) for m, p in pools.items()}, sample).items()
-            for mu in stratified(pools[m], k, random.Random(f"{seed}:{m}"))]
+    sizes = sizes_at(modules, shares_from) if shares_from else {m: len(p) for m, p in pools.items()}
+    return [mu for m, k in shares(sizes, sample).items() for mu in stratified(pools[m], min(k, len(pools[m])), random.Random(f"{seed}:{m}"))]
 
 
 def allowed() -> dict[str, str]:
@@ -263,7 +274,7 @@ def select(args) -> list[Mutant]:
     """The seeded draw over --modules (or with --match every candidate whose key matches the pattern, to re-run named
     survivors), narrowed to the modules named by --only."""
     if args.match: chosen = [m for module in args.modules for m in candidates(module) if re.search(args.match, m.key)]
-    else: chosen = draw(args.modules, args.sample, args.seed)
+    else: chosen = draw(args.modules, args.sample, args.seed, args.shares_from)
     return [m for m in chosen if not args.only or m.module in args.only]
 
 
@@ -275,6 +286,20 @@ def cached(path: str | None) -> dict[tuple[str, str], tuple[str, str, bool]]:
         rec = json.loads(raw)
         if rec["verdict"] != "survived": out[rec["key"], rec["hash"]] = (rec["verdict"], rec["by"], rec["in_chapter"])
     return out
+
+
+def recorded(path: str | None) -> dict[tuple[str, str], tuple[str, str]]:
+    "Every verdict in the --cache file, survivors included (the last one of a mutant wins): (key, hash) -> (verdict, by)."
+    if not path or not Path(path).exists(): return {}
+    return {(r["key"], r["hash"]): (r["verdict"], r["by"]) for r in map(json.loads, Path(path).read_text().splitlines())}
+
+
+def report_only(mutants: list[Mutant], args) -> tuple[dict, int]:
+    "The draw judged from the --cache file alone, running nothing: a mutant with no verdict for this module text is 'not run'."
+    hashes = {m: module_hash(m) for m in {mu.module for mu in mutants}}
+    known = recorded(args.cache)
+    results = {m: known.get((m.key, hashes[m.module]), ("not run", "")) for m in mutants}
+    return results, sum(v != "not run" for v, _ in results.values())
 
 
 def run_all(mutants: list[Mutant], args, ref: str) -> tuple[dict, int]:
@@ -324,6 +349,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", help="a JSON-lines file of verdicts: kills of an unchanged module are reused, new ones added")
     ap.add_argument("--out", help="also write the report as markdown to this file")
     ap.add_argument("--list", action="store_true", help="count the candidates per module and run nothing")
+    ap.add_argument("--shares-from", help="a commit whose module sizes fix each module's share of the draw (default: the tree's own)")
+    ap.add_argument("--report-only", action="store_true", help="judge the draw from the --cache verdicts alone, running nothing")
     args = ap.parse_args(argv)
     unknown = (set(args.modules) | set(args.only or ())) - set(TESTS)
     if unknown: ap.error(f"no test map for {sorted(unknown)}; known modules: {', '.join(TESTS)}")
@@ -332,7 +359,7 @@ def main(argv=None) -> int:
         if args.list:
             for m in args.modules: print(f"{m:18} {len(candidates(m)):5} candidate mutants")
             return 0
-        results, reused = run_all(select(args), args, ref)
+        results, reused = report_only(select(args), args) if args.report_only else run_all(select(args), args, ref)
     finally:
         if SOURCE != ROOT: shutil.rmtree(SOURCE, ignore_errors=True)
     text, score = report(results, allowed(), time.time() - began, args, ref, reused)
@@ -345,19 +372,20 @@ def table(results: dict, allow: dict) -> tuple[list[str], float]:
     """The per-module rows and the overall score: killed / (mutants - allowed). An allowed survivor is equivalent (the
     program computes the same thing) or, where its reason starts with 'slack:', changes only a margin the bound does
     not need; the last column counts the slack ones as survivors, so the reader sees both figures."""
-    rows, totals = [], [0, 0, 0, 0, 0]
+    rows, totals = [], [0, 0, 0, 0, 0, 0]
     for module in sorted({m.module for m in results}):
         mine = [(m, v) for m, (v, _) in results.items() if m.module == module]
         allowed_ = [m for m, v in mine if v == "survived" and m.key in allow]
         slack = sum(allow[m.key].startswith("slack:") for m in allowed_)
-        killed = sum(v != "survived" for m, v in mine)
-        judged = len(mine) - len(allowed_)
-        for i, n in enumerate((len(mine), killed, len(allowed_) - slack, slack, judged)): totals[i] += n
-        rows.append(f"| {module} | {len(mine)} | {killed} | {len(allowed_) - slack} | {slack} | {judged - killed} "
+        killed = sum(v in ("killed", "timeout") for m, v in mine)
+        judged = len(mine) - len(allowed_) - sum(v == "not run" for m, v in mine)
+        notrun = sum(v == "not run" for m, v in mine)
+        for i, n in enumerate((len(mine), killed, len(allowed_) - slack, slack, judged, notrun)): totals[i] += n
+        rows.append(f"| {module} | {len(mine)} | {killed} | {len(allowed_) - slack} | {slack} | {judged - killed} | {notrun} "
                     f"| {killed / max(judged, 1):.0%} | {killed / max(judged + slack, 1):.0%} |")
-    n, killed, equivalent, slack, judged = totals
+    n, killed, equivalent, slack, judged, notrun = totals
     score = killed / max(judged, 1)
-    rows.append(f"| **all** | {n} | {killed} | {equivalent} | {slack} | {judged - killed} | {score:.1%} "
+    rows.append(f"| **all** | {n} | {killed} | {equivalent} | {slack} | {judged - killed} | {notrun} | {score:.1%} "
                 f"| {killed / max(judged + slack, 1):.1%} |")
     return rows, score
 
@@ -365,20 +393,26 @@ def table(results: dict, allow: dict) -> tuple[list[str], float]:
 def report(results: dict, allow: dict, seconds: float, args, ref: str = "worktree", reused: int = 0) -> tuple[str, float]:
     "Markdown: the score per module, each survivor with its line, the allow-listed equivalents met, and what killed."
     rows, score = table(results, allow)
-    how = f"`--match {args.match}`" if args.match else f"seed {args.seed}, sample {args.sample}"
+    how = f"`--match {args.match}`" if args.match else f"seed {args.seed}, sample {args.sample}" + (
+        f", shares from {args.shares_from}" if args.shares_from else "")
     how += f", only {' '.join(args.only)}" if args.only else ""
     out = [f"# Mutation check ({how}; ref {ref}; {seconds / 60:.1f} min wall"
-           + (f"; {reused} kills reused from {args.cache}" if reused else "") + ")", "",
-           "| module | mutants | killed | equivalent (allowed) | slack (allowed) | survived | score | score, slack as survivors |",
-           "|---|---|---|---|---|---|---|---|", *rows, ""]
+           + (f"; {reused} verdicts read from {args.cache}" if getattr(args, "report_only", False)
+              else f"; {reused} kills reused from {args.cache}" if reused else "") + ")", "",
+           "| module | mutants | killed | equivalent (allowed) | slack (allowed) | survived | not run | score | score, slack as survivors |",
+           "|---|---|---|---|---|---|---|---|---|", *rows, ""]
     survivors = [m for m, (v, _) in results.items() if v == "survived" and m.key not in allow]
     out += ["## Survivors (each is a missing test, or an equivalent mutant for tools/mutants_allow.txt)", ""]
     out += [f"- `{m.module}:{m.line}`: `{m.before.strip()}` [`{m.old}` -> `{m.new}`]\n  key: `{m.key}`" for m in survivors] or ["none"]
     equivalents = [m for m, (v, _) in results.items() if v == "survived" and m.key in allow]
     out += ["", "## Allowed: equivalent, or slack (tools/mutants_allow.txt)", ""]
     out += [f"- `{m.module}:{m.line}` [`{m.old}` -> `{m.new}`]: {allow[m.key]}" for m in equivalents] or ["none"]
+    notrun = [m for m, (v, _) in results.items() if v == "not run"]
+    if notrun:
+        out += ["", "## Not run (no verdict in the cache for this module text; out of the score)", ""]
+        out += [f"- `{m.module}:{m.line}` [`{m.old}` -> `{m.new}`]" for m in notrun]
     out += ["", "## Killed, and by what", ""]
-    out += [f"- `{m.module}:{m.line}` [`{m.old}` -> `{m.new}`] {v} by `{by}`" for m, (v, by) in results.items() if v != "survived"]
+    out += [f"- `{m.module}:{m.line}` [`{m.old}` -> `{m.new}`] {v} by `{by}`" for m, (v, by) in results.items() if v in ("killed", "timeout")]
     return "\n".join(out) + "\n", score
 
 
