@@ -13,7 +13,7 @@ from .ops import Ops, DType, float32, toposort
 from .device import register_device
 from .codegen import (lower, match_loops, Index, Var, Div, Mod, Check, Loop, EndLoop, Const, Load, Idx, Arith,
                           Cast, Where, Acc, Fold, Store, Accum, mask_edges, definitions, fused_product,
-                          combine_lanes, contraction)
+                          combine_lanes, contraction, index_vars)
 from .jit import Backend, JitDevice
 
 # %% auto #0
@@ -647,14 +647,16 @@ def pack(self: CRenderer, c, var, instrs, value: str, dst: str, width: int, star
 # %% ../nbs/limn/08_backend_c.ipynb #f8b1c012
 @patch
 def tiled(self: CRenderer, c):
-    "The whole kernel as a packed, register-tiled, cache-blocked matmul over `c` (a `Contraction`); see above."
+    """The whole kernel as a packed, register-tiled, cache-blocked matmul over `c` (a `Contraction`); see above. When
+    `b` does not depend on the outer variables (a weight shared by a batch), its panels are packed once per block and
+    the team shares out (outer index, strip) pairs; otherwise the outer loops wrap everything."""
     T, fma = c_type(c.dtype), "fmaf" if c.dtype is float32 else "fma"
     mr, nr, K = TILE_ROWS, TILE_VECTOR_BYTES // c.dtype.itemsize, math.prod(v.extent for v in c.reduce)
-    ni, nj, kc = c.rows.extent, c.cols.extent, min(TILE_K, K)
+    ni, nj, kc, count = c.rows.extent, c.cols.extent, min(TILE_K, K), math.prod(v.extent for v in c.outer)
     nc = max(nr, min(PANEL_BYTES // (kc * c.dtype.itemsize) // nr * nr, -(-nj // nr) * nr))
-    ci, cj = c.out.coef(c.rows), c.out.coef(c.cols)
-    base = c.out - Index.of(c.rows) * ci - Index.of(c.cols) * cj
-    threaded = self.threads and ni * nj * K * math.prod(v.extent for v in c.outer) >= self.parallel_work * TILE_SPEEDUP
+    base = c.out - Index.of(c.rows) * c.out.coef(c.rows) - Index.of(c.cols) * c.out.coef(c.cols)
+    shared_b = not any(index_vars(i) & {v.name for v in c.outer} for i in c.b_instrs)
+    threaded = self.threads and ni * nj * K * count >= self.parallel_work * TILE_SPEEDUP
     omp = lambda depth, text: self.emit(depth, text) if threaded else None
     self.functions += microkernel(T, fma, mr, nr)
     self.emit(1, f"{T} bpack[{kc * nc}] __attribute__((aligned(64)));     /* the packed block of b, shared */")
@@ -662,9 +664,8 @@ def tiled(self: CRenderer, c):
     self.emit(1, "{")
     self.emit(2, f"{T} apack[{kc * mr}] __attribute__((aligned(64))), tile[{mr * nr}];     /* this thread's strip of a, an edge tile */")
     depth = 2
-    for v in c.outer:
+    for v in ([] if shared_b else c.outer):
         self.emit(depth, f"for (int64_t {v.name} = 0; {v.name} < {v.extent}; {v.name}++) {{"); depth += 1
-    self.emit(depth, f"{T} *cells = out + {c_index(base)};")
     self.emit(depth, f"for (int64_t jc = 0; jc < {nj}; jc += {nc}) {{")
     self.emit(depth + 1, f"const int64_t nc = {nj} - jc < {nc} ? {nj} - jc : {nc};")
     self.emit(depth + 1, f"for (int64_t pc = 0; pc < {K}; pc += {kc}) {{")
@@ -674,23 +675,35 @@ def tiled(self: CRenderer, c):
     self.emit(d, f"for (int64_t jr = 0; jr < nc; jr += {nr}) {{")
     self.pack(c, c.cols, c.b_instrs, self.read(c.b), "(bpack + jr * kc)", nr, "jc + jr", d + 1)
     self.emit(d, "}")
+    strips = -(-ni // mr)
     omp(d, "#pragma omp for schedule(dynamic)")
-    self.emit(d, f"for (int64_t ir = 0; ir < {ni}; ir += {mr}) {{")
-    self.pack(c, c.rows, c.a_instrs, self.read(c.a), "apack", mr, "ir", d + 1)
-    self.emit(d + 1, f"for (int64_t jr = 0; jr < nc; jr += {nr}) {{")
-    self.emit(d + 2, f"{T} *corner = cells + ir * {ci} + (jc + jr) * {cj};")
-    if cj == 1:
-        self.emit(d + 2, f"if (ir + {mr} <= {ni} && jc + jr + {nr} <= {nj}) {{ limn_micro(kc, apack, bpack + jr * kc, corner, {ci}, pc == 0); continue; }}")
-    rows_here, cols_here = f"(ir + i < {ni})", f"(jc + jr + j < {nj})"
-    self.emit(d + 2, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if (pc && {rows_here} && {cols_here}) tile[i * {nr} + j] = corner[i * {ci} + j * {cj}];")
-    self.emit(d + 2, f"limn_micro(kc, apack, bpack + jr * kc, tile, {nr}, pc == 0);")
-    self.emit(d + 2, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if ({rows_here} && {cols_here}) corner[i * {ci} + j * {cj}] = tile[i * {nr} + j];")
-    self.emit(d + 1, "}")
+    self.emit(d, f"for (int64_t task = 0; task < {strips * (count if shared_b else 1)}; task++) {{")
+    self.emit(d + 1, f"const int64_t ir = task % {strips} * {mr};")
+    stride = strips
+    for v in (reversed(c.outer) if shared_b else []):
+        self.emit(d + 1, f"const int64_t {v.name} = task / {stride} % {v.extent};"); stride *= v.extent
+    self.emit(d + 1, f"{T} *cells = out + {c_index(base)};")
+    self.strip(c, mr, nr, d + 1)
     self.emit(d, "}")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
-    for v in c.outer: depth -= 1; self.emit(depth, "}")
+    for v in ([] if shared_b else c.outer): depth -= 1; self.emit(depth, "}")
     self.emit(1, "}")
+
+@patch
+def strip(self: CRenderer, c, mr: int, nr: int, d: int):
+    "The rows `ir` .. `ir + mr - 1`: pack their `a`, then one microkernel call per packed panel of `b` (an edge tile through `tile`)."
+    T, ni, nj, ci, cj = c_type(c.dtype), c.rows.extent, c.cols.extent, c.out.coef(c.rows), c.out.coef(c.cols)
+    self.pack(c, c.rows, c.a_instrs, self.read(c.a), "apack", mr, "ir", d)
+    self.emit(d, f"for (int64_t jr = 0; jr < nc; jr += {nr}) {{")
+    self.emit(d + 1, f"{T} *corner = cells + ir * {ci} + (jc + jr) * {cj};")
+    if cj == 1:
+        self.emit(d + 1, f"if (ir + {mr} <= {ni} && jc + jr + {nr} <= {nj}) {{ limn_micro(kc, apack, bpack + jr * kc, corner, {ci}, pc == 0); continue; }}")
+    rows_here, cols_here = f"(ir + i < {ni})", f"(jc + jr + j < {nj})"
+    self.emit(d + 1, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if (pc && {rows_here} && {cols_here}) tile[i * {nr} + j] = corner[i * {ci} + j * {cj}];")
+    self.emit(d + 1, f"limn_micro(kc, apack, bpack + jr * kc, tile, {nr}, pc == 0);")
+    self.emit(d + 1, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if ({rows_here} && {cols_here}) corner[i * {ci} + j * {cj}] = tile[i * {nr} + j];")
+    self.emit(d, "}")
 
 # %% ../nbs/limn/08_backend_c.ipynb #d748407a
 def physical_cores() -> int:

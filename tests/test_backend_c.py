@@ -370,3 +370,20 @@ def test_column_chunks_threaded_bit_identical(cols):
         for got, want in zip(device.realize(graph()), plain): assert got.array.tobytes() == want.tobytes()
     np.testing.assert_allclose(plain[0], x.sum(0), rtol=1e-5, atol=1e-4)
     np.testing.assert_array_equal(plain[1], x.max(0))
+
+
+@pytest.mark.parametrize("batch", [(8,), (2, 3)])
+def test_tiled_batch_sharing_one_weight(batch):
+    """x @ W^T with x of shape batch + (33, 70) and one weight W (37, 70), the shape of a linear layer over a batch of
+    sequences: W's panels are packed once and the team shares (outer index, strip) pairs; threaded or serial, the
+    result has the plain nest's bits and lies within the derived error bound of the exact product."""
+    rng = np.random.default_rng(len(batch))
+    x, w = rng.standard_normal(batch + (33, 70)).astype(np.float32), rng.standard_normal((37, 70)).astype(np.float32)
+    graph = lambda: [(Tensor(x) @ Tensor(w).transpose()).node]
+    src = render_c(schedule(graph()).kernels[-1], parallel_work=0)
+    assert "limn_micro" in src and f"task < {7 * math.prod(batch)}; task++" in src        # 7 strips of 5 rows per outer index
+    threaded, serial = CDevice(parallel_work=0).realize(graph())[0].array, CDevice(threads=False).realize(graph())[0].array
+    plain = CDevice(**PLAIN).realize(graph())[0].array
+    assert threaded.tobytes() == plain.tobytes() and serial.tobytes() == plain.tobytes()
+    exact, size = x.astype(np.float64) @ w.T.astype(np.float64), np.abs(x).astype(np.float64) @ np.abs(w.T)
+    assert np.all(np.abs(threaded.reshape(exact.shape) - exact) <= 2 * reduction_error(70, float32, products=True) * size)
