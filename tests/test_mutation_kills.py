@@ -557,3 +557,26 @@ class TestCodegen:
             got = run_ir([build().node])[0]
             np.testing.assert_array_equal(got, want)
             assert (want == 0).any() and (want != 0).any()
+
+    def test_a_floor_of_a_floor_is_one_floor_by_the_product(self):
+        """(i // 4) // 5 simplifies to i // 20 and (3i // 2) // 7 stays a floor of a floor; every value is the one Python's
+        nested floors give, for every i of the loop (kills the simplification reading the coefficient for the atom)."""
+        from limn.codegen import Var, Index
+        i = Var("i0", 200)
+        for idx, want in [((Index.of(i) // 4) // 5, lambda v: (v // 4) // 5), ((Index.of(i) * 3 // 2) // 7, lambda v: (3 * v // 2) // 7),
+                          ((Index.of(i) + 3) // 4 // 5, lambda v: ((v + 3) // 4) // 5)]:
+            assert all(idx.eval({"i0": v}) == want(v) for v in range(200)), idx.render()
+        assert (Index.of(i) // 4) // 5 == Index.of(i) // 20
+
+    def test_reduction_error_is_reached_by_a_two_term_sum(self):
+        """gamma_1 for two terms: 1 + (2**-p)(1 + 2**-10) rounds up by almost u, so float32 and float16 sums of such
+        pairs reach over 99% of reduction_error(2) * sum|x| and never exceed it, checked with exact Fractions (kills u
+        doubled and gamma's denominator 1 - mu moved to 2 - mu)."""
+        from limn.codegen import reduction_error
+        from limn.ops import float32 as f32, float16 as f16
+        for dt, np_dt, p in [(f32, np.float32, 24), (f16, np.float16, 11)]:
+            a, b = np_dt(1.0), np_dt(2.0 ** -p * (1 + 2.0 ** -10))
+            assert F(float(b)) == F(2) ** -p * (1 + F(2) ** -10)              # both terms exact in the format
+            err = abs(F(float(a + b)) - (F(float(a)) + F(float(b))))
+            bound = F(reduction_error(2, dt)) * (F(float(a)) + F(float(b)))
+            assert F(99, 100) * bound < err <= bound, (dt, float(err), float(bound))

@@ -328,3 +328,17 @@ def test_every_atomic_agrees_with_the_interpreter(tmp_path):
     assert not r.failed and not m.failed, (r.error, m.error)
     for n in m.outputs: assert np.array_equal(m.outputs[n], r.outputs[n]), n
     assert [vars(v) for v in r.violations] == [vars(v) for v in m.violations] and m.violations
+
+
+def test_dtype_classes_and_pointer_broadcast():
+    """The model's float test is true for every float format, bfloat16 included, and false for ints and bool; an int
+    block plus a float32 one is float32; a pointer broadcast to a shape given as one tuple keeps its offsets per lane
+    (kills the float test's `or` turned `and` and the tuple argument read from the wrong place)."""
+    from litmus.simulate import DType, NP_DTYPES, Ptr, Buffer, as_block
+    for name, dt in NP_DTYPES.items():
+        assert DType(name, dt).is_floating() == (name.startswith("float") or name == "bfloat16"), name
+    total = as_block(np.arange(3, dtype=np.int32)) + as_block(np.ones(3, dtype=np.float32))
+    assert total.dtype == np.float32 and list(total) == [1.0, 2.0, 3.0]
+    ptr = Ptr(Buffer("x", np.float32, np.zeros(8)), np.arange(3)[:, None])
+    for wide in (ptr.broadcast_to((3, 4)), ptr.broadcast_to(3, 4)):
+        assert wide.offsets.shape == (3, 4) and (wide.offsets == np.arange(3)[:, None]).all()
