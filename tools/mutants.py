@@ -295,11 +295,28 @@ def recorded(path: str | None) -> dict[tuple[str, str], tuple[str, str]]:
 
 
 def report_only(mutants: list[Mutant], args) -> tuple[dict, int]:
-    "The draw judged from the --cache file alone, running nothing: a mutant with no verdict for this module text is 'not run'."
-    hashes = {m: module_hash(m) for m in {mu.module for mu in mutants}}
+    """The draw judged from the --cache file alone, running nothing. A module with no verdict for its text here is judged
+    at the last commit the cache has verdicts for (its draw taken from the module as it was there, `REFS` names it);
+    a mutant with no verdict is 'not run'."""
     known = recorded(args.cache)
-    results = {m: known.get((m.key, hashes[m.module]), ("not run", "")) for m in mutants}
+    records = [json.loads(r) for r in Path(args.cache).read_text().splitlines()] if args.cache and Path(args.cache).exists() else []
+    hashes = {m: module_hash(m) for m in {mu.module for mu in mutants}}
+    out = []
+    for module in dict.fromkeys(m.module for m in mutants):
+        mine = [m for m in mutants if m.module == module]
+        refs = [r["ref"] for r in records if r["key"].startswith(module + ":")]
+        if not any((m.key, hashes[module]) in known for m in mine) and refs:
+            text = subprocess.run(["git", "show", f"{refs[-1]}:{module.replace('.', '/')}.py"], cwd=ROOT, capture_output=True, text=True).stdout
+            h = hashlib.sha256(text.encode()).hexdigest()[:16]
+            mine = stratified(candidates(module, text), len(mine), random.Random(f"{args.seed}:{module}"))
+            REFS[module] = refs[-1]
+            out += [(m, known.get((m.key, h), ("not run", ""))) for m in mine]
+        else: out += [(m, known.get((m.key, hashes[module]), ("not run", ""))) for m in mine]
+    results = dict(out)
     return results, sum(v != "not run" for v, _ in results.values())
+
+
+REFS: dict[str, str] = {}   # modules --report-only judged at another commit than --ref
 
 
 def run_all(mutants: list[Mutant], args, ref: str) -> tuple[dict, int]:
@@ -381,7 +398,7 @@ def table(results: dict, allow: dict) -> tuple[list[str], float]:
         judged = len(mine) - len(allowed_) - sum(v == "not run" for m, v in mine)
         notrun = sum(v == "not run" for m, v in mine)
         for i, n in enumerate((len(mine), killed, len(allowed_) - slack, slack, judged, notrun)): totals[i] += n
-        rows.append(f"| {module} | {len(mine)} | {killed} | {len(allowed_) - slack} | {slack} | {judged - killed} | {notrun} "
+        rows.append(f"| {module}{' @' + REFS[module] if module in REFS else ''} | {len(mine)} | {killed} | {len(allowed_) - slack} | {slack} | {judged - killed} | {notrun} "
                     f"| {killed / max(judged, 1):.0%} | {killed / max(judged + slack, 1):.0%} |")
     n, killed, equivalent, slack, judged, notrun = totals
     score = killed / max(judged, 1)
