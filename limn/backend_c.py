@@ -742,6 +742,9 @@ class CBackend(Backend):
         return [load_kernel(path, f"limn_kernel_{i}") for i in range(len(items))]
     def launch(self, program, memories: list) -> int:
         return program((ctypes.c_void_p * len(memories))(*[m.ctypes.data for m in memories]))
+    def launcher(self, program, memories: list):
+        "The pointer array packed once: a captured replay launches on the same memory, which its Prepared keeps alive."
+        return functools.partial(program, (ctypes.c_void_p * len(memories))(*[m.ctypes.data for m in memories]))
 
 # %% ../nbs/limn/08_backend_c.ipynb #d748407b
 def check_dtypes(sinks) -> None:
