@@ -66,17 +66,22 @@ def _scopes(instrs):
 
 def threaded_loops(kernel) -> dict:
     """pc of each outermost LOOP -> the pcs of the LOOPs the C backend threads there at any size: the collapsed run of
-    `parallel_loops`, or else the kept loop `column_loop` splits into chunks under reduce loops. Its work threshold is set
-    to 0 and its column chunk to 1, so a small test nest is held to what a large one would run."""
+    `parallel_loops`, or else the kept loop `column_loop` splits into chunks under reduce loops; for a matmul-shaped
+    kernel (`contraction`, which the backend may render tiled, its team sharing out (outer index, row strip) pairs) the
+    outer and row loops too. Its work threshold is set to 0 and its column chunk to 1, so a small test nest is held to
+    what a large one would run."""
     import limn.backend_c as backend_c
     r, out, depth = backend_c.CRenderer(kernel, threads=True, parallel_work=0), {}, 0
     chunk, backend_c.COLUMN_CHUNK = getattr(backend_c, 'COLUMN_CHUNK', None), 1
+    c = backend_c.contraction(kernel) if getattr(r, 'tile', False) and hasattr(backend_c, 'contraction') else None
+    tiled = set(c.outer) | {c.rows} if c is not None else set()
     try:
         for pc, ins in enumerate(r.instrs):
             if isinstance(ins, Loop):
                 if depth == 0:
                     run = r.parallel_loops(pc)
                     if not run and hasattr(r, 'column_loop') and (inner := r.column_loop(pc)) is not None: run = [inner]
+                    if tiled: run = sorted(set(run) | {p for p in range(pc, r.match[pc]) if isinstance(r.instrs[p], Loop) and r.instrs[p].var in tiled})
                     if run: out[pc] = run
                 depth += 1
             elif isinstance(ins, EndLoop): depth -= 1
