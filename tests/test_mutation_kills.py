@@ -580,3 +580,24 @@ class TestCodegen:
             err = abs(F(float(a + b)) - (F(float(a)) + F(float(b))))
             bound = F(reduction_error(2, dt)) * (F(float(a)) + F(float(b)))
             assert F(99, 100) * bound < err <= bound, (dt, float(err), float(bound))
+
+    def test_the_nest_picture_draws_every_value_from_the_instruction_that_made_it(self):
+        """draw_nest: for each instruction, every operand made earlier in the nest is a grey edge from its maker, and there
+        is no other grey edge (kills the `in made` test inverted, which draws no dataflow at all or fails)."""
+        import re
+        from limn import Tensor
+        from limn.schedule import schedule
+        from limn.codegen import draw_nest, lower
+        t = (Tensor(np.ones((2, 3), np.float32)) * 2 + 1).exp().sum(1)
+        k = schedule([t.node]).kernels[-1]
+        instrs = lower(k)
+        made, want = {}, set()
+        for pc, ins in enumerate(instrs):
+            for field in ("srcs", "src", "cond", "a", "b", "acc"):
+                names = getattr(ins, field, None)
+                for v in ([names] if isinstance(names, str) else names or []):
+                    if v in made and made[v] != f"{k.name}_{pc}": want.add((made[v], f"{k.name}_{pc}"))
+            dst = getattr(ins, "dst", None) or getattr(ins, "acc", None)
+            if isinstance(dst, str): made[dst] = f"{k.name}_{pc}"
+        got = set(re.findall(r'"(\S+)" -> "(\S+)" \[color="#999999"\]', draw_nest(k).source))
+        assert got == want and len(want) >= 3, (got, want)
