@@ -342,3 +342,12 @@ def test_dtype_classes_and_pointer_broadcast():
     ptr = Ptr(Buffer("x", np.float32, np.zeros(8)), np.arange(3)[:, None])
     for wide in (ptr.broadcast_to((3, 4)), ptr.broadcast_to(3, 4)):
         assert wide.offsets.shape == (3, 4) and (wide.offsets == np.arange(3)[:, None]).all()
+
+
+def test_block_shapes_over_the_lane_limit_or_negative_are_refused():
+    """A block shape is refused when it has more lanes than LIMITS.block, or a negative size, each on its own; one at
+    the limit is accepted (kills the two conditions joined by `and`)."""
+    from litmus.simulate import LIMITS, _shape
+    assert _shape((LIMITS.block,)) == (LIMITS.block,) and _shape([2, 3]) == (2, 3) and _shape(5) == (5,)
+    for bad in [(LIMITS.block + 1,), (2, LIMITS.block), (-1,), (3, -2)]:
+        with pytest.raises(ValueError, match="lane limit"): _shape(bad)
