@@ -339,7 +339,7 @@ def run_all(mutants: list[Mutant], args, ref: str) -> tuple[dict, int]:
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))      # a killed run still removes its scratch trees
     try:
-        limits = {m: 3 * baseline(boxes[0], m) + 20 for m in sorted({m.module for m in todo})}
+        limits = {m: args.no_baseline or 3 * baseline(boxes[0], m) + 20 for m in sorted({m.module for m in todo})}
         with ThreadPoolExecutor(len(boxes)) as pool:
             for i, (m, verdict, by, in_chapter) in enumerate(pool.map(one, todo), 1):
                 results[m] = (verdict, by)
@@ -367,6 +367,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="also write the report as markdown to this file")
     ap.add_argument("--list", action="store_true", help="count the candidates per module and run nothing")
     ap.add_argument("--shares-from", help="a commit whose module sizes fix each module's share of the draw (default: the tree's own)")
+    ap.add_argument("--no-baseline", type=float, metavar="SECONDS", help="skip the unmutated run (its tests passed at this commit "
+                    "already) and give each mutant this time limit")
     ap.add_argument("--report-only", action="store_true", help="judge the draw from the --cache verdicts alone, running nothing")
     args = ap.parse_args(argv)
     unknown = (set(args.modules) | set(args.only or ())) - set(TESTS)
