@@ -403,6 +403,28 @@ class TestBounds:
         assert h[4] == 2 * h[2] and h[2] == 2 * h[1], h
 
 
+    def test_one_rounding_is_the_worst_case_of_its_model(self):
+        """rounded(): |fl(v~) - v| <= |v~ - v|(1 + u) + u|v| + eta is met with equality when v~ sits at the top of its error
+        and fl rounds up by u, checked in exact Fractions for float16 and float32 (kills (1 + u) moved, * -> /, + -> -)."""
+        from litmus.bounds import Err, rounded, precision
+        for dt in ("float16", "float32"):
+            p = precision(dt); u = F(p.u)
+            for A, R, v in [(0.01, 0.002, 3.0), (0.0, 0.01, 0.5), (0.003, 0.0, 1.0)]:
+                e = rounded(Err([A, 0, 0, 0], [R, 0, 0, 0]), p, eta=p.eta)
+                top = F(v) + F(A) + F(R) * F(v)                                   # v~ at the top of its error ball
+                worst = abs(top * (1 + u) + F(p.eta) - F(v))
+                assert abs(F(e.total(v)) - worst) <= worst * F(1, 10**12), (dt, A, R, v, e.total(v), float(worst))
+
+    def test_an_inexact_constant_counts_one_rounding_on_the_chain(self):
+        """0.1 is not a float16, so x * 0.1 is two roundings deep: its float16 sum over 2047 terms reaches 2048 roundings
+        and is DIVERGENT, while x * 2.0 (exact) is certified there and diverges one term later (kills the constant's
+        rounding counted only for errors above 1)."""
+        from litmus.bounds import ToleranceBound
+        at = lambda text, n: ToleranceBound(text, "float16", domain="x in [0, 0.001]", dims=f"N={n}").status
+        assert (at("sum(x * 0.1)", 2046), at("sum(x * 0.1)", 2047)) == ("certified", "DIVERGENT")
+        assert (at("sum(x * 2.0)", 2047), at("sum(x * 2.0)", 2048)) == ("certified", "DIVERGENT")
+
+
 class TestSmt:
     def test_both_backends_find_the_enumerated_smallest_witness_with_every_atom(self):
         """Problems over //, %, min and max: the bounded search and z3 return the lexicographically smallest solution that
@@ -601,3 +623,14 @@ class TestCodegen:
             if isinstance(dst, str): made[dst] = f"{k.name}_{pc}"
         got = set(re.findall(r'"(\S+)" -> "(\S+)" \[color="#999999"\]', draw_nest(k).source))
         assert got == want and len(want) >= 3, (got, want)
+
+
+class TestBackendC:
+    def test_host_id_without_cpuinfo_is_the_machine_and_processor(self, monkeypatch):
+        "Where /proc/cpuinfo says nothing, the compiled-kernel cache keys on platform.machine() + platform.processor() (kills + -> -)."
+        import platform
+        import limn.backend_c as backend_c
+        monkeypatch.setattr(backend_c, "cpuinfo", lambda: ())
+        backend_c.host_id.cache_clear()
+        try: assert backend_c.host_id() == platform.machine() + platform.processor()
+        finally: backend_c.host_id.cache_clear()

@@ -53,7 +53,7 @@ TESTS = {
     "limn.codegen":     ("nbs/limn/06_codegen.ipynb",  ["tests/test_mutation_kills.py::TestCodegen", "tests/test_ir_interpreter.py", "tests/test_schedule.py", "tests/test_backend_c.py"]),
     "limn.jit":         ("nbs/limn/07_jit.ipynb",      ["tests/test_mutation_kills.py::TestJit", "tests/test_jit.py", "tests/test_capture.py",
                                                         "tests/test_attention.py"]),
-    "limn.backend_c":   ("nbs/limn/08_backend_c.ipynb", ["tests/test_backend_c.py", "tests/test_jit.py"]),
+    "limn.backend_c":   ("nbs/limn/08_backend_c.ipynb", ["tests/test_mutation_kills.py::TestBackendC", "tests/test_backend_c.py", "tests/test_jit.py"]),
     "litmus.affine":    ("nbs/litmus/00_affine.ipynb", ["tests/test_mutation_kills.py::TestAffine",
                                                         "tests/test_bounds_soundness.py::test_threshold_sits_at_the_bound",
                                                         "tests/test_bounds_soundness.py::test_bounds_are_tight_enough_that_a_tenfold_looser_one_fails",
