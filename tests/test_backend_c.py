@@ -47,9 +47,9 @@ def results():
 
 @pytest.fixture(scope="module")
 def certified():
-    """Per float case, per sink: litmus's certified bound on |c - numpy| when a recognised reduction writes the sink (its
-    reduction length, accumulator and the box of its actual inputs), else None. It replaces the fixed 1e-5 there: tighter
-    for most sinks; looser only for long float32 sums, because it holds for every input in the box and any summation order."""
+    """Per float case, per sink: the certified bound on |c - numpy| when a recognised reduction writes the sink, else None:
+    the c device's own fold order (lanes, fma, combine tree) on one side, numpy's sequential worst case on the other, per
+    output. It replaces the fixed 1e-5 there; it is looser only where numpy's sequential worst case dominates (long float32 sums)."""
     return {c.name: [sink_tolerance(t) for t in c.build()] for c in C_CASES if c.dtype in (float32, float64)}
 
 @pytest.mark.parametrize("case", C_CASES, ids=[c.name for c in C_CASES])
