@@ -295,23 +295,26 @@ def recorded(path: str | None) -> dict[tuple[str, str], tuple[str, str]]:
 
 
 def report_only(mutants: list[Mutant], args) -> tuple[dict, int]:
-    """The draw judged from the --cache file alone, running nothing. A module with no verdict for its text here is judged
-    at the last commit the cache has verdicts for (its draw taken from the module as it was there, `REFS` names it);
-    a mutant with no verdict is 'not run'."""
+    """The draw judged from the --cache file alone, running nothing. Each module is judged at the commit (this one, or one
+    the cache has verdicts from) whose text of it has the most verdicts, its draw taken from the module as it was there
+    (`REFS` names it); a mutant with no verdict is 'not run'."""
     known = recorded(args.cache)
     records = [json.loads(r) for r in Path(args.cache).read_text().splitlines()] if args.cache and Path(args.cache).exists() else []
     hashes = {m: module_hash(m) for m in {mu.module for mu in mutants}}
     out = []
     for module in dict.fromkeys(m.module for m in mutants):
         mine = [m for m in mutants if m.module == module]
-        refs = [r["ref"] for r in records if r["key"].startswith(module + ":")]
-        if not any((m.key, hashes[module]) in known for m in mine) and refs:
-            text = subprocess.run(["git", "show", f"{refs[-1]}:{module.replace('.', '/')}.py"], cwd=ROOT, capture_output=True, text=True).stdout
+        best = (sum((m.key, hashes[module]) in known for m in mine), None, mine, hashes[module])
+        for ref in dict.fromkeys(r["ref"] for r in records if r["key"].startswith(module + ":")):
+            text = subprocess.run(["git", "show", f"{ref}:{module.replace('.', '/')}.py"], cwd=ROOT, capture_output=True, text=True).stdout
             h = hashlib.sha256(text.encode()).hexdigest()[:16]
-            mine = stratified(candidates(module, text), len(mine), random.Random(f"{args.seed}:{module}"))
-            REFS[module] = refs[-1]
-            out += [(m, known.get((m.key, h), ("not run", ""))) for m in mine]
-        else: out += [(m, known.get((m.key, hashes[module]), ("not run", ""))) for m in mine]
+            if h == hashes[module]: continue
+            theirs = stratified(candidates(module, text), len(mine), random.Random(f"{args.seed}:{module}"))
+            n = sum((m.key, h) in known for m in theirs)
+            if n > best[0]: best = (n, ref, theirs, h)
+        _, ref, mine, h = best
+        if ref: REFS[module] = ref
+        out += [(m, known.get((m.key, h), ("not run", ""))) for m in mine]
     results = dict(out)
     return results, sum(v != "not run" for v, _ in results.values())
 
