@@ -6,16 +6,17 @@ Every table prints the peer measured in the same run and the ratio c / numpy (hi
     python examples/bench_matmul.py --quick         # n = 256, 512 only, fewer rounds
     python examples/bench_matmul.py --threads 1     # one thread setting only
 
-Each thread setting runs in a subprocess of its own, with OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and
-OMP_WAIT_POLICY=passive set before numpy or limn is imported (a spinning OpenMP worker would otherwise steal the core
-OpenBLAS needs right after a c call). Within a setting the c device and numpy alternate round by round, one call each,
+Each thread setting runs in a subprocess of its own, with OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
+OMP_WAIT_POLICY=passive and OPENBLAS_THREAD_TIMEOUT=4 set before numpy or limn is imported: an idle worker of either
+library would otherwise spin on the core the other one needs right after its call (OpenMP's by default; OpenBLAS's for
+about 2**28 cycles unless the timeout is cut to 2**4, its minimum). Within a setting the c device and numpy alternate round by round, one call each,
 after a warm-up call (which also compiles); the figure is the median over the rounds. The c timing is a whole `realize`
 of an already-built graph (plan lookup, output allocation, the kernel), not the kernel alone; numpy's includes its
 output allocation too. Unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE if your environment sets them.
 """
 import argparse, os, subprocess, sys, time
 
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY")
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")
 
 def median_times(fns, rounds: int) -> list:
     "Median wall time of each of `fns`, called in turn once per round (interleaved) after one warm-up call each."
@@ -121,7 +122,7 @@ if __name__ == "__main__":
     if args.quick: args.rounds = min(args.rounds, 7)
     if args.worker: worker(args); sys.exit(0)
     for i, t in enumerate(int(x) for x in args.threads.split(",")):
-        env = {**os.environ, "OMP_NUM_THREADS": str(t), "OPENBLAS_NUM_THREADS": str(t), "OMP_WAIT_POLICY": "passive"}
+        env = {**os.environ, "OMP_NUM_THREADS": str(t), "OPENBLAS_NUM_THREADS": str(t), "OMP_WAIT_POLICY": "passive", "OPENBLAS_THREAD_TIMEOUT": "4"}
         print(f"\n=== {t} thread{'s' if t > 1 else ''} ===", flush=True)
         cmd = [sys.executable, __file__, "--worker", "--rounds", str(args.rounds)] + (["--quick"] if args.quick else [])
         subprocess.run(cmd + (["--conv"] if i == 0 else []), env=env, check=True)
