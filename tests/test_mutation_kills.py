@@ -227,6 +227,15 @@ class TestOps:
 
 
 class TestAutograd:
+    def test_backward_on_a_leaf_itself_returns_its_seed(self):
+        """A tape of one tensor (backward called on a leaf) records a template and then reuses it: the leaf's gradient
+        is the seed both times (kills order[0] -> order[1] where autograd's templates take the tensor type)."""
+        from limn import Tensor
+        for seed in (2.0, -3.5):                      # the second leaf has the same structure: a template hit
+            x = Tensor(np.arange(3, dtype=np.float32), requires_grad=True)
+            x.backward(Tensor(np.full(3, seed, np.float32)))
+            np.testing.assert_array_equal(x.grad.numpy(), np.full(3, seed, np.float32))
+
     def test_enable_grad_inside_no_grad_records_history(self):
         "enable_grad() turns recording back on inside no_grad() and restores it after (kills True -> False in enable_grad)."
         import limn
