@@ -236,6 +236,19 @@ class TestAutograd:
             x.backward(Tensor(np.full(3, seed, np.float32)))
             np.testing.assert_array_equal(x.grad.numpy(), np.full(3, seed, np.float32))
 
+    def test_templates_tell_apart_tapes_whose_off_tape_parents_trade_places(self):
+        """`where(c, b, e)` and `where(c, e, b)` over the same tape differ only in which branch is the tape tensor b:
+        the template key numbers the off-tape parents (e0, c, e) past the tape, so the two never share a recorded
+        backward. Numbering them down from the tape's end (`len(order) - len(extra)`) gives e the position of b, the
+        second tape reuses the first one's template and x's gradient lands on the wrong branch."""
+        from limn import Tensor
+        cond, scale = np.array([True, False, True]), np.array([2.0, 3.0, 4.0], np.float32)
+        for b_first in (True, False):                 # same dtypes, shapes and rules: only the branch order differs
+            x = Tensor(np.array([1.0, 2.0, 3.0], np.float32), requires_grad=True)
+            b, e, c = x * Tensor(scale), Tensor(np.full(3, 7.0, np.float32)), Tensor(cond)
+            (b.where(c, e) if b_first else e.where(c, b)).backward(gradient=np.ones(3, np.float32))
+            np.testing.assert_array_equal(x.grad.numpy(), np.where(cond == b_first, scale, 0))
+
     def test_enable_grad_inside_no_grad_records_history(self):
         "enable_grad() turns recording back on inside no_grad() and restores it after (kills True -> False in enable_grad)."
         import limn
