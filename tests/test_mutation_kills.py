@@ -602,6 +602,20 @@ class TestCodegen:
             np.testing.assert_array_equal(got, want)
             assert (want == 0).any() and (want != 0).any()
 
+    def test_a_read_no_counter_can_make_valid_is_no_read(self):
+        """Shrinking to the pad alone leaves a read whose range check fails for every loop counter: lowering folds it to
+        the constant 0, so the kernel loads nothing from the input and still gives the numpy device's values (kills
+        never()'s `or` -> `and`, which kept it as a LOAD guarded by `0 <= i0 < 0`)."""
+        from limn import Tensor, use_device
+        from limn.codegen import Load, Const, lower_schedule, run_ir
+        from limn.schedule import schedule
+        build = lambda: Tensor(np.arange(4, dtype=np.float32)).pad(((5, 0),)).shrink(((0, 5),)) + 1
+        with use_device("numpy"): want = build().numpy()
+        kernel, = lower_schedule(schedule([build().node])).kernels
+        assert not any(isinstance(i, Load) for i in kernel.instrs), [str(i) for i in kernel.instrs]
+        assert any(isinstance(i, Const) and i.value == 0 and not i.valid for i in kernel.instrs)
+        np.testing.assert_array_equal(run_ir([build().node])[0], want)
+
     def test_a_floor_of_a_floor_is_one_floor_by_the_product(self):
         """(i // 4) // 5 simplifies to i // 20 and (3i // 2) // 7 stays a floor of a floor; every value is the one Python's
         nested floors give, for every i of the loop (kills the simplification reading the coefficient for the atom)."""
@@ -656,3 +670,18 @@ class TestBackendC:
         backend_c.host_id.cache_clear()
         try: assert backend_c.host_id() == platform.machine() + platform.processor()
         finally: backend_c.host_id.cache_clear()
+
+
+class TestSimulate:
+    def test_out_of_bounds_accesses_are_listed_up_to_a_thousand(self):
+        """A kernel that keeps stepping outside its buffer gets its first 1000 violations listed, in order, and no more:
+        a hostile kernel cannot grow the list without bound (kills the cap moved to 1001)."""
+        from litmus.simulate import Memory, Buffer, Ptr
+        buf = Buffer("x", np.float32, np.zeros(8))
+        memory = Memory({"x": buf})
+        for step in range(1005):                     # each store: lane 0 inside, lane 1 past the end
+            memory.store(Ptr(buf, [0, 8 + step]), np.ones(2), None)
+        assert len(memory.violations) == 1000
+        assert [v.element for v in memory.violations] == [8 + s for s in range(1000)]
+        assert all(v.op == "store" and v.lanes == 1 for v in memory.violations)
+        np.testing.assert_array_equal(buf.live, [1] + [0] * 7)   # the lane inside was written, nothing outside
