@@ -462,7 +462,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'limn.schedule.Schedule.inputs': ('limn/schedule.html#schedule.inputs', 'limn/schedule.py'),
                                'limn.schedule.Sink': ('limn/schedule.html#sink', 'limn/schedule.py'),
                                'limn.schedule.Sink.is_alias': ('limn/schedule.html#sink.is_alias', 'limn/schedule.py'),
-                               'limn.schedule._kernel_srcs': ('limn/schedule.html#_kernel_srcs', 'limn/schedule.py'),
                                'limn.schedule._label': ('limn/schedule.html#_label', 'limn/schedule.py'),
                                'limn.schedule.draw_schedule': ('limn/schedule.html#draw_schedule', 'limn/schedule.py'),
                                'limn.schedule.is_reshape': ('limn/schedule.html#is_reshape', 'limn/schedule.py'),

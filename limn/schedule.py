@@ -100,12 +100,6 @@ class Schedule:
     def inputs(self) -> list: return [b for b in self.buffers if b.buffer is not None]
 
 # %% ../nbs/limn/05_schedule.ipynb #aa592c65
-def _kernel_srcs(root: Node) -> tuple:
-    "The srcs a kernel rooted at `root` evaluates (an ASSIGN's target is written, not read)."
-    if root.op is Ops.ASSIGN: return (root.srcs[1],)
-    if root.op in ELEMENTWISE_OPS or root.op in (Ops.VIEW, Ops.CONST, Ops.BUFFER): return (root,)
-    return root.srcs
-
 def schedule(sinks) -> Schedule:
     "Cut the graph under `sinks` (a Node or a list) into kernels; see the chapter for where the cuts fall."
     sinks = [sinks] if isinstance(sinks, Node) else list(sinks)
@@ -120,7 +114,8 @@ def schedule(sinks) -> Schedule:
             if id(node.arg) not in by_buffer: by_buffer[id(node.arg)] = new_ref(node.dtype, node.shape, node.arg, node)
             refs[node] = by_buffer[id(node.arg)]
         elif node in must:
-            inputs, nodes, loads, seen, stack = [], [], {}, set(), list(reversed(_kernel_srcs(node)))
+            start = node.srcs[1] if node.op is Ops.ASSIGN else node   # an ASSIGN's target is written, not read
+            inputs, nodes, loads, seen, stack = [], [], {}, set(), [start]
             while stack:
                 n = stack.pop()
                 if n in seen: continue

@@ -2,7 +2,7 @@
 point where a one-token change to it shows (an endpoint, a remainder, a boundary value), against an oracle above the
 code (exact Fractions, float64 numpy, mpmath). One class per module, so the mutation check runs only that module's
 class (`tests/test_mutation_kills.py::TestAffine`). Each test names, in its docstring, the mutant it was written for."""
-import math, random
+import math, random, re
 from fractions import Fraction as F
 import pytest
 
@@ -248,6 +248,21 @@ class TestAutograd:
             b, e, c = x * Tensor(scale), Tensor(np.full(3, 7.0, np.float32)), Tensor(cond)
             (b.where(c, e) if b_first else e.where(c, b)).backward(gradient=np.ones(3, np.float32))
             np.testing.assert_array_equal(x.grad.numpy(), np.where(cond == b_first, scale, 0))
+
+    def test_the_template_cache_never_holds_more_than_256_tapes(self):
+        """Backward templates are kept for at most 256 tapes: a training loop that meets ever new shapes cannot grow the
+        cache without bound (kills the clearing test `>= 256` -> `> 256`, which lets it reach 257)."""
+        import limn.autograd as autograd
+        from limn import Tensor
+        autograd._TEMPLATES.clear()
+        sizes = []
+        for n in range(1, 300):                       # each length is a new tape shape, so a new template
+            x = Tensor(np.ones(n, np.float32), requires_grad=True)
+            (x * x).sum().backward()
+            np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 2, np.float32))
+            sizes.append(len(autograd._TEMPLATES))
+        assert max(sizes) == 256 and sizes[255] == 256 and sizes[256] == 1
+        autograd._TEMPLATES.clear()
 
     def test_enable_grad_inside_no_grad_records_history(self):
         "enable_grad() turns recording back on inside no_grad() and restores it after (kills True -> False in enable_grad)."
@@ -670,6 +685,29 @@ class TestBackendC:
         backend_c.host_id.cache_clear()
         try: assert backend_c.host_id() == platform.machine() + platform.processor()
         finally: backend_c.host_id.cache_clear()
+
+
+    def test_a_compiler_that_fails_is_quoted_in_its_own_words(self, monkeypatch, tmp_path):
+        """A C compiler that cannot build a shared library is named at set_device with what it printed, as text (kills
+        the probe's `text=True` -> `False`, which quoted the bytes object, b'...')."""
+        import limn
+        from limn.backend_c import CompilerNotFound
+        cc = tmp_path / "broken-cc"
+        cc.write_text("#!/bin/sh\necho 'broken-cc: cannot write the library' >&2\nexit 1\n"); cc.chmod(0o755)
+        monkeypatch.setenv("CC", str(cc))
+        with pytest.raises(CompilerNotFound) as e: limn.set_device("c")
+        assert str(cc) in str(e.value) and str(e.value).endswith(": broken-cc: cannot write the library"), str(e.value)
+
+
+class TestSchedule:
+    def test_the_drawing_labels_a_constant_by_its_value_and_other_nodes_by_their_op(self):
+        """draw_schedule shows a fused constant as `CONST 2.5` and every other node as its op, dtype and shape (kills
+        `_label`'s `is` -> `is not`, which called every other node a CONST)."""
+        from limn import Tensor
+        from limn.schedule import schedule, draw_schedule
+        y = (Tensor(np.ones((2, 3), np.float32)) * 2.5).sum(axis=1)
+        labels = re.findall(r'"k0_\d+" \[label="([^"]*)"', draw_schedule(schedule([y.node])).source)
+        assert sorted(labels) == sorted(["SUM axes=[1]\\nfloat32[2, 1]", "MUL\\nfloat32[2, 3]", "VIEW\\nfloat32[2, 3]", "CONST 2.5"]), labels
 
 
 class TestSimulate:

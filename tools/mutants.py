@@ -48,7 +48,7 @@ TESTS = {
                                                         "tests/test_ir_interpreter.py"]),
     "limn.autograd":    ("nbs/limn/03_autograd.ipynb", ["tests/test_mutation_kills.py::TestAutograd", "tests/test_second_derivatives.py",
                                                         "tests/test_optim.py", "tests/test_autograd_fuzz.py"]),
-    "limn.schedule":    ("nbs/limn/05_schedule.ipynb", ["tests/test_schedule.py",
+    "limn.schedule":    ("nbs/limn/05_schedule.ipynb", ["tests/test_mutation_kills.py::TestSchedule", "tests/test_schedule.py",
                                                         "tests/test_ir_interpreter.py", "tests/test_jit.py"]),
     "limn.codegen":     ("nbs/limn/06_codegen.ipynb",  ["tests/test_mutation_kills.py::TestCodegen", "tests/test_ir_interpreter.py", "tests/test_schedule.py", "tests/test_backend_c.py"]),
     "limn.jit":         ("nbs/limn/07_jit.ipynb",      ["tests/test_mutation_kills.py::TestJit", "tests/test_jit.py", "tests/test_capture.py",
