@@ -155,13 +155,43 @@ class TestAffine:
             with pytest.raises(ValueError, match="needs an interval"): getattr(Interval(a, b), name)()
 
     def test_abs_of_a_one_signed_form_keeps_its_symbol(self):
-        "abs of a form that never changes sign is the form (or its negation), so x - abs(x) is 0, not a fresh range."
+        """abs of a form that never changes sign is the form (or its negation), so x - abs(x) is 0, not a fresh range;
+        a range whose end is exactly 0 counts as one-signed (kills `lo >= 0` -> `lo > 0` and `hi <= 0` -> `hi < 0`)."""
+        tiny = 2.0 ** -1074                           # a range ends exactly at 0 only where the outward step lands on it
+        for sign in (1, -1):
+            x = Affine(sign * 3 * tiny, {"x": tiny})
+            assert (x.interval().lo, x.interval().hi)[sign < 0] == 0.0
+            assert x.apply("abs").terms == {"x": sign * tiny} and x.apply("abs").c == 3 * tiny
         for a, b, sign in [(0.25, 0.75, 1), (0.5, 0.625, 1), (2.0, 3.0, 1), (-0.75, -0.25, -1), (-3.0, -2.0, -1)]:
             x = Affine.from_interval(Interval(a, b), symbol="x")
             iv = (x * sign - x.apply("abs")).interval()
             assert iv.hi - iv.lo <= 8 * math.ulp(max(abs(a), abs(b))), (a, b, iv)
         y = Affine.from_interval(Interval(-1.0, 2.0), symbol="y").apply("abs").interval()
         assert y.lo <= 0.0 and 2.0 <= y.hi
+
+    def test_a_form_from_an_interval_holds_both_endpoints_exactly(self):
+        """The centre lo/2 + hi/2 rounds, so the two half-widths differ by up to an ulp of it and the radius must be the
+        larger: intervals of adjacent floats (where the centre rounds onto an endpoint) and random ones keep both ends,
+        compared as exact Fractions (kills max -> min in from_interval, which gave [1, 1 + ulp] radius 0)."""
+        rng = random.Random(5)
+        cases = [(v, math.nextafter(v, math.inf)) for v in (1.0, 3.0, -1.0, 0.1, 1e300, -2.0 ** -1070)]
+        cases += [tuple(sorted(rng.sample(floats(6), 2))) for _ in range(200)]
+        for a, b in cases:
+            form = Affine.from_interval(Interval(a, b))
+            rad = sum(F(abs(v)) for v in form.terms.values()) + F(form.r)
+            assert F(form.c) - rad <= F(a) and F(b) <= F(form.c) + rad, (a, b, form.c, float(rad))
+
+    def test_products_of_forms_with_error_terms_enclose_every_product(self):
+        """x*y for forms that carry an anonymous error r beside their centre: every product of a point of x and a point of
+        y lies in the result, checked exactly at the corners, where the cross terms |c_x| r_y + |c_y| r_x are needed in full
+        (kills `+` -> `-` between the two cross terms)."""
+        for (cx, rx), (cy, ry) in [((2.0, 1.0), (3.0, 1.0)), ((-5.0, 0.5), (4.0, 2.0)), ((0.1, 0.3), (-7.0, 0.25))]:
+            x, y = Affine(cx, {"s": 0.5}, rx), Affine(cy, {"t": 0.25}, ry)
+            out = (x * y).interval()
+            xs = [F(cx) + sx * F(0.5) + ex * F(rx) for sx in (-1, 1) for ex in (-1, 1)]
+            ys = [F(cy) + sy * F(0.25) + ey * F(ry) for sy in (-1, 1) for ey in (-1, 1)]
+            products = [p * q for p in xs for q in ys]
+            assert F(out.lo) <= min(products) and max(products) <= F(out.hi), (cx, rx, cy, ry, out, float(max(products)))
 
     def test_affine_form_of_a_half_infinite_interval_is_refused(self):
         "One infinite end is enough to have no affine form (kills `and` -> `or` in the finiteness check)."
