@@ -482,6 +482,16 @@ class TestBounds:
                 worst = abs(top * (1 + u) + F(p.eta) - F(v))
                 assert abs(F(e.total(v)) - worst) <= worst * F(1, 10**12), (dt, A, R, v, e.total(v), float(worst))
 
+    def test_adding_an_exact_zero_is_no_rounding(self):
+        """x + 0.0 is exactly x in floating point, so it adds nothing to the error and no rounding to the chain: its float16
+        sum turns DIVERGENT at the same N as sum(x) (kills the constant's `exact=err == 0` -> `err == 1`)."""
+        from litmus.bounds import ToleranceBound
+        at = lambda text, n: ToleranceBound(text, "float16", domain="x in [0, 0.001]", dims=f"N={n}")
+        for n in (2047, 2048, 2049):
+            plain, plus_zero = at("sum(x)", n), at("sum(x + 0.0)", n)
+            assert plain.status == plus_zero.status and (plain.total is None or math.isclose(plain.total, plus_zero.total, rel_tol=1e-12)), (n, plain, plus_zero)
+        assert (at("sum(x)", 2048).status, at("sum(x)", 2049).status) == ("certified", "DIVERGENT")
+
     def test_an_inexact_constant_counts_one_rounding_on_the_chain(self):
         """0.1 is not a float16, so x * 0.1 is two roundings deep: its float16 sum over 2047 terms reaches 2048 roundings
         and is DIVERGENT, while x * 2.0 (exact) is certified there and diverges one term later (kills the constant's
@@ -716,6 +726,16 @@ class TestBackendC:
         try: assert backend_c.host_id() == platform.machine() + platform.processor()
         finally: backend_c.host_id.cache_clear()
 
+
+    def test_physical_cores_count_each_core_of_each_package_once(self, monkeypatch):
+        """Two packages of two cores with two hardware threads each are 4 cores: a core id counts once per package, its
+        sibling thread not again, and the same core id in the other package does count (kills `key == "physical id"`
+        -> `!=`, which read every other field as the package)."""
+        import limn.backend_c as backend_c
+        info = [(k, v) for package in ("0", "1") for core in ("0", "1") for thread in range(2)
+                for k, v in (("processor", str(thread)), ("physical id", package), ("siblings", "4"), ("core id", core), ("flags", "avx2"))]
+        monkeypatch.setattr(backend_c, "cpuinfo", lambda: tuple(info))
+        assert backend_c.physical_cores() == 4
 
     def test_a_compiler_that_fails_is_quoted_in_its_own_words(self, monkeypatch, tmp_path):
         """A C compiler that cannot build a shared library is named at set_device with what it printed, as text (kills
