@@ -482,6 +482,22 @@ class TestBounds:
                 worst = abs(top * (1 + u) + F(p.eta) - F(v))
                 assert abs(F(e.total(v)) - worst) <= worst * F(1, 10**12), (dt, A, R, v, e.total(v), float(worst))
 
+    def test_derivative_bounds_of_tanh_sigmoid_erf_hold_the_steepest_slope(self):
+        """_deriv_max(op, iv) bounds |f'| over iv from above and is tight to float64 rounding: the peak is at the point of
+        iv nearest 0, evaluated with mpmath at 40 digits, over intervals that straddle, touch and miss 0 (kills a
+        derivative formula off by a constant, e.g. sigmoid's s = 2 / (1 + exp(-m)), or a guard too small to survive
+        rounding: at 0, float64's 2/sqrt(pi) is below the true slope and adding 1e-16 to it changes nothing)."""
+        import mpmath
+        from litmus.bounds import _deriv_max
+        mpmath.mp.dps = 40
+        slope = {"tanh": lambda m: 1 - mpmath.tanh(m) ** 2, "sigmoid": lambda m: mpmath.exp(-m) / (1 + mpmath.exp(-m)) ** 2,
+                 "erf": lambda m: 2 / mpmath.sqrt(mpmath.pi) * mpmath.exp(-m * m)}
+        for lo, hi in [(-1.0, 2.0), (0.0, 3.0), (-4.0, 0.0), (0.3, 0.9), (-2.5, -0.7), (1.5, 6.0), (7.0, 9.0), (-40.0, -30.0)]:
+            iv = Interval(lo, hi)
+            for op, f in slope.items():
+                got, exact = _deriv_max(op, iv), f(mpmath.mpf(iv.mig))
+                assert exact <= got <= exact * (1 + mpmath.mpf(10) ** -12) + 2.0 ** -49, (op, lo, hi, got, float(exact))
+
     def test_adding_an_exact_zero_is_no_rounding(self):
         """x + 0.0 is exactly x in floating point, so it adds nothing to the error and no rounding to the chain: its float16
         sum turns DIVERGENT at the same N as sum(x) (kills the constant's `exact=err == 0` -> `err == 1`)."""
