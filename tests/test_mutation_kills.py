@@ -753,6 +753,19 @@ class TestBackendC:
         monkeypatch.setattr(backend_c, "cpuinfo", lambda: tuple(info))
         assert backend_c.physical_cores() == 4
 
+    def test_a_matmul_wider_than_any_packed_panel_matches_the_plain_nest(self):
+        """4104 columns of float32 are more than one packed block of B holds at any K block (4096 columns at most): the
+        tiled kernel walks several column blocks and a ragged last strip, and gives the plain nest's bits (kills the
+        block width's `kc * itemsize` -> `kc / itemsize`, a float width that no C array size accepts)."""
+        from limn import Tensor
+        from limn.backend_c import CDevice, PLAIN
+        rng = np.random.default_rng(7)
+        a, b = rng.standard_normal((6, 300)).astype(np.float32), rng.standard_normal((300, 4104)).astype(np.float32)
+        graph = lambda: [(Tensor(a) @ Tensor(b)).node]
+        tiled, plain = CDevice().realize(graph())[0].array, CDevice(**PLAIN).realize(graph())[0].array
+        assert tiled.tobytes() == plain.tobytes()
+        np.testing.assert_allclose(tiled, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+
     def test_a_compiler_that_fails_is_quoted_in_its_own_words(self, monkeypatch, tmp_path):
         """A C compiler that cannot build a shared library is named at set_device with what it printed, as text (kills
         the probe's `text=True` -> `False`, which quoted the bytes object, b'...')."""
