@@ -498,6 +498,32 @@ class TestBounds:
                 got, exact = _deriv_max(op, iv), f(mpmath.mpf(iv.mig))
                 assert exact <= got <= exact * (1 + mpmath.mpf(10) ** -12) + 2.0 ** -49, (op, lo, hi, got, float(exact))
 
+    def test_the_breakdown_is_nonnegative_and_adds_up_to_the_total(self):
+        """A certified bound's components (rounding, reduction order, libm, dtype cast) are sizes of error, so each is >= 0
+        and together they make the total, for the composite fragments in float32 and float16."""
+        from litmus.bounds import ToleranceBound
+        for spec, domain, n in [("layernorm(x, eps=1e-5)", "x in [-10, 10]", 1024), ("layernorm(x, eps=1e-3)", "x in [0, 1]", 50),
+                                ("softmax(x)", "x in [-10, 10]", 100), ("logsumexp(x)", "x in [-10, 10]", 100), ("sum(x * 0.1)", "x in [-1, 1]", 100)]:
+            for dt in ("float32", "float16"):
+                b = ToleranceBound(spec, dt, domain=domain, dims=f"N={n}")
+                if not b.certified: continue
+                assert all(v >= 0 for v in b.components.values()), (spec, dt, b.components)
+                assert math.isclose(sum(b.components.values()), b.total, rel_tol=1e-6), (spec, dt, b.total, b.components)
+
+    def test_layernorm_blames_libm_only_for_libm_error(self, monkeypatch):
+        """With library functions taken as exact (every LIBM_ULPS entry 0), layernorm's libm component is 0 and the rest
+        is split between rounding and reduction order; with the real ulps, the libm share is what rsqrt's ulps add (kills
+        the split's `(1 - tau) ** -0.5 - 1` -> `(1 + tau) ...`, which keeps the total but books part of it to libm)."""
+        import litmus.bounds as bounds
+        from litmus.bounds import ToleranceBound
+        real = ToleranceBound("layernorm(x, eps=1e-3)", "float16", domain="x in [0, 1]", dims="N=50")
+        monkeypatch.setattr(bounds, "LIBM_ULPS", {k: 0 for k in bounds.LIBM_ULPS})
+        for dt in ("float32", "float16"):
+            b = ToleranceBound("layernorm(x, eps=1e-3)", dt, domain="x in [0, 1]", dims="N=50")
+            assert b.certified and b.components["libm"] == 0 and b.components["rounding"] > 0, (dt, b.components)
+        exact_libm = ToleranceBound("layernorm(x, eps=1e-3)", "float16", domain="x in [0, 1]", dims="N=50")
+        assert real.components["libm"] <= real.total - exact_libm.total + 1e-12 * real.total, (real.components, real.total, exact_libm.total)
+
     def test_adding_an_exact_zero_is_no_rounding(self):
         """x + 0.0 is exactly x in floating point, so it adds nothing to the error and no rounding to the chain: its float16
         sum turns DIVERGENT at the same N as sum(x) (kills the constant's `exact=err == 0` -> `err == 1`)."""
