@@ -659,6 +659,40 @@ class TestProve:
             p = p + make_atom("min", Poly.var(f"lane{i}"), B - 1) - (B - 1)
         return Prover(syms), p, syms
 
+    def test_a_guard_yields_only_what_it_guarantees(self):
+        """`a <= 0` gives the fact a <= 0, `a == 0` gives a <= 0 and -a <= 0, and `a != 0` gives nothing: from x == 3 the
+        prover gets both x <= 3 and x >= 3, from x != 3 neither (kills `isinstance(c, Cmp) and c.op == '<='` -> `or`,
+        which read x != 3 as x - 3 <= 0 and an equality as one side only)."""
+        from litmus.prove import Prover, hypotheses
+        from litmus.tritonir import Cmp, Poly, Symbol
+        x = Poly.var("x"); prover = Prover({"x": Symbol("x", "loop", Poly.const(0), Poly.const(10))})
+        assert hypotheses(Cmp(x - 3, "!=")) == [] and hypotheses(Cmp(x - 3, "<=")) == [x - 3]
+        assert hypotheses(Cmp(x - 3, "==")) == [x - 3, 3 - x]
+        for goal in (x - 3, 3 - x):
+            assert prover.le0(goal, hyps=hypotheses(Cmp(x - 3, "==")))
+            assert not prover.le0(goal, hyps=hypotheses(Cmp(x - 3, "!=")))
+
+    def test_a_floor_quotient_is_at_least_one_only_once_the_dividend_reaches_the_divisor(self):
+        """i // 4 for i in [0, 7] can be 0, so 1 - i // 4 <= 0 is false and must not be proved; for i in [4, 7] it is true
+        and is proved; enumeration decides both (kills the quotient's lower bound `1 if ... else 0` -> `else 1`)."""
+        from litmus.prove import Prover
+        from litmus.tritonir import Poly, Symbol, make_atom
+        i = Poly.var("i"); goal = 1 - make_atom("//", i, 4)
+        for lo, holds in ((0, False), (4, True)):
+            prover = Prover({"i": Symbol("i", "loop", Poly.const(lo), Poly.const(7))})
+            assert all(1 - v // 4 <= 0 for v in range(lo, 8)) == holds
+            assert prover.le0(goal) == holds, lo
+
+    def test_two_guards_together_prove_what_neither_proves_alone(self):
+        """x + y <= 2 follows from x <= 1 and y <= 1 taken together, not from either alone (x, y in [0, 10]): le0 tries
+        pairs of hypotheses by default (kills the default `pairs=True` -> `False`)."""
+        from litmus.prove import Prover
+        from litmus.tritonir import Poly, Symbol
+        x, y = Poly.var("x"), Poly.var("y")
+        prover = Prover({n: Symbol(n, "loop", Poly.const(0), Poly.const(10)) for n in "xy"})
+        assert prover.le0(x + y - 2, hyps=(x - 1, y - 1))
+        assert not prover.le0(x + y - 2, hyps=(x - 1, y - 1), pairs=False) and not prover.le0(x + y - 2, hyps=(x - 1,))
+
     def test_min_max_splits_stop_at_depth_six_and_never_prove_a_false_goal(self):
         """le0 splits one min/max per level, each split doubling the work, and gives up below depth 6 (its budget): a true
         goal needing six splits is proved, one needing seven is left unproved, and a false goal is never proved at any
