@@ -683,6 +683,19 @@ class TestProve:
             assert all(1 - v // 4 <= 0 for v in range(lo, 8)) == holds
             assert prover.le0(goal) == holds, lo
 
+    def test_a_size_without_a_numeric_lower_bound_proves_nothing(self):
+        """C ranges over [B, oo) with B >= 1 a size: C - 2 <= 0 is false (C = 3) and C - B + 1 <= 0 too, so neither is
+        proved; B - C <= 0 (true) may be; enumeration over small sizes confirms which are false (kills the size
+        check's give-up `return False` -> `True` when a factor's lower bound is not a number)."""
+        from litmus.prove import Prover
+        from litmus.tritonir import Poly, Symbol, evaluate_poly
+        B, C = Poly.var("B"), Poly.var("C")
+        prover = Prover({"B": Symbol("B", "param", Poly.const(1)), "C": Symbol("C", "param", B)})
+        for goal in (C - 2, C - B + 1, C * B - 3):
+            assert any(evaluate_poly(goal, {"B": b, "C": c}) > 0 for b in range(1, 4) for c in range(b, 6))
+            assert not prover.le0(goal), goal
+        assert all(evaluate_poly(B - C, {"B": b, "C": c}) <= 0 for b in range(1, 4) for c in range(b, 6))
+
     def test_two_guards_together_prove_what_neither_proves_alone(self):
         """x + y <= 2 follows from x <= 1 and y <= 1 taken together, not from either alone (x, y in [0, 10]): le0 tries
         pairs of hypotheses by default (kills the default `pairs=True` -> `False`)."""
