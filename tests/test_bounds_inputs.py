@@ -101,3 +101,82 @@ def test_error_ratio_against_a_zero_bound_is_zero_for_no_error_and_inf_for_any()
             assert tb.exceeded_by(off, ref) == np.inf, (text, kind)
     nan_ref = np.array([np.nan, 1.0])
     assert tb.exceeded_by(nan_ref.copy(), nan_ref) == 0.0 and tb.exceeded_by(np.array([], np.float64), np.array([], np.float64)) == 0.0
+
+
+def _ulp(y: F, digits: int) -> F:
+    "The ulp of the exact positive y in a format of `digits` significand bits (exponent range unbounded): 2**(e - p + 1), 2**e <= y < 2**(e + 1)."
+    e = y.numerator.bit_length() - y.denominator.bit_length()
+    if F(2) ** e > y: e -= 1
+    return F(2) ** (e - digits + 1)
+
+
+def _round(y: F, digits: int) -> F:
+    "y rounded to nearest (ties to even) with `digits` significand bits: the format's fl(y) for a y in its normal range."
+    if y == 0: return y
+    step = _ulp(abs(y), digits)
+    return round(y / step) * step   # Fraction.__round__ rounds half to even
+
+
+# Domains that hold the tails (they lie between 0 and the larger end): symmetric, lopsided either way, one ending at 0,
+# one starting at 0 whose larger end is a power of two; small enough that big**2 is finite in float16.
+TAIL_DOMAINS = [(-100.0, 100.0), (-1.0, 5.0), (-7.0, 2.0), (-3.0, 0.0), (0.0, 0.5)]
+
+
+@pytest.mark.parametrize("kind", ["half_ulp_tail", "half_ulp_square_tail"])
+def test_half_ulp_tails_sit_just_above_half_an_ulp_of_the_running_sum(kind):
+    """A half-ulp row is one leading entry b (the running sum's first value) then n - 1 equal tails t of b's sign. Held
+    exactly in Fractions in the row's own format: `half_ulp_tail` has ulp(b)/2 < |t| < 4 ulp(b), and
+    `half_ulp_square_tail` has ulp(fl(b**2))/2 < t**2 < 4 ulp(fl(b**2)), so each addition of a tail (of its square) to
+    the running sum (of squares) must round, by about half an ulp, while the sum keeps b's leading bits; a tail of b's
+    own size rounds nothing worth testing. (kills `big * np.sqrt(eps * ...)` -> `big / np.sqrt(eps * ...)`, whose tails
+    clip to the domain's end)"""
+    for lo, hi in TAIL_DOMAINS:
+        for dtype in ("float32", "float16", "bfloat16", "float64"):
+            P = precision(dtype)
+            x = adversarial_rows(kind, lo, hi, 16, 9, dtype, seed=7)
+            assert x.shape == (16, 9) and (x.astype(P.dtype).astype(np.float64) == x.astype(np.float64)).all(), (kind, lo, hi, dtype)
+            for row in x:
+                b, tails = F(float(row[0])), {F(float(v)) for v in row[1:]}
+                assert len(tails) == 1 and b != 0, (kind, lo, hi, dtype, row)
+                t = tails.pop()
+                assert t * b > 0, (kind, lo, hi, dtype, row)   # tails share the leading entry's sign
+                if kind == "half_ulp_tail": size, ulp = abs(t), _ulp(abs(b), P.digits)
+                else: size, ulp = t * t, _ulp(_round(b * b, P.digits), P.digits)
+                assert ulp / 2 < size < 4 * ulp, (kind, lo, hi, dtype, float(size / ulp))
+
+
+@pytest.mark.parametrize("kind", ["half_ulp_tail", "half_ulp_square_tail"])
+def test_half_ulp_leading_entries_are_random_draws_over_the_domains_top_tenth(kind):
+    """The leading entry b of a half-ulp row is drawn from the top tenth of the domain, between 0.9 and 1 times its
+    larger end (in magnitude, with that end's sign), and the rows really are spread over it: ulp(b) / |b| changes by up
+    to a factor 2 across a binade, so only leading entries at many positions make the tails land at many distances above
+    half an ulp; rows that all start at the domain's end test one such distance. (kills `big = top * rng.uniform(0.9,
+    1.0, ...)` -> `big = top / rng.uniform(...)`, whose leading entries all clip to the domain's end)"""
+    for lo, hi in TAIL_DOMAINS + [(-1e3, 1e3), (1.0, 2.0), (-3.0, -1.0)]:
+        top = hi if abs(hi) >= abs(lo) else lo
+        for dtype in ("float32", "float16", "bfloat16"):
+            P = precision(dtype)
+            lead = adversarial_rows(kind, lo, hi, 32, 4, dtype, seed=11)[:, 0].astype(np.float64)
+            slack = 2 * P.u * abs(top)   # rounding b to the format
+            assert (np.sign(lead) == np.sign(top)).all(), (kind, lo, hi, dtype)
+            assert (np.abs(lead) >= 0.9 * abs(top) - slack).all() and (np.abs(lead) <= abs(top)).all(), (kind, lo, hi, dtype)
+            assert len(np.unique(lead)) > 8 and np.ptp(lead) > 0.05 * abs(top), (kind, lo, hi, dtype, np.unique(lead))
+
+
+@pytest.mark.parametrize("kind", ["steered", "steered_constant"])
+def test_steered_rows_take_the_sign_of_the_domains_larger_end(kind):
+    """Steered rows sit near the domain's end of larger magnitude (hi on a tie), with its sign: every entry's sign bit
+    is that end's, and every entry lies in [lo, hi]. That holds for a domain whose larger end is lo = -3 while hi is 0,
+    and for a degenerate domain whose larger end is itself a zero: `x in [-0, 0]` gives rows of +0.0 (hi's sign), never
+    -0.0, whose sums and reciprocals differ from +0.0's. (kills `top >= 0` -> `top > 0`, which flips a zero top to
+    rows of -0.0)"""
+    domains = ["x in [-1e3, 1e3]", "x in [-1, 5]", "x in [-5, 1]", "x in [-3, -1]", "x in [1, 2]", "x in [-3, 0]",
+               "x in [-3, -0]", "x in [0, 0.5]", "x in [-0, 0]", "x in [0, 0]", "x in [-0, -0]"]
+    for text in domains:
+        lo, hi = Spec("x + 1", domain=text).domain["x"]
+        top = hi if abs(hi) >= abs(lo) else lo
+        for dtype in ("float32", "float16", "bfloat16", "float64"):
+            x = adversarial_rows(kind, lo, hi, 4, 12, dtype, seed=3).astype(np.float64)
+            assert x.shape == (4, 12), (text, dtype)
+            assert (x >= lo).all() and (x <= hi).all(), (text, dtype)
+            assert (np.signbit(x) == np.signbit(top)).all(), (kind, text, dtype, x[0])
