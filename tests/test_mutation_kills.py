@@ -696,6 +696,28 @@ class TestProve:
             assert not prover.le0(goal), goal
         assert all(evaluate_poly(B - C, {"B": b, "C": c}) <= 0 for b in range(1, 4) for c in range(b, 6))
 
+    def test_a_lane_is_told_apart_only_by_its_quotient_and_its_remainder_together(self):
+        """A store to out[i // 2] (lanes i in [0, 8)) has lanes 0 and 1 writing one cell: it is not proved race-free and
+        the check finds the race; out[(i // 2) * 2 + i % 2] writes one cell per lane and is proved race-free, by
+        enumeration of the lanes' addresses (kills `covered(e // c) and covered(e % c)` -> `or`, which took the quotient alone)."""
+        from litmus.tritonir import build_model
+        from litmus.prove import ModelProver
+        from litmus.safety import GPUSafetyCheck
+
+        class Inline:   # the fields build_model reads from a kernel file
+            def __init__(self, source, args): self.name, self.source, self.args, self.grid, self.dims, self.pads = "inline", source, args, ["1"], {}, ()
+        args = [{"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["8"], "role": "out"}]
+        for address, shared in (("i // 2", True), ("(i // 2) * 2 + i % 2", False)):
+            lanes = [eval(address, {"i": i}) for i in range(8)]
+            assert (len(set(lanes)) < 8) == shared and all(0 <= a < 8 for a in lanes)
+            src = f"import triton\nimport triton.language as tl\n@triton.jit\ndef k(out_ptr):\n    i = tl.arange(0, 8)\n    tl.store(out_ptr + {address}, i * 1.0)\n"
+            kernel = Inline(src, args)
+            model = build_model(kernel)
+            store = [a for a in model.accesses if a.kind == "store"][0]
+            assert ModelProver(model).race_free(store, []).proved == (not shared), address
+            verdict = GPUSafetyCheck(kernel).run()       # (the in-bounds side of the second is not this test's question)
+            assert (verdict.verdict == "REJECT") == shared and [d.kind for d in verdict.defects] == (["race"] if shared else []), str(verdict)
+
     def test_two_guards_together_prove_what_neither_proves_alone(self):
         """x + y <= 2 follows from x <= 1 and y <= 1 taken together, not from either alone (x, y in [0, 10]): le0 tries
         pairs of hypotheses by default (kills the default `pairs=True` -> `False`)."""
