@@ -718,6 +718,26 @@ class TestProve:
             verdict = GPUSafetyCheck(kernel).run()       # (the in-bounds side of the second is not this test's question)
             assert (verdict.verdict == "REJECT") == shared and [d.kind for d in verdict.defects] == (["race"] if shared else []), str(verdict)
 
+    def test_a_store_is_not_race_free_when_another_lane_reads_its_cell(self):
+        """out[7 - i] is loaded and out[i] stored by lanes i in [0, 8): lane 0 writes the cell lane 7 reads, so the store
+        is not race-free with that load beside it, and the explanation names the load's line and its other address;
+        with a load of out[i] (the same map) it is proved (kills the explanation's `steps + [...]` -> `-`)."""
+        from litmus.tritonir import build_model
+        from litmus.prove import ModelProver
+
+        class Inline:   # the fields build_model reads from a kernel file
+            def __init__(self, source): self.name, self.source, self.grid, self.dims, self.pads = "inline", source, ["1"], {}, ()
+            args = [{"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["8"], "role": "out"}]
+        for read, shared in (("7 - i", True), ("i", False)):
+            assert any(eval(read, {"i": i}) != i for i in range(8)) == shared     # lane i reads the cell lane `read` writes
+            src = (f"import triton\nimport triton.language as tl\n@triton.jit\ndef k(out_ptr):\n    i = tl.arange(0, 8)\n"
+                   f"    x = tl.load(out_ptr + {read})\n    tl.store(out_ptr + i, x + 1.0)\n")
+            model = build_model(Inline(src))
+            store, load = [a for a in model.accesses if a.kind == "store"][0], [a for a in model.accesses if a.kind == "load"][0]
+            proof = ModelProver(model).race_free(store, [load])
+            assert proof.proved == (not shared), (read, proof)
+            assert any(f"line {load.line} (load) uses a different address" in step for step in proof.steps) == shared, proof.steps
+
     def test_two_guards_together_prove_what_neither_proves_alone(self):
         """x + y <= 2 follows from x <= 1 and y <= 1 taken together, not from either alone (x, y in [0, 10]): le0 tries
         pairs of hypotheses by default (kills the default `pairs=True` -> `False`)."""
