@@ -738,6 +738,22 @@ class TestProve:
             assert proof.proved == (not shared), (read, proof)
             assert any(f"line {load.line} (load) uses a different address" in step for step in proof.steps) == shared, proof.steps
 
+    def test_a_lane_squared_is_not_a_digit_and_the_proof_says_so(self):
+        """out[i * i] for lanes i in [0, 8) writes distinct cells, but i is not a linear digit of the address, so the
+        mixed-radix argument does not apply: the race proof is left open (never claimed) and its explanation names the
+        non-linear lane (kills the explanation's `steps + [...]` -> `-`, which raised instead)."""
+        from litmus.tritonir import build_model
+        from litmus.prove import ModelProver
+
+        class Inline:   # the fields build_model reads from a kernel file
+            def __init__(self, source): self.name, self.source, self.grid, self.dims, self.pads = "inline", source, ["1"], {}, ()
+            args = [{"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["64"], "role": "out"}]
+        src = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(out_ptr):\n    i = tl.arange(0, 8)\n    tl.store(out_ptr + i * i, i * 1.0)\n"
+        model = build_model(Inline(src))
+        store = [a for a in model.accesses if a.kind == "store"][0]
+        proof = ModelProver(model).race_free(store, [])
+        assert not proof.proved and any("is not linear" in step for step in proof.steps), proof.steps
+
     def test_two_guards_together_prove_what_neither_proves_alone(self):
         """x + y <= 2 follows from x <= 1 and y <= 1 taken together, not from either alone (x, y in [0, 10]): le0 tries
         pairs of hypotheses by default (kills the default `pairs=True` -> `False`)."""
@@ -905,6 +921,18 @@ class TestSchedule:
 
 
 class TestSimulate:
+    def test_philox_gives_the_published_known_answers(self):
+        """tl.rand's generator is Philox 4x32 with 10 rounds: the model reproduces the known-answer vectors published with
+        Random123 (counter and key all zeros, all ones, and the digits of pi), the key packed into Triton's 64-bit seed
+        low word first (kills the rounds moved to 11)."""
+        from litmus.simulate import philox
+        vectors = [((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+                   ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+                   ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0), (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1))]
+        for counter, (k0, k1), want in vectors:
+            seed = (k1 << 32 | k0) - (1 << 64 if k1 >= 1 << 31 else 0)       # the 64-bit seed as Triton's signed int64
+            assert tuple(int(w) for w in philox(np.int64(seed), *counter)) == want
+
     def test_out_of_bounds_accesses_are_listed_up_to_a_thousand(self):
         """A kernel that keeps stepping outside its buffer gets its first 1000 violations listed, in order, and no more:
         a hostile kernel cannot grow the list without bound (kills the cap moved to 1001)."""
