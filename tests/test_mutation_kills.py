@@ -933,6 +933,24 @@ class TestSimulate:
             seed = (k1 << 32 | k0) - (1 << 64 if k1 >= 1 << 31 else 0)       # the 64-bit seed as Triton's signed int64
             assert tuple(int(w) for w in philox(np.int64(seed), *counter)) == want
 
+    def test_an_interpreter_output_holding_a_pickle_is_refused_unread(self, tmp_path):
+        """The interpreter worker hands outputs back as .npy files; one that holds a pickled object (which would run code as
+        it is loaded) is reported as an unreadable output and never unpickled (kills `allow_pickle=False` -> `True`)."""
+        import builtins, json, pickle
+        from litmus import corpus
+        from litmus.simulate import Limits, _read_interpreted
+
+        class Payload:                                # unpickling this runs code: it sets a flag the test can see
+            def __reduce__(self): return (exec, ("import builtins; builtins._litmus_unpickled = True",))
+        kernel = corpus.kernels()[0]
+        out_name = next(a["name"] for a in kernel.args if a.get("role") == "out")
+        np.save(tmp_path / f"out0_{out_name}.npy", np.array([Payload()], dtype=object), allow_pickle=True)
+        results = tmp_path / "results.jsonl"
+        results.write_text(json.dumps({"token": "t", "index": 0, "ok": True, "value": {}, "outputs": [out_name]}) + "\n")
+        run, = _read_interpreted([(kernel, None, {})], [{"dims": {}, "directory": str(tmp_path)}], results, "t", Limits(), None)
+        assert not getattr(builtins, "_litmus_unpickled", False)
+        assert run.error and "unreadable output" in run.error, run.error
+
     def test_out_of_bounds_accesses_are_listed_up_to_a_thousand(self):
         """A kernel that keeps stepping outside its buffer gets its first 1000 violations listed, in order, and no more:
         a hostile kernel cannot grow the list without bound (kills the cap moved to 1001)."""
