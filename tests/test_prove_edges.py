@@ -1,0 +1,154 @@
+"""These tests hold litmus.prove's in-bounds and race-freedom arguments at the points where a one-token change shows, each verdict confirmed by enumeration."""
+import itertools
+from litmus.tritonir import build_model, executions, evaluate_poly
+from litmus.prove import ModelProver, decompositions
+
+
+class _K:  # a kernel written inline: the fields build_model reads (as in tests/test_safety.py)
+    def __init__(self, source, args, grid, dims): self.name, self.source, self.args, self.grid, self.dims, self.pads = 'inline', source, args, grid, dims, ()
+
+def _tensor(name, shape, role, **layout): return {'name': name, 'kind': 'tensor', 'dtype': 'float32', 'shape': shape, 'role': role, **layout}
+
+def _kernel(body, out_shape=('N',), grid='cdiv(N, BLOCK)', **out_layout):
+    "A kernel over x (N elements) and out (`out_shape`), with size n = N and a BLOCK constexpr; `body` is its lines."
+    src = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n" + \
+          "".join(f"    {line}\n" for line in body)
+    args = [_tensor('x_ptr', ['N'], 'in'), _tensor('out_ptr', list(out_shape), 'out', **out_layout),
+            {'name': 'n', 'kind': 'scalar', 'value': 'N'}, {'name': 'BLOCK', 'kind': 'constexpr', 'value': '32'}]
+    model = build_model(_K(src, args, [grid], {'N': 100}))
+    assert not model.unsupported, model.unsupported
+    return model
+
+def _store(model): return next(a for a in model.accesses if a.kind == 'store')
+
+def _enumerate(model, access, sizes=(1, 5, 11, 17), blocks=(1, 2, 4, 8)):
+    """(out of bounds, shared) over every execution at the given sizes: some address outside the tensor's live elements;
+    some address written by two distinct threads (program ids and lanes)."""
+    t = model.tensors[access.tensor]
+    pids = [f'pid{a}' for a in range(len(model.grid))]
+    oob = shared = False
+    for n, b in itertools.product(sizes, blocks):
+        env = model.config_env({'N': n}, {'BLOCK': b})
+        shape = [evaluate_poly(s, env) for s in t.shape]; strides = [evaluate_poly(s, env) for s in t.strides]
+        live = {sum(i * s for i, s in zip(idx, strides)) for idx in itertools.product(*map(range, shape))}
+        owner = {}
+        for e in executions(model, access, env):
+            oob = oob or e['address'] not in live
+            who = tuple(e[p] for p in pids) + tuple(e[l] for l in access.lanes)
+            shared = shared or owner.setdefault(e['address'], who) != who
+    return oob, shared
+
+
+def test_an_unproved_access_names_the_split_it_tried():
+    """An access left unproved explains itself: when the offset splits by the strides, the explanation is that split and
+    the dim whose range failed; only when no split exists does it say so. An unmasked store (enumeration: it writes past
+    the end) is explained by its one split, the offset itself, with dim 0 not proved; an odd offset into a tensor of
+    stride 2 (enumeration: every address it writes lies between elements) has no split (kills the explanation
+    `tried or [...]` -> `tried and [...]`, which replaced a tried split by 'no split' and 'no split' by nothing)."""
+    unmasked = _kernel(['offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+                        'tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n))'])
+    store = _store(unmasked)
+    assert _enumerate(unmasked, store)[0]
+    proof = ModelProver(unmasked).in_bounds(store)
+    assert not proof.proved and len(proof.steps) == 1, str(proof)
+    assert proof.steps[0].startswith(f"split ({store.offset})") and 'dim 0' in proof.steps[0] and 'not proved' in proof.steps[0]
+    assert decompositions(store.offset, unmasked.tensors['out_ptr']) == [[store.offset]]  # the split named is the only one
+
+    odd = _kernel(['offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+                   'tl.store(out_ptr + 2 * offs + 1, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)'], strides=['2'])
+    store = _store(odd)
+    assert _enumerate(odd, store)[0] and decompositions(store.offset, odd.tensors['out_ptr']) == []
+    proof = ModelProver(odd).in_bounds(store)
+    assert not proof.proved and len(proof.steps) == 1 and 'no split' in proof.steps[0], str(proof)
+
+
+def _reversed(stride):
+    return _kernel([f'offs = tl.program_id(0) * ({stride}) + BLOCK - 1 - tl.arange(0, BLOCK)',
+                    'tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)'])
+
+def test_a_reversed_lane_is_a_digit_with_a_negative_coefficient():
+    """Program p writing its block back to front (offs = p*BLOCK + BLOCK - 1 - lane) gives every thread its own address:
+    the lane is a digit whose coefficient is -1, read as +1 with the sign noted, so the store is proved race-free and
+    in bounds, and enumeration finds neither a shared nor an outside address. With the programs one element closer
+    (p*(BLOCK - 1)) neighbouring blocks overlap: enumeration finds a shared address and no race-freedom is proved
+    (kills the sign test `P.le0(1 + a)` -> `P.le0(1 - a)`, which called a -1 coefficient's sign unknown)."""
+    model = _reversed('BLOCK')
+    store, mp = _store(model), ModelProver(model)
+    assert _enumerate(model, store) == (False, False)
+    assert mp.in_bounds(store).proved
+    proof = mp.race_free(store, [])
+    assert proof.proved, str(proof)
+    overlapping = _reversed('BLOCK - 1')
+    store = _store(overlapping)
+    assert _enumerate(overlapping, store, blocks=(2, 4, 8))[1]
+    assert not ModelProver(overlapping).race_free(store, []).proved
+
+
+def test_the_outermost_digit_needs_no_upper_bound():
+    """The outermost digit of a mixed-radix index needs a lower bound only: nothing lies above it. Program p's lanes write
+    column p*BLOCK + lane of rows min(i, 3) for i in range(6), a row index whose range the prover knows only as
+    [0, oo). The row is the sole digit of dim 0 (the outermost, trivially), the columns are p and the lanes, so the store
+    is proved race-free and in bounds; enumeration finds no address outside the 4 x N tensor and none shared between
+    threads (kills `k < len(perm) - 1` -> `<=`, which asked the outermost digit for an upper bound)."""
+    model = _kernel(['cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+                     'for i in range(0, 6):',
+                     '    row = tl.minimum(i, 3)',
+                     '    tl.store(out_ptr + row * n + cols, tl.load(x_ptr + cols, mask=cols < n), mask=cols < n)'],
+                    out_shape=('4', 'N'))
+    store, mp = _store(model), ModelProver(model)
+    assert any('min' in str(f) and mp.prover.range_of(f)[1] is None for f in store.offset.factors())
+    assert _enumerate(model, store) == (False, False)
+    assert mp.in_bounds(store).proved
+    proof = mp.race_free(store, [])
+    assert proof.proved, str(proof)
+
+
+def test_a_digit_whose_range_starts_at_one():
+    """A digit's contribution to the span below the next digit is its coefficient times (hi - lo), not (hi + lo). In
+    `for i in range(2, 6): row = i // 2` the row is a floor the prover bounds by [1, i] (the dividend is at least the
+    divisor), and program p writes row*BLOCK + lane inside a stride of 5*BLOCK: lane < row < program id, with the program's
+    coefficient exactly one more than the span of the digits below (BLOCK - 1 + BLOCK*(5 - 1)). Proved race-free and in
+    bounds; enumeration finds no shared address and none outside (kills `r[1] - r[0]` -> `r[1] + r[0]`, which counts the
+    row's span as 6*BLOCK)."""
+    model = _kernel(['lanes = tl.arange(0, BLOCK)',
+                     'for i in range(2, 6):',
+                     '    row = i // 2',
+                     '    offs = tl.program_id(0) * 5 * BLOCK + row * BLOCK + lanes',
+                     '    tl.store(out_ptr + offs, tl.load(x_ptr + lanes, mask=lanes < n), mask=offs < n)'],
+                    grid='cdiv(N, 5 * BLOCK)')
+    store, mp = _store(model), ModelProver(model)
+    rows = [f for f in store.offset.factors() if getattr(f, 'op', None) == '//']
+    assert rows and all(mp.prover.range_of(f)[0].value() == 1 for f in rows)
+    assert _enumerate(model, store, sizes=(1, 9, 23, 41)) == (False, False)
+    assert mp.in_bounds(store).proved
+    proof = mp.race_free(store, [])
+    assert proof.proved, str(proof)
+
+
+def _remainder_chain(levels):
+    """Program p read through `levels` nested floor divisions by 2 along the remainders: e_0 = p, d_j = e_(j-1) // 2,
+    e_j = e_(j-1) % 2. The address holds d_1*BLOCK + lane in its last dim and d_2 .. d_levels, e_levels in pairs in the
+    leading dims of a [4, 4, ..., N] tensor; since e_1 = p % 2 = e_levels, the address determines (p, lane)."""
+    body = ['e0 = tl.program_id(0)']
+    for j in range(1, levels + 1): body += [f'd{j} = e{j - 1} // 2', f'e{j} = e{j - 1} % 2']
+    digits = [f'd{j}' for j in range(2, levels + 1)] + [f'e{levels}']
+    pairs = [digits[i:i + 2] for i in range(0, len(digits), 2)]
+    terms = [f'({" + ".join(f"{2 ** i} * {u}" for i, u in enumerate(p))}) * {2 ** sum(len(q) for q in pairs[d + 1:])} * n'
+             for d, p in enumerate(pairs)]
+    body += ['cols = d1 * BLOCK + tl.arange(0, BLOCK)',
+             f'tl.store(out_ptr + {" + ".join(terms)} + cols, tl.load(x_ptr + cols, mask=cols < n), mask=cols < n)']
+    return _kernel(body, out_shape=[str(2 ** len(p)) for p in pairs] + ['N'], grid='2 * cdiv(N, BLOCK)')
+
+def test_a_program_id_is_followed_through_five_nested_floor_divisions_and_no_further():
+    """Race freedom needs the program id recovered from the address: it is when p // c and p % c both are, recursively,
+    down to digits of the address. The recursion's budget is five levels: a program id reached through five nested
+    remainders (p % 2 % 2 % 2 % 2 % 2 and the quotient at each level) is proved race-free and in bounds, through six it
+    is left unproved (a cost limit, not a verdict). Enumeration shows both stores write every address from one thread
+    only and stay inside the tensor (kills the budget `depth > 4` -> `depth > 5`)."""
+    for levels, proved in ((4, True), (5, True), (6, False)):
+        model = _remainder_chain(levels)
+        store, mp = _store(model), ModelProver(model)
+        assert _enumerate(model, store, sizes=(1, 3, 5), blocks=(1, 2)) == (False, False), levels
+        assert mp.in_bounds(store).proved, levels
+        proof = mp.race_free(store, [])
+        assert proof.proved == proved, (levels, str(proof))
