@@ -65,7 +65,7 @@ TESTS = {
                                                         "test_scan_bound_grows_with_length_and_a_half_accumulator_breaks_it",
                                                         "test_logsumexp_spellings_share_one_certified_bound",
                                                         "test_no_correct_implementation_exceeds_the_bound"))]),
-    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  ["tests/test_mutation_kills.py::TestProve", *(f"tests/test_safety.py::{t}" for t in (
+    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  ["tests/test_mutation_kills.py::TestProve", "tests/test_prove_edges.py", *(f"tests/test_safety.py::{t}" for t in (
                                                         "test_race_proof_distance_zero_one_two", "test_proofs_sound_by_enumeration",
                                                         "test_mutants_never_accepted_when_enumeration_finds_a_defect")),
                                                         "tests/test_safety.py", "tests/test_hostile_static.py"]),
