@@ -72,6 +72,27 @@ def test_layernorm_output_range_holds_every_exact_and_computed_output_and_is_rea
     assert exact.max() >= rng.hi * (1 - 1e-6) and exact.min() <= rng.lo * (1 - 1e-6), (rng, exact.min(), exact.max())
 
 
+def test_rmsnorm_output_range_holds_every_exact_and_computed_output_and_is_reached():
+    """rmsnorm's output range is [-Y, Y] with Y = min(sqrt(N), max|x| / sqrt(eps)): it holds the exact output (mpmath)
+    and the float32 output of a correct implementation (every order) of one-spike rows, which reach +-sqrt(N) up to the
+    eps term, and of uniform rows, negative outputs included (kills rmsnorm's `Interval(-Y, Y)` -> `Interval(+Y, Y)`)."""
+    mpmath.mp.dps = 50
+    N, lo, hi, eps = 8, -10.0, 10.0, 1e-5
+    spec = Spec(f"rmsnorm(x, eps={eps})", domain=f"x in [{lo}, {hi}]", dims=f"N={N}")
+    tb = ToleranceBound(spec, "float32")
+    assert tb.certified, tb
+    rng = tb.output_range
+    rows = [[hi] + [0.0] * (N - 1), [lo] + [0.0] * (N - 1)] + adversarial_rows("uniform", lo, hi, 4, N, "float32", seed=3).tolist()
+    x = np.array(rows, np.float32)
+    exact = np.array([[float(mpmath.mpf(float(v)) / mpmath.sqrt(mpmath.fsum(mpmath.mpf(float(w)) ** 2 for w in r) / N + eps))
+                       for v in r] for r in x])
+    assert exact.min() < 0 < exact.max()
+    computed = [spec.evaluate({"x": x}, "float32", order=o).astype(np.float64) for o in ("sequential", "reversed", "pairwise")]
+    for ys in [exact] + computed:
+        assert (rng.lo <= ys).all() and (ys <= rng.hi).all(), (rng, ys.min(), ys.max())
+    assert exact.max() >= rng.hi * (1 - 1e-6) and exact.min() <= rng.lo * (1 - 1e-6), (rng, exact.min(), exact.max())
+
+
 def _rmsnorm_corner(N, eps, u, L):
     """|y~_1 - y_1| for the row (1, 2**-6, ..., 2**-6) at the worst corner of the bound's rounding model, in mpmath:
     every square, every addition of a sequential sum, fl(1/N), the product by it and the addition of eps each rounded
