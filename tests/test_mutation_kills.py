@@ -951,6 +951,24 @@ class TestSimulate:
         assert not getattr(builtins, "_litmus_unpickled", False)
         assert run.error and "unreadable output" in run.error, run.error
 
+    def test_a_box_answer_with_a_malformed_violation_is_refused(self):
+        """What a box sends back is checked field by field before it is believed: a violation is [op, argument, element,
+        program, lanes] with a known op, one of the kernel's tensors, an int, a program inside the grid and lanes >= 1;
+        a five-item list that breaks any one of these makes the run an error, and a well-formed one is kept (kills
+        `len(item) == 5 and item[0] in _OPS` -> `or`, which believed any five-item list)."""
+        from litmus import corpus
+        from litmus.simulate import Boxed, NP_DTYPES, _checked_run, resolve
+        kernel = corpus.kernels()[0]
+        launch = resolve(kernel, None)
+        outputs = {t.name: np.zeros(t.shape, NP_DTYPES[t.dtype]) for t in launch.tensors if t.role != "in"}
+        arg = launch.tensors[0].name
+        good = ["load", arg, 3, [0, 0, 0], 1]
+        run = lambda item: _checked_run(kernel, None, Boxed(True, {"outputs": outputs, "violations": [item]}, None, False), "model")
+        assert run(good).error is None and len(run(good).violations) == 1
+        for bad in (["jump", arg, 3, [0, 0, 0], 1], ["load", "no_such_tensor", 3, [0, 0, 0], 1], ["load", arg, "3", [0, 0, 0], 1],
+                    ["load", arg, 3, [10 ** 9, 0, 0], 1], ["load", arg, 3, [0, 0, 0], 0]):
+            assert "malformed result from the box: violation" in (run(bad).error or ""), bad
+
     def test_out_of_bounds_accesses_are_listed_up_to_a_thousand(self):
         """A kernel that keeps stepping outside its buffer gets its first 1000 violations listed, in order, and no more:
         a hostile kernel cannot grow the list without bound (kills the cap moved to 1001)."""
