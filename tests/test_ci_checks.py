@@ -1,5 +1,6 @@
 """CI's sync check (tools/check_sync.sh) passes on the committed tree and fails when a module is edited by hand;
-and no code cell of any chapter is longer than 60 lines (one idea per cell)."""
+no code cell of any chapter is longer than 60 lines (one idea per cell); and the mutation check's map and allow-list
+name only tests and mutants that exist."""
 import json, subprocess, sys
 from pathlib import Path
 import pytest
@@ -74,3 +75,36 @@ def test_no_code_cell_is_over_60_lines():
     too_long = long_cells()
     assert not too_long, f"code cells over {MAX_CELL_LINES} lines (split them, one idea per cell): " + ", ".join(
         f"{nb} cell {cell} ({n} lines)" for nb, cell, n in too_long)
+
+
+def _mutants_tool():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("mutants_tool", ROOT / "tools" / "mutants.py")
+    tool = sys.modules["mutants_tool"] = importlib.util.module_from_spec(spec)   # dataclasses look their module up
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_every_test_the_mutation_map_names_exists():
+    """A mapped target that does not exist fails pytest for every mutant, which would count as a kill: each file, class
+    and test the map names must be there, and each chapter."""
+    tool = _mutants_tool()
+    for module, (chapter, targets) in tool.TESTS.items():
+        assert (ROOT / chapter).exists(), (module, chapter)
+        for target in targets:
+            path, *names = target.split("::")
+            assert (ROOT / path).exists(), (module, target)
+            text = (ROOT / path).read_text()
+            for name in names:
+                assert f"class {name}" in text or f"def {name}(" in text, (module, target)
+
+
+def test_every_allowed_mutant_is_a_mutant_of_the_code_with_a_reason():
+    """tools/mutants_allow.txt lists equivalent (or slack) mutants by key: each key must still name a candidate mutant
+    of today's code, so an entry cannot outlive the line it excuses, and each gives its reason."""
+    tool = _mutants_tool()
+    keys = {c.key for module in tool.TESTS for c in tool.candidates(module)}
+    for key, reason in tool.allowed().items():
+        assert key in keys, f"stale allow-list entry (no such mutant today): {key}"
+        assert len(reason) > 20, key
+
