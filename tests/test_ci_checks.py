@@ -1,6 +1,5 @@
-"""CI's sync check (tools/check_sync.sh) passes on the committed tree and fails when a module is edited by hand;
-no code cell of any chapter is longer than 60 lines (one idea per cell); and the mutation check's map and allow-list
-name only tests and mutants that exist."""
+"""CI's checks hold: the sync check passes on the committed tree and fails on a hand-edited module, no chapter cell is
+over 60 lines, and the mutation check names only tests and mutants that exist."""
 import json, subprocess, sys
 from pathlib import Path
 import pytest
