@@ -703,15 +703,11 @@ class TestProve:
         from litmus.tritonir import build_model
         from litmus.prove import ModelProver
         from litmus.safety import GPUSafetyCheck
-
-        class Inline:   # the fields build_model reads from a kernel file
-            def __init__(self, source, args): self.name, self.source, self.args, self.grid, self.dims, self.pads = "inline", source, args, ["1"], {}, ()
-        args = [{"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["8"], "role": "out"}]
+        from inline_kernels import lanes_kernel
         for address, shared in (("i // 2", True), ("(i // 2) * 2 + i % 2", False)):
             lanes = [eval(address, {"i": i}) for i in range(8)]
             assert (len(set(lanes)) < 8) == shared and all(0 <= a < 8 for a in lanes)
-            src = f"import triton\nimport triton.language as tl\n@triton.jit\ndef k(out_ptr):\n    i = tl.arange(0, 8)\n    tl.store(out_ptr + {address}, i * 1.0)\n"
-            kernel = Inline(src, args)
+            kernel = lanes_kernel(f"tl.store(out_ptr + {address}, i * 1.0)")
             model = build_model(kernel)
             store = [a for a in model.accesses if a.kind == "store"][0]
             assert ModelProver(model).race_free(store, []).proved == (not shared), address
@@ -724,15 +720,10 @@ class TestProve:
         with a load of out[i] (the same map) it is proved (kills the explanation's `steps + [...]` -> `-`)."""
         from litmus.tritonir import build_model
         from litmus.prove import ModelProver
-
-        class Inline:   # the fields build_model reads from a kernel file
-            def __init__(self, source): self.name, self.source, self.grid, self.dims, self.pads = "inline", source, ["1"], {}, ()
-            args = [{"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["8"], "role": "out"}]
+        from inline_kernels import lanes_kernel
         for read, shared in (("7 - i", True), ("i", False)):
             assert any(eval(read, {"i": i}) != i for i in range(8)) == shared     # lane i reads the cell lane `read` writes
-            src = (f"import triton\nimport triton.language as tl\n@triton.jit\ndef k(out_ptr):\n    i = tl.arange(0, 8)\n"
-                   f"    x = tl.load(out_ptr + {read})\n    tl.store(out_ptr + i, x + 1.0)\n")
-            model = build_model(Inline(src))
+            model = build_model(lanes_kernel(f"x = tl.load(out_ptr + {read})\ntl.store(out_ptr + i, x + 1.0)"))
             store, load = [a for a in model.accesses if a.kind == "store"][0], [a for a in model.accesses if a.kind == "load"][0]
             proof = ModelProver(model).race_free(store, [load])
             assert proof.proved == (not shared), (read, proof)
@@ -744,12 +735,8 @@ class TestProve:
         non-linear lane (kills the explanation's `steps + [...]` -> `-`, which raised instead)."""
         from litmus.tritonir import build_model
         from litmus.prove import ModelProver
-
-        class Inline:   # the fields build_model reads from a kernel file
-            def __init__(self, source): self.name, self.source, self.grid, self.dims, self.pads = "inline", source, ["1"], {}, ()
-            args = [{"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["64"], "role": "out"}]
-        src = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(out_ptr):\n    i = tl.arange(0, 8)\n    tl.store(out_ptr + i * i, i * 1.0)\n"
-        model = build_model(Inline(src))
+        from inline_kernels import lanes_kernel
+        model = build_model(lanes_kernel("tl.store(out_ptr + i * i, i * 1.0)", cells=64))
         store = [a for a in model.accesses if a.kind == "store"][0]
         proof = ModelProver(model).race_free(store, [])
         assert not proof.proved and any("is not linear" in step for step in proof.steps), proof.steps

@@ -2,10 +2,9 @@
 import itertools
 from litmus.tritonir import build_model, executions, evaluate_poly
 from litmus.prove import ModelProver, decompositions
+from inline_kernels import InlineKernel as _K  # a kernel written inline (no file)
 
 
-class _K:  # a kernel written inline: the fields build_model reads (as in tests/test_safety.py)
-    def __init__(self, source, args, grid, dims): self.name, self.source, self.args, self.grid, self.dims, self.pads = 'inline', source, args, grid, dims, ()
 
 def _tensor(name, shape, role, **layout): return {'name': name, 'kind': 'tensor', 'dtype': 'float32', 'shape': shape, 'role': role, **layout}
 

@@ -10,6 +10,7 @@ from litmus.prove import ModelProver
 from litmus.smt import Problem, solve, z3_available
 from litmus.safety import GPUSafetyCheck, live_formula
 from litmus.shapes import SymbolicShapeSpace
+from inline_kernels import InlineKernel as _K  # a kernel written inline (no file)
 
 KERNELS = corpus.kernels()
 TEST_KERNELS = Path(__file__).parent / 'kernels'
@@ -125,8 +126,6 @@ def test_unsupported_constructs_are_unknown_and_named():
         assert any(u.construct == construct for u in model.unsupported), (src, model.unsupported)
         assert GPUSafetyCheck(model).run().verdict == 'UNKNOWN'
 
-class _K:  # a kernel written inline: the fields build_model reads (no file, so corpus.load does not apply)
-    def __init__(self, source, args, grid, dims): self.name, self.source, self.args, self.grid, self.dims, self.pads = 'inline', source, args, grid, dims, ()
 
 def _one_line_kernel(line):
     src = f'''
