@@ -124,6 +124,35 @@ def sdpa_bwd_kv(*inputs, causal: bool = False, scale: float = 1.0, masked: bool 
 
 SDPA_KERNELS = {"sdpa": sdpa_forward, "sdpa_bwd_q": sdpa_bwd_q, "sdpa_bwd_kv": sdpa_bwd_kv}
 
+# %% ../nbs/limn/12_attention.ipynb #5ce1a001
+def _key_mask_layout(shape: tuple, batch: tuple, tk: int) -> tuple:
+    """The shape a `key_mask` of `shape` takes before it broadcasts to `batch` + (t_k,), or a ValueError. Accepted:
+    (t_k,), one flag per key for every batch entry; (B, t_k) when the batch is (B, H, ...), one row per batch entry
+    (torch's padding mask); batch + (t_k,), any dim 1 to share it; and torch's attn_mask layout batch + (1, t_k)."""
+    n = len(batch)
+    accepted = (f"accepted: (t_k,), (B, t_k) one row per batch entry, batch + (t_k,) = {batch + (tk,)} or "
+                f"batch + (1, t_k), with t_k = {tk} and 1 where a dim is shared")
+    if len(shape) == 0 or shape[-1] != tk:
+        raise ValueError(f"attention: key_mask has shape {shape}; expected (..., t_k) with t_k = {tk}, "
+                         f"one flag per key; {accepted}")
+    if len(shape) == n + 2 and shape[-2] == 1:
+        shape = shape[:-2] + shape[-1:]                      # torch's (B, 1, 1, t_k): one row shared by every query
+    if len(shape) == n + 2:
+        raise ValueError(f"attention: key_mask has shape {shape}, a flag per query and key; a key mask holds one "
+                         f"flag per key (its query dim must be 1); {accepted}")
+    if len(shape) == 2 and n >= 2:
+        if shape[0] not in (1, batch[0]):
+            raise ValueError(f"attention: key_mask has shape {shape}: a 2-dim mask is (B, t_k), one row per batch "
+                             f"entry, but the batch is {batch} (B = {batch[0]}); {accepted}")
+        return shape[:1] + (1,) * (n - 1) + shape[1:]
+    if len(shape) not in (1, n + 1):
+        raise ValueError(f"attention: key_mask has shape {shape}, ambiguous against the batch {batch} (which dims "
+                         f"does it name?); {accepted}")
+    if any(m not in (1, b) for m, b in zip(shape[:-1], batch[n + 1 - len(shape):])):
+        raise ValueError(f"attention: key_mask shape {shape} does not broadcast to the batch shape {batch} + ({tk},); "
+                         f"{accepted}")
+    return shape
+
 # %% ../nbs/limn/12_attention.ipynb #f3cc802c
 def _check_operands(q, k, v, key_mask, scale):
     "(q, k, v expanded to one batch shape, key mask as q's dtype over batch + (t_k,) or None, scale), or a clear error."
@@ -140,10 +169,8 @@ def _check_operands(q, k, v, key_mask, scale):
     tk = k.shape[-2]
     if key_mask is not None:
         key_mask = key_mask if isinstance(key_mask, Tensor) else Tensor(np.asarray(key_mask))
-        if key_mask.ndim == 0 or key_mask.shape[-1] != tk:
-            raise ValueError(f"attention: key_mask has shape {key_mask.shape}; expected (..., t_k) with t_k = {tk}, one flag per key")
-        try: key_mask = (key_mask != 0).cast(q.dtype).broadcast_to(batch + (tk,))
-        except ValueError: raise ValueError(f"attention: key_mask shape {key_mask.shape} does not broadcast to the batch shape {batch} + ({tk},)") from None
+        layout = _key_mask_layout(tuple(key_mask.shape), batch, tk)
+        key_mask = (key_mask != 0).cast(q.dtype).reshape(layout).broadcast_to(batch + (tk,))
     scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
     if not math.isfinite(scale): raise ValueError(f"attention: scale={scale} must be a finite number")
     return q, k, v, key_mask, scale

@@ -225,3 +225,54 @@ def test_the_c_builder_holds_every_buffer_to_its_described_shape():
         C_SDPA_BUILDERS["sdpa_bwd_q"](None, [q, k, k], {"masked": False})
     with pytest.raises(ValueError, match="L has 3 elements"):
         C_SDPA_BUILDERS["sdpa_bwd_kv"](None, [q, k, k, ((1, 4, 8), float32), ((1, 3), float32), ((1, 4), float32)], {"masked": False})
+
+
+def padding_mask(batch, tk, seed=11):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, tk + 1, size=batch)
+    lengths[0] = max(1, tk - 2)
+    return (np.arange(tk)[None, :] < lengths[:, None]).astype(np.float32)
+
+
+@pytest.mark.parametrize("device", ["numpy", "c"])
+@pytest.mark.parametrize("fused", [None, False])
+@pytest.mark.parametrize("shape", [(3, 3, 5, 4), (2, 4, 6, 8), (4, 2, 7, 4)], ids=lambda s: "x".join(map(str, s)))
+def test_a_padding_mask_b_tk_is_per_batch_entry_as_torch_attn_mask(device, fused, shape):
+    B, H, T, d = shape
+    tk = T + 2
+    qa, ka, va, ga = seeded([shape, (B, H, tk, d), (B, H, tk, d), shape], np.float64, seed=12)
+    pad = padding_mask(B, tk)
+    tq, tkk, tv = (torch.tensor(a, requires_grad=True) for a in (qa, ka, va))
+    to = torch.nn.functional.scaled_dot_product_attention(tq, tkk, tv, attn_mask=torch.tensor(pad != 0)[:, None, None, :])
+    want = [to.detach().numpy()] + [t.numpy() for t in torch.autograd.grad(to, [tq, tkk, tv], torch.tensor(ga))]
+    for mask in (pad, pad[:, None, None, :], pad[:, None, :], pad.astype(np.int32)):
+        with use_device(device):
+            q, k, v = (Tensor(a, requires_grad=True) for a in (qa, ka, va))
+            o = q.attention(k, v, key_mask=Tensor(mask), fused=fused)
+            outs = (o,) + grad((o * Tensor(ga)).sum(), [q, k, v])
+            realize(*outs)
+            got = [t.numpy() for t in outs]
+        for name, a, b in zip("o dq dk dv".split(), got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=f"{name} with key_mask {mask.shape}")
+
+
+@pytest.mark.parametrize("bad", [(3, 6), (2, 4, 6), (2, 3, 5, 6), (1, 2, 3, 6), (7,), (2, 6, 1)])
+def test_a_key_mask_of_an_ambiguous_or_wrong_shape_raises_naming_the_accepted_ones(bad):
+    q = Tensor(np.zeros((2, 3, 5, 4)))
+    k = Tensor(np.zeros((2, 3, 6, 4)))
+    with pytest.raises(ValueError, match=r"key_mask.*accepted"):
+        q.attention(k, k, key_mask=Tensor(np.ones(bad)))
+
+
+def test_every_accepted_key_mask_shape_gives_the_full_mask_answer():
+    qa, ka, va = seeded([(2, 3, 4, 4), (2, 3, 5, 4), (2, 3, 5, 4)], np.float64, seed=13)
+    full = key_mask((2, 3, 5), seed=14)
+    with use_device("numpy"):
+        q, k, v = Tensor(qa), Tensor(ka), Tensor(va)
+        ref = q.attention(k, v, key_mask=Tensor(full)).numpy()
+        per_key = full[0, 0]
+        shared = np.broadcast_to(per_key, full.shape)
+        want_shared = q.attention(k, v, key_mask=Tensor(np.ascontiguousarray(shared))).numpy()
+        np.testing.assert_allclose(q.attention(k, v, key_mask=Tensor(per_key)).numpy(), want_shared, rtol=1e-12)
+        np.testing.assert_allclose(q.attention(k, v, key_mask=Tensor(per_key[None])).numpy(), want_shared, rtol=1e-12)
+        np.testing.assert_allclose(q.attention(k, v, key_mask=Tensor(full[:, :, None, :])).numpy(), ref, rtol=1e-12)
