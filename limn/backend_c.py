@@ -10,7 +10,7 @@ import os, math, shutil, subprocess, tempfile, hashlib, ctypes, functools, uuid,
 import numpy as np
 from fastcore.basics import patch
 from .ops import Ops, DType, float32, toposort
-from .device import register_device
+from .device import register_device, DIV
 from .codegen import (lower, match_loops, Index, Var, Div, Mod, Check, Loop, EndLoop, Const, Load, Idx, Arith,
                           Cast, Where, Acc, Fold, Store, Accum, mask_edges, definitions, fused_product,
                           combine_lanes, contraction, index_vars)
@@ -69,6 +69,7 @@ def c_arith(op: Ops, args: list, dtype: DType, operand_dtype: DType) -> str:
         if not dtype.is_float: raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
         return f"{op.name.lower()}{'f' if f32 else ''}({args[0]})"
     if op is Ops.RECIP: return f"(({T})1 / {args[0]})"
+    if op is DIV: return f"({args[0]} / {args[1]})"          # IEEE division, rounded once (chapter 04)
     if op is Ops.ADD: return f"({args[0]} + {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} + (uint32_t){args[1]}")
     if op is Ops.MUL: return f"({args[0]} * {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} * (uint32_t){args[1]}")
     if op is Ops.CMPLT: return f"(({T})({args[0]} < {args[1]}))"

@@ -13,7 +13,7 @@ import numpy as np
 from fastcore.basics import patch
 from .ops import Ops, Node, DType, REDUCE_OPS
 from .view import strides_for
-from .device import numpy_op, numpy_cast
+from .device import numpy_op, numpy_cast, DIV, divisor
 from .schedule import schedule, Schedule, Kernel
 
 # %% auto #0
@@ -216,7 +216,7 @@ class Idx:
 # %% ../nbs/limn/06_codegen.ipynb #e4c5be54
 @dataclass(frozen=True)
 class Arith:
-    "ARITH: dst = op(srcs) for op in NEG EXP LOG SQRT RECIP ADD MUL CMPLT MAX, computed in dtype's compute width."
+    "ARITH: dst = op(srcs) for op in NEG EXP LOG SQRT RECIP ADD MUL CMPLT MAX DIV, computed in dtype's compute width."
     dst: str
     op: Ops
     srcs: tuple
@@ -386,8 +386,18 @@ def _deps(self: _Lowerer, node: Node, idx: tuple) -> list:
     "The (node, index) values `node` at `idx` is computed from."
     if node in self.kernel.loads or node.op in (Ops.VIEW, Ops.CONST): return []
     if node.op is Ops.GATHER: return [(node.srcs[1], idx[:-1])]
-    if node.op in _ARITH or node.op in (Ops.CAST, Ops.WHERE): return [(s, idx) for s in node.srcs]
+    if node.op in _ARITH or node.op in (Ops.CAST, Ops.WHERE): return [(s, idx) for s in self.reads(node)]
     return []
+
+@patch
+def divides(self: _Lowerer, node: Node) -> bool:
+    "True when `node` is a division (chapter 04) whose RECIP is fused here, so x / y can be one instruction."
+    return divisor(node) is not None and node.srcs[1] not in self.kernel.loads
+
+@patch
+def reads(self: _Lowerer, node: Node) -> tuple:
+    "The nodes `node` is computed from in this kernel: its srcs, or a division's x and y."
+    return (node.srcs[0], divisor(node)) if self.divides(node) else node.srcs
 
 @patch
 def _emit(self: _Lowerer, node: Node, idx: tuple) -> str:
@@ -399,8 +409,8 @@ def _emit(self: _Lowerer, node: Node, idx: tuple) -> str:
         if base.op is Ops.CONST: return self.emit(lambda d: Const(d, base.arg, dt, checks), dt)
         if base not in self.kernel.loads: raise RuntimeError(f"{base} is neither in memory nor fused into {self.kernel.name}")
         return self.emit(lambda d: Load(d, self.names[self.kernel.loads[base]], flat, dt, checks), dt)
-    srcs = tuple(self.memo[(s, idx)] for s in node.srcs) if op is not Ops.GATHER else ()
-    if op in _ARITH: return self.emit(lambda d: Arith(d, op, srcs, dt), dt)
+    srcs = tuple(self.memo[(s, idx)] for s in self.reads(node)) if op is not Ops.GATHER else ()
+    if op in _ARITH: return self.emit(lambda d: Arith(d, DIV if self.divides(node) else op, srcs, dt), dt)
     if op is Ops.CAST: return self.emit(lambda d: Cast(d, srcs[0], dt), dt)
     if op is Ops.WHERE: return self.emit(lambda d: Where(d, *srcs, dt), dt)
     if op is Ops.GATHER:

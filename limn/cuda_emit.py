@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from .ops import Ops, DType
+from .device import DIV
 from .codegen import (lower, match_loops, Index, Var, Div, Mod, Check, Loop, EndLoop, Const, Load, Idx, Arith,
                           Cast, Where, Acc, Fold, Store, Accum)
 
@@ -90,6 +91,7 @@ def cuda_arith(op: Ops, args: list, dtype: DType) -> str:
         if not dtype.is_float: raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
         e = f"{op.name.lower()}{'' if double else 'f'}({args[0]})"
     elif op is Ops.RECIP: e = f"(({R})1 / {args[0]})"
+    elif op is DIV: e = f"({args[0]} / {args[1]})"            # IEEE division (NVRTC's default -prec-div=true)
     elif op is Ops.ADD: e = f"({args[0]} + {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} + (uint32_t){args[1]}")
     elif op is Ops.MUL: e = f"({args[0]} * {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} * (uint32_t){args[1]}")
     elif op is Ops.CMPLT: e = f"(({R})({args[0]} < {args[1]}))"

@@ -13,8 +13,9 @@ from .ops import Ops, Node, Buffer, DType, toposort, float32, ELEMENTWISE_OPS
 from .view import View
 
 # %% auto #0
-__all__ = ['CUSTOM_KERNELS', 'DEVICE_MODULES', 'register_custom', 'Device', 'register_device', 'known_devices', 'set_device',
-           'get_device', 'use_device', 'read_view', 'numpy_op', 'numpy_cast', 'NumpyDevice']
+__all__ = ['CUSTOM_KERNELS', 'DEVICE_MODULES', 'DIVIDE', 'DIV', 'register_custom', 'Device', 'register_device', 'known_devices',
+           'set_device', 'get_device', 'use_device', 'read_view', 'Lowered', 'divisor', 'reads', 'numpy_op',
+           'numpy_cast', 'NumpyDevice']
 
 # %% ../nbs/limn/04_device.ipynb #5af62a1e
 CUSTOM_KERNELS: dict = {}               # device name -> {CUSTOM kernel name: what that device runs for it}
@@ -81,10 +82,31 @@ def read_view(source: np.ndarray, view: View) -> np.ndarray:
     offsets, valid = view.offsets()
     return np.where(valid, flat[np.where(valid, offsets, 0)], np.zeros((), source.dtype))
 
+# %% ../nbs/limn/04_device.ipynb #adb04fdb
+import enum
+
+DIVIDE = "divide"           # the arg of the RECIP node that Tensor.div builds; a user's own reciprocal has None
+
+class Lowered(enum.Enum):
+    "Arithmetic a device computes that is no graph primitive: a pattern of primitives, recognised and done as one step."
+    DIV = enum.auto()       # MUL(x, RECIP(y)) whose RECIP is marked DIVIDE: x / y, rounded once
+DIV = Lowered.DIV
+
+def divisor(node: Node) -> Node | None:
+    "y when `node` is the MUL(x, RECIP(y)) that division builds (its RECIP marked DIVIDE), else None."
+    if node.op is not Ops.MUL: return None
+    r = node.srcs[1]
+    return r.srcs[0] if r.op is Ops.RECIP and r.arg == DIVIDE else None
+
+def reads(node: Node) -> tuple:
+    "The nodes whose values `node` is computed from: its srcs, except that a division reads x and y, not RECIP(y)."
+    y = divisor(node)
+    return node.srcs if y is None else (node.srcs[0], y)
+
 # %% ../nbs/limn/04_device.ipynb #01f4fa5f
 _NUMPY_FUNCS = {Ops.NEG: np.negative, Ops.EXP: np.exp, Ops.LOG: np.log, Ops.SQRT: np.sqrt, Ops.RECIP: np.reciprocal,
-                Ops.ADD: np.add, Ops.MUL: np.multiply, Ops.CMPLT: np.less, Ops.MAX: np.maximum}
-_FLOAT_ONLY = (Ops.EXP, Ops.LOG, Ops.SQRT, Ops.RECIP)
+                Ops.ADD: np.add, Ops.MUL: np.multiply, Ops.CMPLT: np.less, Ops.MAX: np.maximum, DIV: np.divide}
+_FLOAT_ONLY = (Ops.EXP, Ops.LOG, Ops.SQRT, Ops.RECIP, DIV)
 
 def _wide(x, dtype: DType) -> np.ndarray:
     "`x` (holding values of `dtype`) in the width `dtype` computes in."
@@ -99,7 +121,7 @@ def _scalar_if(out: np.ndarray, args):
     return out if any(isinstance(a, np.ndarray) for a in args) else out[()]
 
 def numpy_op(op: Ops, args: list, dtype: DType):
-    """The value of elementwise `op` (NEG EXP LOG SQRT RECIP ADD MUL CMPLT MAX WHERE) of `args` (arrays or numpy scalars,
+    """The value of elementwise `op` (NEG EXP LOG SQRT RECIP ADD MUL CMPLT MAX WHERE, and the lowered DIV) of `args` (arrays or numpy scalars,
     of `dtype` except WHERE's condition), as `dtype`. Call inside `np.errstate(all="ignore")` for IEEE results without warnings."""
     if op is Ops.WHERE:
         cond, a, b = args
@@ -123,13 +145,14 @@ class NumpyDevice(Device):
         order = toposort(sinks)
         uses = {}
         for node in order:
-            for s in node.srcs: uses[s] = uses.get(s, 0) + 1
+            for s in reads(node): uses[s] = uses.get(s, 0) + 1
         keep, values, assigns, custom_cache = set(sinks), {}, [], {}
         with np.errstate(all="ignore"):
             for node in order:
-                values[node] = self.run(node, [values[s] for s in node.srcs], custom_cache)
+                if node not in uses and node not in keep: continue      # a division's RECIP: nothing reads it
+                values[node] = self.run(node, [values[s] for s in reads(node)], custom_cache)
                 if node.op is Ops.ASSIGN: assigns.append(node)
-                for s in node.srcs:                       # free an intermediate once its last consumer ran,
+                for s in reads(node):                     # free an intermediate once its last consumer ran,
                     uses[s] -= 1                          # but never a sink's or an ASSIGN's: the commit reads those
                     if uses[s] == 0 and s not in keep and s.op is not Ops.ASSIGN: del values[s]
         targets = [a.srcs[0].arg for a in assigns]
@@ -143,14 +166,14 @@ class NumpyDevice(Device):
 # %% ../nbs/limn/04_device.ipynb #7e792732
 @patch
 def run(self: NumpyDevice, node: Node, srcs: list, custom_cache: dict) -> np.ndarray:
-    """The value of one node from the values of its srcs. `custom_cache` lives for one realize: the k sibling
+    """The value of one node from the values of what it `reads` (its srcs but for a division). `custom_cache` lives for one realize: the k sibling
     nodes of a k-output CUSTOM kernel share it, so the kernel runs once for all of them."""
     op, dt = node.op, node.dtype
     if op is Ops.BUFFER: return node.arg.array
     if op is Ops.CONST: return np.array(node.arg, dtype=dt.np)
     if op is Ops.VIEW: return read_view(srcs[0], node.arg)
     if op is Ops.CAST: return numpy_cast(srcs[0], node.srcs[0].dtype, dt)
-    if op in ELEMENTWISE_OPS: return numpy_op(op, srcs, dt)
+    if op in ELEMENTWISE_OPS: return numpy_op(DIV if divisor(node) is not None else op, srcs, dt)
     if op is Ops.SUM: return _store(np.sum(_wide(srcs[0], dt), axis=node.arg, keepdims=True, dtype=dt.compute_dtype.np), dt)
     if op is Ops.MAX: return _store(np.max(_wide(srcs[0], dt), axis=node.arg, keepdims=True), dt)
     if op is Ops.GATHER:

@@ -11,7 +11,7 @@ import numpy as np
 from fastcore.basics import patch
 from .ops import Ops, Node, Buffer, DType, DTYPES, to_dtype, promote, toposort, resolve, substitute_realized, float32, float16, bfloat16, float64, int32, int16, int8
 from .view import View, prod
-from .device import get_device
+from .device import get_device, DIVIDE
 from . import autograd
 from .autograd import no_grad, grad
 
@@ -442,9 +442,11 @@ def sub(self: Tensor, other) -> Tensor: a, b = _operands(self, other); return a 
 def reciprocal(self: Tensor) -> Tensor: return _elementwise(Ops.RECIP, _floatify(self), rule="recip")
 @patch
 def div(self: Tensor, other) -> Tensor:
-    "True division: ints divide as floats, as in PyTorch."
+    """True division, correctly rounded as in PyTorch (ints divide as floats). The graph is MUL(a, RECIP(b)) with the
+    RECIP marked DIVIDE, which every device computes as the one IEEE division a / b (chapter 04)."""
     a, b = _operands(self, other)
-    return _floatify(a) * _floatify(b).reciprocal()
+    a, b = _floatify(a), _floatify(b)
+    return a * _make(Node(Ops.RECIP, (b.node,), DIVIDE, b.dtype, b.shape), (b,), "recip")
 
 @patch
 def __add__(self: Tensor, other) -> Tensor: return self.add(other)

@@ -387,3 +387,43 @@ def test_tiled_batch_sharing_one_weight(batch):
     assert threaded.tobytes() == plain.tobytes() and serial.tobytes() == plain.tobytes()
     exact, size = x.astype(np.float64) @ w.T.astype(np.float64), np.abs(x).astype(np.float64) @ np.abs(w.T)
     assert np.all(np.abs(threaded.reshape(exact.shape) - exact) <= 2 * reduction_error(70, float32, products=True) * size)
+
+
+def _quotients(dtype):
+    "Operands whose quotients a reciprocal-then-multiply gets wrong in about one case in five: small ints, 41 / 41, a wide random spread."
+    rng = np.random.default_rng(25)
+    wide = rng.standard_normal((2, 4000)) * np.exp(rng.uniform(-40, 40, (2, 4000)))
+    a = np.concatenate([np.arange(1, 200), [41.0], wide[0]]).astype(dtype)
+    b = np.concatenate([np.full(199, 10.0), [41.0], wide[1]]).astype(dtype)
+    return a, b
+
+
+@pytest.mark.parametrize("device", ["numpy", "c"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_division_is_numpys_division_bit_for_bit(device, dtype):
+    a, b = _quotients(dtype)
+    with use_device(device):
+        x, y = Tensor(a), Tensor(b)
+        got = [(x / y).numpy(), (x / 10).numpy(), (3 / y).numpy(), (x.reshape(1, -1) / y.reshape(-1, 1)[:7]).numpy()]
+        explicit = (x * y.reciprocal()).numpy()
+    want = [a / b, a / dtype(10), dtype(3) / b, a.reshape(1, -1) / b.reshape(-1, 1)[:7]]
+    for g, w in zip(got, want): np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+    assert got[0][199] == 1.0                                            # 41 / 41, which was 0.99999994
+    np.testing.assert_array_equal(explicit, a * (dtype(1) / b))          # a user's own reciprocal keeps two roundings
+    assert (explicit != a / b).any()
+
+
+@pytest.mark.parametrize("device", ["numpy", "c"])
+def test_division_gradients_match_torch(device):
+    torch = pytest.importorskip("torch")
+    a, b = _quotients(np.float32)
+    a, b = a[:300], b[:300] + np.float32(0.5)
+    w = np.random.default_rng(1).standard_normal(300).astype(np.float32)  # an upstream gradient other than 1
+    with use_device(device):
+        x, y = Tensor(a, requires_grad=True), Tensor(b, requires_grad=True)
+        ((x / y) * Tensor(w)).sum().backward()
+        gx, gy = x.grad.numpy(), y.grad.numpy()
+    tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    ((tx / ty) * torch.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(gx, tx.grad.numpy())                   # w / y, rounded once, as torch's grad / other
+    np.testing.assert_allclose(gy, ty.grad.numpy(), rtol=3e-7, atol=1e-43)   # two roundings apart; subnormals absolutely

@@ -141,3 +141,15 @@ def test_set_device_cuda_without_a_driver_fails_at_once_in_one_sentence():
     message = str(error.value)
     assert "\n" not in message and "driver" in message and message.count(". ") == 0, message
     limn.set_device("numpy")
+
+
+def test_division_is_one_ieee_division_under_nvrtc():
+    x, y = Tensor(np.ones(8, np.float32)), Tensor(np.full(8, 3.0, np.float32))
+    (kernel,) = lower_schedule(schedule([(x / y).node])).kernels
+    source = emit(kernel).source
+    assert "(v0 / v1)" in source and "1 / " not in source, source
+    (own,) = lower_schedule(schedule([(x * y.reciprocal()).node])).kernels
+    assert "1 / " in emit(own).source                              # a user's reciprocal stays a reciprocal
+    nvrtc = nvrtc_or_skip()
+    ptx = nvrtc.compile(source, max(nvrtc.archs)).decode(errors="replace")
+    assert "div.rn.f32" in ptx, "NVRTC did not emit the correctly rounded division"

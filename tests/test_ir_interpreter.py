@@ -173,3 +173,20 @@ def test_laned_sum_within_its_derived_bound(n):
         bound = reduction_error(n, float32, REDUCE_LANES, products) * np.abs(terms).sum()
         assert abs(float(g[0]) - math.fsum(terms)) <= bound
     assert reduction_error(n, float32, REDUCE_LANES) <= reduction_error(n, float32) or n < 64    # lanes tighten long sums
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_division_lowers_to_one_div_and_runs_as_numpys(dtype):
+    from limn.codegen import ir
+    rng = np.random.default_rng(3)
+    a = np.concatenate([np.arange(1, 200), [41.0], rng.standard_normal(300) * 1e5]).astype(dtype)
+    b = np.concatenate([np.full(199, 10.0), [41.0], rng.standard_normal(300) * 1e-5]).astype(dtype)
+    x, y = Tensor(a), Tensor(b)
+    text = ir(x / y)
+    assert "ARITH   v2 = DIV v0, v1" in text and "RECIP" not in text and "MUL" not in text.split("\n", 1)[1], text
+    got, = run_ir(x / y)
+    np.testing.assert_array_equal(got.view(np.uint8), (a / b).view(np.uint8))
+    own = ir(x * y.reciprocal())                                 # a user's reciprocal is two instructions, two roundings
+    assert "RECIP" in own and "MUL" in own and "DIV" not in own, own
+    got, = run_ir(x * y.reciprocal())
+    np.testing.assert_array_equal(got, a * (dtype(1) / b))
