@@ -84,7 +84,7 @@ def workload(name: str):
         return MLP, TorchMLP, (x, y), nn.mse_loss, torch.nn.functional.mse_loss
     ids = rng.integers(0, 256, (8, 65)).astype(np.int32)
     torch_ce = lambda logits, y: torch.nn.functional.cross_entropy(logits.reshape(-1, 256), y.reshape(-1).long())
-    return (lambda: GPT(256, 64, 128, 2, 4)), (lambda: TorchGPT(256, 64, 128, 2, 4)), (ids[:, :-1], ids[:, 1:]), nn.cross_entropy, torch_ce
+    return (lambda: GPT(256, 64, 128, 2, 4)), (lambda: TorchGPT(256, 64, 128, 2, 4)), (ids[:, :-1], ids[:, 1:]), lambda logits, y: nn.cross_entropy(logits.flatten(0, 1), y.flatten()), torch_ce
 
 _PINNED: dict = {}
 

@@ -111,7 +111,7 @@ class Inference:
         def logits(ids):
             with no_grad(): return model(ids)
         def loss(ids, targets):
-            with no_grad(): return nn.cross_entropy(model(ids), targets)
+            with no_grad(): return nn.cross_entropy(model(ids).flatten(0, 1), targets.flatten())
         self.logits, self.loss = (capture(logits), capture(loss)) if device != "numpy" else (logits, loss)
 
     def validation_loss(self, tokens: np.ndarray, windows: int = 32) -> float:
@@ -219,7 +219,7 @@ def main(argv=None):
           f"{args.heads} heads) | {'Muon+AdamW' if args.muon else 'AdamW'} | device {args.device}{'' if args.no_capture or args.device == 'numpy' else ' + capture'}")
 
     def train_step(x, y):
-        loss = nn.cross_entropy(model(x), y)
+        loss = nn.cross_entropy(model(x).flatten(0, 1), y.flatten())      # classes on dim 1, as torch takes them
         loss.backward(); opt.step(loss); opt.zero_grad()
         return loss
     step_fn = train_step if args.no_capture or args.device == "numpy" else capture(train_step)

@@ -4,65 +4,141 @@
 
 # %% ../nbs/limn/13_nn.ipynb #f422516f
 from __future__ import annotations
-import math, numbers
+import math, numbers, sys, types, warnings
+from typing import NamedTuple
 import numpy as np
-from .ops import to_dtype, float32
-from .tensor import Tensor, where
+from fastcore.basics import patch
+from .ops import Ops, to_dtype, DTYPES, float64, float32, float16
+from .tensor import Tensor, IndexOutOfRange, realize, stack, where, _reduce
 
 # %% auto #0
-__all__ = ['Module', 'uniform_parameter', 'normal_parameter', 'constant_parameter', 'Linear', 'LayerNorm', 'Embedding', 'conv',
-           'Conv1d', 'Conv2d', 'Dropout', 'mse_loss', 'cross_entropy']
+__all__ = ['functional', 'F', 'utils', 'StateDictError', 'Module', 'uniform_parameter', 'normal_parameter', 'constant_parameter',
+           'Linear', 'IncompatibleKeys', 'Parameter', 'linear', 'embedding', 'dropout', 'pad', 'relu', 'silu', 'tanh',
+           'sigmoid', 'gelu', 'softmax', 'log_softmax', 'one_hot', 'ReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax',
+           'LogSoftmax', 'Identity', 'Flatten', 'LayerNorm', 'layer_norm', 'rms_norm', 'group_norm', 'RMSNorm',
+           'GroupNorm', 'pending_assigns', 'batch_norm', 'BatchNorm1d', 'BatchNorm2d', 'Embedding', 'conv', 'Conv1d',
+           'Conv2d', 'max_pool1d', 'max_pool2d', 'avg_pool1d', 'avg_pool2d', 'adaptive_avg_pool1d',
+           'adaptive_avg_pool2d', 'MaxPool1d', 'MaxPool2d', 'AvgPool1d', 'AvgPool2d', 'AdaptiveAvgPool1d',
+           'AdaptiveAvgPool2d', 'Dropout', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'smooth_l1_loss',
+           'binary_cross_entropy_with_logits', 'binary_cross_entropy', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss',
+           'L1Loss', 'SmoothL1Loss', 'BCEWithLogitsLoss', 'scaled_dot_product_attention', 'Sequential', 'ModuleList',
+           'ModuleDict', 'clip_grad_norm_', 'clip_grad_value_']
 
 # %% ../nbs/limn/13_nn.ipynb #ebbb99a6
+class StateDictError(RuntimeError, ValueError):
+    "load_state_dict's refusal: torch raises RuntimeError; limn's user errors are ValueErrors, so this is both."
+
 class Module:
-    "Base of every layer: `forward` computes, `__call__` calls it; parameters are found by walking attributes."
+    "Base of every layer: `forward` computes, `__call__` calls it; parameters and buffers are found by walking attributes."
     training = True
 
-    def forward(self, *args, **kwargs): raise NotImplementedError(f"{type(self).__name__} defines no forward()")
-    def __call__(self, *args, **kwargs): return self.forward(*args, **kwargs)
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} defines no forward()")
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
 
     def _children(self):
-        "(name, value) for every attribute, tensors first (torch lists a module's own parameters before its children's)."
-        items = [(k, v) for k, v in vars(self).items() if not k.startswith("_")]
+        "(name, value) for every attribute, tensors first (torch lists a module's own tensors before its children's)."
+        items = [(k, v) for k, v in vars(self).items() if k != "_buffers"]
         return [kv for kv in items if isinstance(kv[1], Tensor)] + [kv for kv in items if not isinstance(kv[1], Tensor)]
 
-    def named_parameters(self, prefix: str = "") -> list[tuple[str, Tensor]]:
-        "(dotted path, tensor) for every tensor with requires_grad reachable from this module, each tensor once."
+    def _tensors(self, prefix: str = "") -> list[tuple[str, Tensor, str]]:
+        "(dotted path, tensor, kind) for every tensor reachable, each once; kind is 'param', 'buffer', 'transient' or ''."
         found, seen = [], set()
-        def walk(value, path):
+        def walk(value, path, kind):
             if isinstance(value, Tensor):
-                if value.requires_grad and id(value) not in seen: seen.add(id(value)); found.append((path, value))
+                if id(value) not in seen:
+                    seen.add(id(value))
+                    found.append((path, value, kind or ("param" if value.requires_grad else "")))
             elif isinstance(value, Module):
-                for k, v in value._children(): walk(v, f"{path}.{k}" if path else k)
+                buffers = vars(value).get("_buffers", {})
+                for k, v in value._children():
+                    walk(v, f"{path}.{k}" if path else k, buffers.get(k, ""))
             elif isinstance(value, (list, tuple)):
-                for i, v in enumerate(value): walk(v, f"{path}.{i}" if path else str(i))
+                for i, v in enumerate(value):
+                    walk(v, f"{path}.{i}" if path else str(i), "")
             elif isinstance(value, dict):
-                for k, v in value.items(): walk(v, f"{path}.{k}" if path else str(k))
-        walk(self, prefix)
+                for k, v in value.items():
+                    walk(v, f"{path}.{k}" if path else str(k), "")
+        walk(self, prefix, "")
         return found
 
-    def parameters(self) -> list[Tensor]: return [p for _, p in self.named_parameters()]
+    def named_parameters(self, prefix: str = "", recurse: bool = True) -> list[tuple[str, Tensor]]:
+        "(dotted path, tensor) for every tensor with requires_grad reachable from this module, each tensor once."
+        return [(path, t) for path, t, kind in self._tensors(prefix) if kind == "param"]
+    def parameters(self, recurse: bool = True) -> list[Tensor]:
+        return [p for _, p in self.named_parameters()]
+    def named_buffers(self, prefix: str = "") -> list[tuple[str, Tensor]]:
+        return [(path, t) for path, t, kind in self._tensors(prefix) if kind in ("buffer", "transient")]
+    def buffers(self) -> list[Tensor]:
+        return [b for _, b in self.named_buffers()]
 
-    def modules(self) -> list[Module]:
-        "This module and every module below it, each once."
-        found, seen, stack = [], set(), [self]
-        while stack:
-            value = stack.pop()
-            if isinstance(value, Module):
-                if id(value) in seen: continue
-                seen.add(id(value)); found.append(value); stack.extend(v for _, v in reversed(value._children()))
-            elif isinstance(value, (list, tuple)): stack.extend(reversed(value))
-            elif isinstance(value, dict): stack.extend(reversed(list(value.values())))
-        return found
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        "A tensor the module keeps but does not train (running statistics); state_dict saves it unless not persistent."
+        vars(self).setdefault("_buffers", {})[name] = "buffer" if persistent else "transient"
+        setattr(self, name, tensor)
+    def register_parameter(self, name: str, param: Tensor | None) -> None:
+        setattr(self, name, param)
+    def add_module(self, name: str, module: Module | None) -> None:
+        setattr(self, name, module)
+    register_module = add_module
 
-    def train(self, mode: bool = True) -> Module:
-        "Set `training` on this module and every module below it (Dropout reads it); returns self."
-        for m in self.modules(): m.training = bool(mode)
-        return self
-    def eval(self) -> Module: return self.train(False)
+# %% ../nbs/limn/13_nn.ipynb #h5-walk
+@patch
+def named_modules(self: Module, prefix: str = "") -> list[tuple[str, Module]]:
+    "(dotted path, module) for this module and every module below it, each once, parents before children."
+    found, seen = [], set()
+    def walk(value, path):
+        if isinstance(value, Module):
+            if id(value) in seen:
+                return
+            seen.add(id(value))
+            found.append((path, value))
+            items = value._children()
+        elif isinstance(value, (list, tuple)):
+            items = [(str(i), v) for i, v in enumerate(value)]
+        elif isinstance(value, dict):
+            items = [(str(k), v) for k, v in value.items()]
+        else:
+            return
+        for k, v in items:
+            walk(v, f"{path}.{k}" if path else k)
+    walk(self, prefix)
+    return found
 
-    def state_dict(self) -> dict[str, Tensor]: return dict(self.named_parameters())
-    def __repr__(self): return f"{type(self).__name__}({', '.join(f'{n}{list(p.shape)}' for n, p in self.named_parameters())})"
+@patch
+def modules(self: Module) -> list[Module]: return [m for _, m in self.named_modules()]
+@patch
+def named_children(self: Module) -> list[tuple[str, Module]]:
+    return [(k, v) for k, v in self._children() if isinstance(v, Module)]
+@patch
+def children(self: Module) -> list[Module]: return [m for _, m in self.named_children()]
+
+@patch
+def apply(self: Module, fn) -> Module:
+    "Call fn on every module below this one, children first, then on this one (torch's order); returns self."
+    for m in reversed(self.modules()):
+        fn(m)
+    return self
+
+@patch
+def train(self: Module, mode: bool = True) -> Module:
+    "Set `training` on this module and every module below it (Dropout and BatchNorm read it); returns self."
+    for m in self.modules():
+        m.training = bool(mode)
+    return self
+@patch
+def eval(self: Module) -> Module: return self.train(False)
+
+@patch
+def zero_grad(self: Module, set_to_none: bool = True) -> None:
+    "Drop every parameter's gradient (or zero it with set_to_none=False), as torch's Module.zero_grad."
+    for p in self.parameters():
+        p.grad = None if set_to_none or p.grad is None else p.grad.zeros_like()
+
+@patch
+def __repr__(self: Module):
+    return f"{type(self).__name__}({', '.join(f'{n}{list(p.shape)}' for n, p in self.named_parameters())})"
 
 # %% ../nbs/limn/13_nn.ipynb #1b2287f4
 def _check_size(value, name: str) -> int:
@@ -102,6 +178,229 @@ class Linear(Module):
         y = x @ self.weight.T
         return y if self.bias is None else y + self.bias
 
+# %% ../nbs/limn/13_nn.ipynb #h5-state
+class IncompatibleKeys(NamedTuple):
+    missing_keys: list
+    unexpected_keys: list
+
+@patch
+def state_dict(self: Module, prefix: str = "") -> dict[str, Tensor]:
+    "Parameters and persistent buffers under their dotted paths: the live tensors, not copies."
+    return {path: t for path, t, kind in self._tensors(prefix) if kind in ("param", "buffer")}
+
+def _as_array(value) -> np.ndarray:
+    "A checkpoint entry as numpy: a limn Tensor, a torch tensor (without importing torch) or anything numpy reads."
+    if isinstance(value, Tensor):
+        return value.numpy()
+    if hasattr(value, "detach") and hasattr(value, "cpu"):
+        return value.detach().cpu().numpy()
+    return np.asarray(value)
+
+@patch
+def load_state_dict(self: Module, state_dict: dict, strict: bool = True, assign: bool = False) -> IncompatibleKeys:
+    """Write each entry into the live tensor of the same name (cast to its dtype), all in one realize, so optimizers
+    and captured steps keep their buffers. Missing or unexpected names (when strict) and any shape mismatch refuse
+    the whole load before anything is written, naming every key at fault."""
+    own = self.state_dict()
+    missing = [k for k in own if k not in state_dict]
+    unexpected = [k for k in state_dict if k not in own]
+    errors = []
+    if strict and missing:
+        errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+    if strict and unexpected:
+        errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+    writes = []
+    for name, live in own.items():
+        if name not in state_dict:
+            continue
+        value = _as_array(state_dict[name])
+        if tuple(value.shape) != live.shape:
+            errors.append(f"size mismatch for {name}: copying a param with shape {tuple(value.shape)} from checkpoint, "
+                          f"the shape in current model is {live.shape}.")
+        else:
+            writes.append((live, value))
+    if errors:
+        raise StateDictError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+    for live, value in writes:
+        live.assign(Tensor(value.astype(live.dtype.np), dtype=live.dtype))
+    realize(*[live for live, _ in writes])
+    return IncompatibleKeys(missing, unexpected)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-to
+@patch
+def to(self: Module, dtype=None, *args, **kwargs) -> Module:
+    """Cast every float parameter and buffer to `dtype` in place (the same Tensor objects, so optimizers built after
+    still find them); ints (num_batches_tracked) stay. limn has no per-tensor device: a device string is refused."""
+    dtype = kwargs.pop("dtype", dtype)
+    if isinstance(dtype, str) and dtype not in DTYPES or args or kwargs or dtype is None:
+        raise TypeError(f"Module.to takes a dtype, got {dtype!r}; limn picks the device for all tensors with set_device")
+    dt = to_dtype(dtype)
+    if not dt.is_float:
+        raise TypeError(f"Module.to(dtype={dt.name}): parameters need a float dtype")
+    for _, t, kind in self._tensors():
+        if kind and t.dtype.is_float and t.dtype is not dt:
+            t.node = t.detach().cast(dt).realize().node
+            t.grad, t._ctx = None, None
+    return self
+
+@patch
+def float(self: Module) -> Module: return self.to(float32)
+@patch
+def double(self: Module) -> Module: return self.to(float64)
+@patch
+def half(self: Module) -> Module: return self.to(float16)
+
+def Parameter(data, requires_grad: bool = True) -> Tensor:
+    "torch.nn.Parameter: a realized leaf tensor holding `data`, with requires_grad set."
+    t = Tensor(data.detach().numpy(), dtype=data.dtype) if isinstance(data, Tensor) else Tensor(data)
+    return t.requires_grad_(requires_grad)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f1
+functional = types.ModuleType(f"{__name__}.functional", """torch.nn.functional's names over limn's Tensor: activations,
+normalisations, pooling, padding, attention and the losses, each composed of Tensor methods. The layers of limn.nn
+call them; none keeps state (a batch norm's running statistics are assigned into the buffers its caller passes).""")
+sys.modules[functional.__name__] = functional            # so `import limn.nn.functional as F` finds it
+F = functional
+
+def _functional(*fns) -> None:
+    "Publish `fns` in limn.nn.functional under their own names."
+    for fn in fns:
+        setattr(functional, fn.__name__, fn)
+
+def _tensor(x, name: str) -> Tensor:
+    if not isinstance(x, Tensor): raise TypeError(f"{name} must be a Tensor, got {type(x).__name__}")
+    return x
+
+def _amax(x: Tensor, axes: tuple, keepdim: bool = False) -> Tensor:
+    "The max over `axes` (the MAX primitive; Tensor.max(dim) is torch's (values, indices) pair)."
+    out = _reduce(x, Ops.MAX, tuple(sorted(axes)))
+    return out if keepdim else out.reshape(tuple(s for d, s in enumerate(x.shape) if d not in axes))
+
+def _reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"reduction={reduction!r} must be 'mean', 'sum' or 'none'")
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f2
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    "input @ weight.T + bias, weight (out_features, in_features) as torch lays it out."
+    y = _tensor(input, "input") @ weight.T
+    return y if bias is None else y + bias
+
+def embedding(input, weight: Tensor) -> Tensor:
+    "Rows of `weight` named by the int tensor `input`: shape input.shape + (embedding_dim,)."
+    idx = input if isinstance(input, Tensor) else Tensor(np.asarray(input))
+    if not idx.dtype.is_int:
+        raise TypeError(f"embedding takes an int tensor of row ids, got {idx.dtype.name}")
+    return weight.gather(idx)
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    "Zero each element with probability p while training, scaling the survivors by 1/(1-p) (inplace is ignored)."
+    if not isinstance(p, numbers.Real) or not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
+    if p == 1 and training:
+        return input * 0
+    return _tensor(input, "input").dropout(float(p), bool(training))
+
+def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
+    "torch's pad: `pad` lists (before, after) pairs from the LAST dim backwards; negative amounts crop."
+    if mode != "constant":
+        raise ValueError(f"pad mode={mode!r}: limn pads with a constant only")
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise ValueError(f"pad={pad} must hold pairs, at most {input.ndim} of them for an input of shape {input.shape}")
+    pairs = [(0, 0)] * input.ndim
+    for i in range(len(pad) // 2):
+        pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    grown = input.pad(tuple((max(a, 0), max(b, 0)) for a, b in pairs), 0 if value is None else value)
+    crop = [(-min(a, 0), s - (-min(b, 0))) for (a, b), s in zip(pairs, grown.shape)]
+    if any(lo > hi for lo, hi in crop):
+        raise ValueError(f"pad={pad} crops more than the input of shape {input.shape} holds")
+    return grown.shrink(tuple(crop))
+_functional(linear, embedding, dropout, pad)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f3
+def relu(input: Tensor, inplace: bool = False) -> Tensor: return _tensor(input, "input").relu()
+def silu(input: Tensor, inplace: bool = False) -> Tensor: return _tensor(input, "input").silu()
+def tanh(input: Tensor) -> Tensor: return _tensor(input, "input").tanh()
+def sigmoid(input: Tensor) -> Tensor: return _tensor(input, "input").sigmoid()
+
+def _erf(x: Tensor) -> Tensor:
+    "erf, from Tensor.erf where chapter 02 has one, else Abramowitz and Stegun 7.1.26 (absolute error < 1.5e-7)."
+    if hasattr(Tensor, "erf"):
+        return x.erf()
+    a = x.abs()
+    t = 1 / (1 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    y = 1 - poly * (-(a * a)).exp()
+    return where(x < 0, -y, y)
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    "x * Phi(x) with the exact normal CDF (torch's default), or its tanh approximation with approximate='tanh'."
+    x = _tensor(input, "input")
+    if approximate == "tanh":
+        return 0.5 * x * (1 + (math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)).tanh())
+    if approximate != "none":
+        raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
+    return 0.5 * x * (1 + _erf(x * (1 / math.sqrt(2))))
+
+def _softmax_dim(x: Tensor, dim, name: str) -> int:
+    "torch's implicit dim for dim=None (0 for 0-, 1- and 3-d inputs, else 1), with torch's warning."
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+                  UserWarning, stacklevel=3)
+    return 0 if x.ndim in (0, 1, 3) else 1
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    x = input if dtype is None else input.cast(dtype)
+    return x.softmax(_softmax_dim(x, dim, "softmax"))
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    x = input if dtype is None else input.cast(dtype)
+    return x.log_softmax(_softmax_dim(x, dim, "log_softmax"))
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    "int32 one-hot rows; num_classes=-1 takes max + 1 (which reads the values: a sync)."
+    if num_classes == -1:
+        num_classes = int(tensor.numpy().max()) + 1
+    return tensor.one_hot(num_classes)
+_functional(relu, silu, tanh, sigmoid, gelu, softmax, log_softmax, one_hot)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-act
+class ReLU(Module):
+    def __init__(self, inplace: bool = False): self.inplace = inplace
+    def forward(self, x): return F.relu(x)
+class GELU(Module):
+    def __init__(self, approximate: str = "none"):
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
+        self.approximate = approximate
+    def forward(self, x): return F.gelu(x, self.approximate)
+class SiLU(Module):
+    def __init__(self, inplace: bool = False): self.inplace = inplace
+    def forward(self, x): return F.silu(x)
+class Tanh(Module):
+    def forward(self, x): return F.tanh(x)
+class Sigmoid(Module):
+    def forward(self, x): return F.sigmoid(x)
+class Softmax(Module):
+    def __init__(self, dim: int | None = None): self.dim = dim
+    def forward(self, x): return F.softmax(x, self.dim)
+class LogSoftmax(Module):
+    def __init__(self, dim: int | None = None): self.dim = dim
+    def forward(self, x): return F.log_softmax(x, self.dim)
+class Identity(Module):
+    def __init__(self, *args, **kwargs): self.args = (args, kwargs)
+    def forward(self, x): return x
+class Flatten(Module):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1): self.start_dim, self.end_dim = start_dim, end_dim
+    def forward(self, x): return x.flatten(self.start_dim, self.end_dim)
+
 # %% ../nbs/limn/13_nn.ipynb #2d2dcd0b
 class LayerNorm(Module):
     "(x - mean) / sqrt(biased var + eps) * weight + bias over the trailing `normalized_shape` dims."
@@ -121,6 +420,140 @@ class LayerNorm(Module):
         y = centered * ((centered * centered).mean(axes, keepdim=True) + self.eps).rsqrt()
         if self.weight is not None: y = y * self.weight
         return y if self.bias is None else y + self.bias
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f4
+def _affine(y: Tensor, weight, bias, shape: tuple) -> Tensor:
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    return y if bias is None else y + bias.reshape(shape)
+
+def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    "(x - mean) / sqrt(biased var + eps) over the trailing `normalized_shape` dims, then * weight + bias."
+    shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise ValueError(f"layer_norm: input of shape {input.shape} does not end in normalized_shape {shape}")
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    centered = input - input.mean(axes, keepdim=True)
+    y = centered * ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
+    return _affine(y, weight, bias, shape)
+
+def rms_norm(input: Tensor, normalized_shape, weight=None, eps: float | None = None) -> Tensor:
+    "x / sqrt(mean(x**2) + eps) over the trailing dims; eps None is the dtype's machine epsilon, as in torch."
+    shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise ValueError(f"rms_norm: input of shape {input.shape} does not end in normalized_shape {shape}")
+    eps = float(np.finfo(input.dtype.np).eps) if eps is None else float(eps)
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    y = input * ((input * input).mean(axes, keepdim=True) + eps).rsqrt()
+    return _affine(y, weight, None, shape)
+
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    "Normalise each sample over groups of channels (dim 1), biased variance; weight and bias are per channel."
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise ValueError(f"group_norm: {c} channels do not split into num_groups={num_groups}")
+    grouped = input.reshape(n, num_groups, -1)
+    centered = grouped - grouped.mean(-1, keepdim=True)
+    y = (centered * ((centered * centered).mean(-1, keepdim=True) + eps).rsqrt()).reshape(input.shape)
+    return _affine(y, weight, bias, (c,) + (1,) * (input.ndim - 2))
+_functional(layer_norm, rms_norm, group_norm)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-norm
+class RMSNorm(Module):
+    "torch.nn.RMSNorm: x / sqrt(mean(x**2) + eps) * weight over the trailing dims; eps None is the dtype's epsilon."
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, dtype=float32):
+        shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
+        self.normalized_shape, self.eps = tuple(_check_size(s, "normalized_shape") for s in shape), eps
+        self.weight = constant_parameter(self.normalized_shape, 1.0, _float_dtype(dtype)) if elementwise_affine else None
+    def forward(self, x): return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+class GroupNorm(Module):
+    "torch.nn.GroupNorm: each sample normalised over groups of channels; weight and bias per channel."
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, dtype=float32):
+        self.num_groups, self.num_channels = _check_size(num_groups, "num_groups"), _check_size(num_channels, "num_channels")
+        if self.num_channels % self.num_groups:
+            raise ValueError(f"num_channels={num_channels} must be divisible by num_groups={num_groups}")
+        self.eps, dt = float(eps), _float_dtype(dtype)
+        self.weight = constant_parameter((self.num_channels,), 1.0, dt) if affine else None
+        self.bias = constant_parameter((self.num_channels,), 0.0, dt) if affine else None
+    def forward(self, x): return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f5
+_PENDING: dict = {}                 # id -> buffer whose running statistics wait for the next optimizer step's realize
+
+def pending_assigns() -> list[Tensor]:
+    "Take the buffers batch_norm assigned since the last call: an optimizer step realizes them with its own updates."
+    taken = list(_PENDING.values())
+    _PENDING.clear()
+    return taken
+
+def _assign_stat(buffer: Tensor, value: Tensor) -> None:
+    buffer.assign(value.detach().cast(buffer.dtype))
+    _PENDING[id(buffer)] = buffer
+
+def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum=0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise over every dim but the channels (dim 1). Training uses the batch's biased variance and moves the
+    running statistics toward the batch's mean and *unbiased* variance by `momentum` (a number or a device scalar)."""
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm expects (batch, channels, ...), got shape {input.shape}")
+    c = input.shape[1]
+    axes = (0,) + tuple(range(2, input.ndim))
+    shape = (1, c) + (1,) * (input.ndim - 2)
+    if not training:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm in eval mode needs running_mean and running_var")
+        y = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+        return _affine(y, weight, bias, shape)
+    n = input.numel() // c
+    if n <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    mean = input.mean(axes, keepdim=True)
+    centered = input - mean
+    var = (centered * centered).mean(axes, keepdim=True)
+    if running_mean is not None:
+        _assign_stat(running_mean, running_mean * (1 - momentum) + mean.reshape(c).detach() * momentum)
+    if running_var is not None:
+        _assign_stat(running_var, running_var * (1 - momentum) + var.reshape(c).detach() * (momentum * n / (n - 1)))
+    return _affine(centered * (var + eps).rsqrt(), weight, bias, shape)
+_functional(batch_norm)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-bn
+class _BatchNorm(Module):
+    ndims = ()                         # the input ranks the class accepts
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, dtype=float32):
+        self.num_features, dt = _check_size(num_features, "num_features"), _float_dtype(dtype)
+        if momentum is not None and not 0 <= momentum <= 1:
+            raise ValueError(f"momentum={momentum!r} must be in [0, 1] or None (a cumulative average)")
+        self.eps, self.momentum, self.affine, self.track_running_stats = float(eps), momentum, affine, track_running_stats
+        self.weight = constant_parameter((self.num_features,), 1.0, dt) if affine else None
+        self.bias = constant_parameter((self.num_features,), 0.0, dt) if affine else None
+        stats = track_running_stats
+        self.register_buffer("running_mean", Tensor(np.zeros(self.num_features), dtype=dt).realize() if stats else None)
+        self.register_buffer("running_var", Tensor(np.ones(self.num_features), dtype=dt).realize() if stats else None)
+        self.register_buffer("num_batches_tracked", Tensor(np.zeros((), np.int32)).realize() if stats else None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim not in self.ndims or x.shape[1] != self.num_features:
+            raise ValueError(f"{type(self).__name__}({self.num_features}) expects an input of {' or '.join(map(str, self.ndims))} "
+                             f"dims with {self.num_features} channels on dim 1, got shape {x.shape}")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            _assign_stat(self.num_batches_tracked, self.num_batches_tracked + 1)
+            if self.momentum is None:                      # torch's cumulative average: 1 / batches seen, on the device
+                factor = 1 / self.num_batches_tracked.cast(x.dtype)
+        use_batch = self.training or not self.track_running_stats
+        return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
+                            self.running_var if self.track_running_stats else None,
+                            self.weight, self.bias, use_batch, factor, self.eps)
+
+class BatchNorm1d(_BatchNorm):
+    "torch.nn.BatchNorm1d: input (batch, channels) or (batch, channels, length)."
+    ndims = (2, 3)
+class BatchNorm2d(_BatchNorm):
+    "torch.nn.BatchNorm2d: input (batch, channels, height, width)."
+    ndims = (4,)
 
 # %% ../nbs/limn/13_nn.ipynb #a3cd52eb
 class Embedding(Module):
@@ -188,6 +621,126 @@ class Conv2d(_ConvNd):
     "torch.nn.Conv2d: input (batch, in_channels, height, width), weight (out_channels, in_channels, kh, kw)."
     dims = 2
 
+# %% ../nbs/limn/13_nn.ipynb #h5-f6
+def _sizes(value, k: int, name: str, minimum: int) -> tuple:
+    values = (value,) * k if isinstance(value, numbers.Integral) else tuple(value)
+    if len(values) != k or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum for v in values):
+        raise ValueError(f"{name}={value!r} must be an int >= {minimum} or {k} of them")
+    return tuple(int(v) for v in values)
+
+def _windows(x: Tensor, k: int, kernel_size, stride, padding, fill: float, ceil_mode=False, dilation=1) -> tuple:
+    "(one strided view of x per kernel offset, the output's spatial shape): x padded with `fill` on its last k dims."
+    if x.ndim not in (k + 1, k + 2):
+        raise ValueError(f"pool{k}d expects an input of {k + 1} or {k + 2} dims, got shape {x.shape}")
+    if ceil_mode or dilation != 1:
+        raise ValueError(f"pool{k}d: ceil_mode={ceil_mode!r}, dilation={dilation!r}; limn pools with ceil_mode=False, dilation=1")
+    kernel = _sizes(kernel_size, k, "kernel_size", 1)
+    stride = kernel if stride is None or stride == [] else _sizes(stride, k, "stride", 1)
+    padding = _sizes(padding, k, "padding", 0)
+    if any(2 * p > kk for p, kk in zip(padding, kernel)):
+        raise ValueError(f"padding={padding} should be at most half of kernel_size={kernel}")
+    lead = x.ndim - k
+    x = x.pad(((0, 0),) * lead + tuple((p, p) for p in padding), fill)
+    out = [(n - kk) // s + 1 for n, kk, s in zip(x.shape[lead:], kernel, stride)]
+    if any(o <= 0 for o in out):
+        raise ValueError(f"pool{k}d: padded input {x.shape[lead:]} is smaller than the kernel {kernel}")
+    pieces = []
+    for offset in np.ndindex(*kernel):
+        piece = x
+        for d in range(k):
+            piece = _every(piece, lead + d, offset[d], out[d], stride[d])
+        pieces.append(piece)
+    return pieces, tuple(out), kernel, stride, padding
+
+def _max_pool(k: int, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) -> Tensor:
+    if return_indices:
+        raise ValueError("max_pool: return_indices=True is not supported")
+    pieces, *_ = _windows(input, k, kernel_size, stride, padding, -math.inf, ceil_mode, dilation)
+    return _amax(stack(pieces, -1), (input.ndim,))
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+_functional(max_pool1d, max_pool2d)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f7
+def _avg_pool(k: int, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None) -> Tensor:
+    pieces, out, kernel, stride, padding = _windows(input, k, kernel_size, stride, padding, 0.0, ceil_mode)
+    total = pieces[0]
+    for piece in pieces[1:]:
+        total = total + piece
+    if divisor_override is not None:
+        return total * (1 / divisor_override)
+    if count_include_pad or not any(padding):
+        return total * (1 / int(np.prod(kernel)))
+    counts = np.ones(1)                  # cells of each window inside the unpadded input: fixed by the shapes alone
+    for n, kk, s, p, o in zip(input.shape[input.ndim - k:], kernel, stride, padding, out):
+        starts = np.arange(o) * s - p
+        per_dim = np.minimum(starts + kk, n) - np.maximum(starts, 0)
+        counts = np.multiply.outer(counts, per_dim)
+    return total / Tensor(counts.reshape(out).astype(input.dtype.np))
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _avg_pool(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return _avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+def _adaptive_avg_pool(k: int, input: Tensor, output_size) -> Tensor:
+    "torch's bins: output cell i of a dim of size n averages [floor(i n / o), ceil((i + 1) n / o))."
+    sizes = input.shape[input.ndim - k:]
+    wanted = (output_size,) * k if isinstance(output_size, numbers.Integral) or output_size is None else tuple(output_size)
+    wanted = tuple(n if o is None else int(o) for o, n in zip(wanted, sizes))
+    if len(wanted) != k or any(o <= 0 for o in wanted):
+        raise ValueError(f"adaptive_avg_pool{k}d: output_size={output_size!r} must be {k} positive ints")
+    if all(n % o == 0 for n, o in zip(sizes, wanted)):
+        kernel = tuple(n // o for n, o in zip(sizes, wanted))
+        return _avg_pool(k, input, kernel, kernel, 0, False, True)
+    lead = input.ndim - k
+    cells = []
+    for index in np.ndindex(*wanted):
+        bounds = [(i * n // o, -(-(i + 1) * n // o)) for i, n, o in zip(index, sizes, wanted)]
+        cells.append(input.shrink((None,) * lead + tuple(bounds)).mean(tuple(range(lead, input.ndim))))
+    return stack(cells, -1).reshape(input.shape[:lead] + wanted)
+
+def adaptive_avg_pool1d(input, output_size): return _adaptive_avg_pool(1, input, output_size)
+def adaptive_avg_pool2d(input, output_size): return _adaptive_avg_pool(2, input, output_size)
+_functional(avg_pool1d, avg_pool2d, adaptive_avg_pool1d, adaptive_avg_pool2d)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-pool
+class _MaxPool(Module):
+    dims = 0
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
+    def forward(self, x):
+        return _max_pool(self.dims, x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                           self.return_indices)
+class MaxPool1d(_MaxPool):
+    dims = 1
+class MaxPool2d(_MaxPool):
+    dims = 2
+
+class _AvgPool(Module):
+    dims = 0
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+        self.kernel_size, self.stride, self.padding, self.ceil_mode = kernel_size, stride, padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+    def forward(self, x):
+        return _avg_pool(self.dims, x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                           self.count_include_pad, self.divisor_override)
+class AvgPool1d(_AvgPool):
+    dims = 1
+class AvgPool2d(_AvgPool):
+    dims = 2
+
+class AdaptiveAvgPool1d(Module):
+    def __init__(self, output_size): self.output_size = output_size
+    def forward(self, x): return F.adaptive_avg_pool1d(x, self.output_size)
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size): self.output_size = output_size
+    def forward(self, x): return F.adaptive_avg_pool2d(x, self.output_size)
+
 # %% ../nbs/limn/13_nn.ipynb #f4ec6627
 class Dropout(Module):
     "Zero each element with probability p while training (survivors scaled by 1/(1-p)); the identity in eval mode."
@@ -197,15 +750,307 @@ class Dropout(Module):
     def forward(self, x: Tensor) -> Tensor: return x.dropout(self.p, self.training)
 
 # %% ../nbs/limn/13_nn.ipynb #ebc48ce7
-def mse_loss(prediction: Tensor, target: Tensor) -> Tensor:
-    "mean((prediction - target)**2)."
-    if prediction.shape != target.shape: raise ValueError(f"mse_loss: prediction {prediction.shape} and target {target.shape} differ in shape")
-    diff = prediction - target
-    return (diff * diff).mean()
+def _host_ids(target: Tensor) -> np.ndarray:
+    "The ids as numpy: a buffer's own bytes (or a reshape of them) without a kernel; anything lazier is realized."
+    node = target.node
+    if node.op is Ops.VIEW and node.srcs[0].op is Ops.BUFFER and node.arg.is_contiguous:
+        return node.srcs[0].arg.array.reshape(target.shape)
+    return node.arg.array if node.op is Ops.BUFFER else target.numpy()
 
-def cross_entropy(logits: Tensor, target: Tensor) -> Tensor:
-    "Mean over rows of -log softmax(logits)[target]; logits (..., classes), target int (...)."
-    if not target.dtype.is_int: raise TypeError(f"cross_entropy targets must be int class ids, got {target.dtype.name}")
-    if logits.shape[:-1] != target.shape: raise ValueError(f"cross_entropy: logits {logits.shape} need targets of shape {logits.shape[:-1]}, got {target.shape}")
-    picked = (logits.log_softmax(-1) * target.one_hot(logits.shape[-1]).cast(logits.dtype)).sum(-1)
-    return -picked.mean()
+def _check_targets(target: Tensor, classes: int, ignore_index: int) -> None:
+    """Raise as torch does when a class id is outside [0, classes) and is not `ignore_index`. It reads the ids: a
+    batch of labels (a buffer, or a reshape of one) costs a host read, a lazy one a realize; a captured replay,
+    which skips the Python, skips the check too."""
+    ids = _host_ids(target)
+    bad = ((ids < 0) | (ids >= classes)) & (ids != ignore_index)
+    if bad.any():
+        raise IndexOutOfRange(f"Target {int(ids[bad].flat[0])} is out of bounds: expected class ids in [0, {classes}) "
+                              f"or ignore_index={ignore_index}")
+
+def _class_last(input: Tensor) -> Tensor:
+    "(N, C, d1, ...) as (N, d1, ..., C): torch keeps classes on dim 1."
+    return input.permute((0,) + tuple(range(2, input.ndim)) + (1,)) if input.ndim > 2 else input
+
+def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+             reduction: str = "mean") -> Tensor:
+    "-input[n, target[n]] (times weight[target[n]]); ids equal to ignore_index count for nothing, in the mean's divisor too."
+    if not target.dtype.is_int:
+        raise TypeError(f"nll_loss targets must be int class ids, got {target.dtype.name}")
+    unbatched = input.ndim == 1
+    x, t = (input.unsqueeze(0), target.reshape(1)) if unbatched else (input, target)
+    if x.ndim < 2 or t.shape != (x.shape[0],) + x.shape[2:]:
+        raise ValueError(f"nll_loss: input {input.shape} (classes on dim 1) needs targets of shape "
+                         f"{(x.shape[0],) + x.shape[2:] if x.ndim >= 2 else ()}, got {target.shape}")
+    classes = x.shape[1]
+    if weight is not None and weight.shape != (classes,):
+        raise ValueError(f"nll_loss: weight has shape {weight.shape}, expected ({classes},)")
+    _check_targets(t, classes, ignore_index)
+    hot = t.one_hot(classes).cast(x.dtype)                        # a row of zeros where t == ignore_index
+    w = hot if weight is None else hot * weight.cast(x.dtype)
+    loss = -(_class_last(x) * w).sum(-1)
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    if reduction == "none" and unbatched:
+        return loss.reshape(())
+    return _reduce_loss(loss, reduction)
+_functional(nll_loss)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f9
+def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """torch's cross_entropy: classes on dim 1 (dim 0 unbatched); int targets are class ids, float targets of the
+    input's shape are probabilities; label smoothing mixes in the uniform distribution with weight `label_smoothing`."""
+    if not isinstance(label_smoothing, numbers.Real) or not 0 <= label_smoothing <= 1:
+        raise ValueError(f"label_smoothing={label_smoothing!r} must be in [0, 1]")
+    class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
+    logp = input.log_softmax(class_dim)
+    w_shape = tuple(classes if d == class_dim else 1 for d in range(input.ndim))
+    w = None if weight is None else weight.cast(logp.dtype).reshape(w_shape)
+    if target.dtype.is_float:
+        if target.shape != input.shape:
+            raise ValueError(f"cross_entropy: probability targets must have the input's shape {input.shape}, got {target.shape}")
+        t = target * (1 - label_smoothing) + label_smoothing / classes if label_smoothing else target
+        terms = logp * t if w is None else logp * t * w
+        if reduction == "mean":
+            return -terms.sum() * (classes / input.numel())
+        return _reduce_loss(-terms.sum(class_dim), reduction)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if not label_smoothing:
+        return nll
+    smooth = -(logp if w is None else logp * w).sum(class_dim) * (target != ignore_index).cast(logp.dtype)
+    if reduction == "mean":
+        t = target if input.ndim > 1 else target.reshape(1)
+        hot = t.one_hot(classes).cast(logp.dtype)
+        kept = hot.sum() if weight is None else (hot * weight.cast(logp.dtype)).sum()
+        smooth = smooth.sum() / kept
+    else:
+        smooth = _reduce_loss(smooth, reduction)
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+_functional(cross_entropy)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f10
+def _pair(input: Tensor, target: Tensor, name: str) -> tuple:
+    "torch broadcasts a target of another shape with a warning; so does limn (the warning names the shapes)."
+    if input.shape != target.shape:
+        warnings.warn(f"{name}: target size {target.shape} differs from input size {input.shape}; they are broadcast, "
+                      "which is likely not what you want", UserWarning, stacklevel=3)
+    return input, target
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    x, t = _pair(input, target, "mse_loss")
+    d = x - t
+    return _reduce_loss(d * d, reduction)
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    x, t = _pair(input, target, "l1_loss")
+    return _reduce_loss((x - t).abs(), reduction)
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    "0.5 d**2 / beta where |d| < beta, |d| - 0.5 beta elsewhere; beta=0 is the L1 loss."
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss: beta={beta!r} must be non-negative")
+    x, t = _pair(input, target, "smooth_l1_loss")
+    a = (x - t).abs()
+    if beta == 0:
+        return _reduce_loss(a, reduction)
+    return _reduce_loss(where(a < beta, a * a * (0.5 / beta), a - 0.5 * beta), reduction)
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None) -> Tensor:
+    "torch's stable form: (1 - t) x + (1 + (pos_weight - 1) t) (log(1 + exp(-|x|)) + max(-x, 0)), times weight."
+    if input.shape != target.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    x, t = input, target.cast(input.dtype)
+    softplus_neg = ((-x.abs()).exp() + 1).log() + (-x).clamp(min=0)          # log(1 + exp(-x)), never overflowing
+    loss = (1 - t) * x + (softplus_neg if pos_weight is None else ((pos_weight - 1) * t + 1) * softplus_neg)
+    return _reduce_loss(loss if weight is None else loss * weight, reduction)
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None,
+                         reduction: str = "mean") -> Tensor:
+    "-(t log p + (1 - t) log(1 - p)), each log clamped at -100 as torch clamps it."
+    if input.shape != target.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape})")
+    t = target.cast(input.dtype)
+    loss = -(t * input.log().clamp(min=-100) + (1 - t) * (1 - input).log().clamp(min=-100))
+    return _reduce_loss(loss if weight is None else loss * weight, reduction)
+_functional(mse_loss, l1_loss, smooth_l1_loss, binary_cross_entropy_with_logits, binary_cross_entropy)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-loss
+class _Loss(Module):
+    def __init__(self, reduction: str = "mean", **options): self.reduction, self.options = reduction, options
+    def forward(self, input, target): return self.loss(input, target, reduction=self.reduction, **self.options)
+
+class CrossEntropyLoss(_Loss):
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0):
+        super().__init__(reduction, weight=weight, ignore_index=ignore_index, label_smoothing=label_smoothing)
+    loss = staticmethod(F.cross_entropy)
+class NLLLoss(_Loss):
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+        super().__init__(reduction, weight=weight, ignore_index=ignore_index)
+    loss = staticmethod(F.nll_loss)
+class MSELoss(_Loss):
+    loss = staticmethod(F.mse_loss)
+class L1Loss(_Loss):
+    loss = staticmethod(F.l1_loss)
+class SmoothL1Loss(_Loss):
+    def __init__(self, reduction: str = "mean", beta: float = 1.0): super().__init__(reduction, beta=beta)
+    loss = staticmethod(F.smooth_l1_loss)
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, reduction: str = "mean", pos_weight=None):
+        super().__init__(reduction, weight=weight, pos_weight=pos_weight)
+    loss = staticmethod(F.binary_cross_entropy_with_logits)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-f11
+def _boolean(mask) -> tuple:
+    "(mask as a Tensor, whether it is boolean): numpy bools and int tensors select, float tensors are added (torch)."
+    if isinstance(mask, Tensor):
+        return mask, not mask.dtype.is_float or getattr(mask.dtype, "name", "") == "bool"
+    arr = np.asarray(mask)
+    return Tensor(arr.astype(np.int32) if arr.dtype == np.bool_ else arr), arr.dtype == np.bool_
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False) -> Tensor:
+    """softmax(q @ k.T * scale + mask) @ v. A boolean `attn_mask` keeps the pairs it marks True; a float one is added.
+    With no mask, or a boolean one of shape (..., 1, t_k) (one flag per key), it runs limn's fused attention."""
+    if enable_gqa:
+        raise ValueError("scaled_dot_product_attention: enable_gqa=True is not supported; repeat the key and value heads")
+    if attn_mask is not None and is_causal:
+        raise ValueError("scaled_dot_product_attention: pass attn_mask or is_causal=True, not both (as torch requires)")
+    mask, boolean = (None, False) if attn_mask is None else _boolean(attn_mask)
+    if dropout_p == 0 and (mask is None or (boolean and mask.ndim >= 2 and mask.shape[-2] == 1)):
+        key_mask = None if mask is None else mask.reshape(mask.shape[:-2] + mask.shape[-1:])
+        return query.attention(key, value, causal=is_causal, key_mask=key_mask, scale=scale)
+    s = (query @ key.transpose(-1, -2)) * (query.shape[-1] ** -0.5 if scale is None else float(scale))
+    if is_causal:
+        tq, tk = query.shape[-2], key.shape[-2]
+        mask, boolean = Tensor(np.tril(np.ones((tq, tk), np.int32))), True
+    if mask is not None:
+        s = where(mask != 0, s, -math.inf) if boolean else s + mask.cast(s.dtype)
+    p = s.softmax(-1)
+    return (p.dropout(dropout_p) if dropout_p else p) @ value
+_functional(scaled_dot_product_attention)
+
+# %% ../nbs/limn/13_nn.ipynb #h5-cont
+class _Container(Module):
+    "Modules held as attributes named '0', '1', ... (or by key), so named_parameters() paths are torch's."
+    def _items(self) -> list[tuple[str, Module]]:
+        return [(k, v) for k, v in vars(self).items() if isinstance(v, Module)]
+    def __len__(self):
+        return len(self._items())
+    def _at(self, index: int) -> str:
+        items = self._items()
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral) or not -len(items) <= index < len(items):
+            raise IndexError(f"index {index!r} is out of range for {type(self).__name__} of length {len(items)}")
+        return items[index][0]
+
+class Sequential(_Container):
+    "torch.nn.Sequential: modules called in order; built from modules or one (Ordered)dict of them."
+    def __init__(self, *args):
+        pairs = args[0].items() if len(args) == 1 and isinstance(args[0], dict) else enumerate(args)
+        for name, module in pairs:
+            if not isinstance(module, Module):
+                raise TypeError(f"Sequential entry {name!r} is a {type(module).__name__}, expected a Module")
+            setattr(self, str(name), module)
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return Sequential(dict(self._items()[index]))
+        return getattr(self, self._at(index))
+    def __iter__(self):
+        return iter([m for _, m in self._items()])
+    def append(self, module: Module) -> Sequential:
+        setattr(self, str(len(self)), module)
+        return self
+    def forward(self, x):
+        for module in self:
+            x = module(x)
+        return x
+
+class ModuleList(_Container):
+    "torch.nn.ModuleList: a list of modules whose parameters are the model's, under the paths '0', '1', ..."
+    def __init__(self, modules=None):
+        for module in modules or []:
+            self.append(module)
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return ModuleList([m for _, m in self._items()[index]])
+        return getattr(self, self._at(index))
+    def __setitem__(self, index: int, module: Module):
+        setattr(self, self._at(index), module)
+    def __iter__(self):
+        return iter([m for _, m in self._items()])
+    def append(self, module: Module) -> ModuleList:
+        if not isinstance(module, Module):
+            raise TypeError(f"ModuleList holds Modules, got a {type(module).__name__}")
+        setattr(self, str(len(self)), module)
+        return self
+    def extend(self, modules) -> ModuleList:
+        for module in modules:
+            self.append(module)
+        return self
+
+# %% ../nbs/limn/13_nn.ipynb #h5-cont2
+class ModuleDict(_Container):
+    "torch.nn.ModuleDict: modules by name, in insertion order; parameters under '<name>.<param>'."
+    def __init__(self, modules=None):
+        for key, module in (dict(modules) if modules is not None else {}).items():
+            self[key] = module
+    def __getitem__(self, key: str) -> Module:
+        if key not in self:
+            raise KeyError(key)
+        return vars(self)[key]
+    def __setitem__(self, key: str, module: Module):
+        if not isinstance(key, str) or not isinstance(module, Module):
+            raise TypeError(f"ModuleDict maps str keys to Modules, got {key!r}: {type(module).__name__}")
+        setattr(self, key, module)
+    def __contains__(self, key) -> bool:
+        return isinstance(vars(self).get(key), Module)
+    def __iter__(self):
+        return iter(self.keys())
+    def keys(self) -> list[str]:
+        return [k for k, _ in self._items()]
+    def values(self) -> list[Module]:
+        return [m for _, m in self._items()]
+    def items(self) -> list[tuple[str, Module]]:
+        return self._items()
+    def update(self, modules) -> None:
+        for key, module in dict(modules).items():
+            self[key] = module
+
+# %% ../nbs/limn/13_nn.ipynb #h5-clip
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach=None) -> Tensor:
+    """Scale every gradient by min(1, max_norm / (total norm + 1e-6)) and return the total norm, as torch does. Both
+    stay lazy: the scale is a device scalar folded into the step's graph, so nothing syncs (and a capture replays
+    it), unless error_if_nonfinite asks to look at the norm, which reads it."""
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return Tensor(np.zeros((), np.float32))
+    norm_type = float(norm_type)
+    if norm_type == math.inf:
+        total = _amax(stack([_amax(g.abs(), tuple(range(g.ndim))) for g in grads]), (0,))
+    elif norm_type == 2.0:
+        total = stack([(g * g).sum().sqrt() for g in grads]).square().sum().sqrt()
+    else:
+        total = stack([(g.abs() ** norm_type).sum() ** (1 / norm_type) for g in grads]).abs().pow(norm_type).sum() ** (1 / norm_type)
+    if error_if_nonfinite and not math.isfinite(total.item()):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
+                           "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
+                           "anyway, set `error_if_nonfinite=False`")
+    scale = (max_norm / (total + 1e-6)).clamp(max=1.0)
+    for p in params:
+        if p.grad is not None:
+            p.grad = p.grad * scale.cast(p.grad.dtype)
+    return total
+
+def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+    "Clamp every gradient into [-clip_value, clip_value]."
+    for p in [parameters] if isinstance(parameters, Tensor) else list(parameters):
+        if p.grad is not None:
+            p.grad = p.grad.clamp(-clip_value, clip_value)
+
+utils = types.ModuleType(f"{__name__}.utils", "torch.nn.utils's names: clip_grad_norm_ and clip_grad_value_.")
+utils.clip_grad_norm_, utils.clip_grad_value_ = clip_grad_norm_, clip_grad_value_
+sys.modules[utils.__name__] = utils                       # so `from limn.nn.utils import clip_grad_norm_` works

@@ -4,45 +4,84 @@
 
 # %% ../nbs/limn/14_optim.ipynb #4fab5a05
 from __future__ import annotations
-import math, numbers
+import math, numbers, sys, types
 import numpy as np
 from .ops import float64, Ops, GraphTemplate, placeholder
 from .tensor import Tensor, realize
 from .autograd import no_grad
+from .nn import pending_assigns
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['NS_COEFFICIENTS', 'Optimizer', 'SGD', 'AdamW', 'newton_schulz', 'Muon', 'OptimizerGroup', 'muon_with_adamw',
-           'assign_state']
+__all__ = ['NS_COEFFICIENTS', 'lr_scheduler', 'ParamGroup', 'Optimizer', 'SGD', 'AdamW', 'Adam', 'newton_schulz', 'Muon',
+           'OptimizerGroup', 'muon_with_adamw', 'assign_state', 'LRScheduler', 'StepLR', 'LambdaLR', 'LinearLR',
+           'CosineAnnealingLR', 'OneCycleLR']
 
 # %% ../nbs/limn/14_optim.ipynb #fc426a81
-def _named(params) -> list[tuple[str, Tensor]]:
-    "(name, tensor) pairs from named_parameters() output or a list of tensors (named '0', '1', ... as torch does)."
-    if isinstance(params, Tensor): raise TypeError("params must be an iterable of Tensors or (name, Tensor) pairs, got a single Tensor")
+def _named(params, start: int = 0) -> list[tuple[str, Tensor]]:
+    "(name, tensor) pairs from named_parameters() output or a list of tensors (named by position from `start`, as torch numbers them)."
+    if isinstance(params, Tensor):
+        raise TypeError("params must be an iterable of Tensors or (name, Tensor) pairs, got a single Tensor")
     items = list(params)
-    if not items: raise ValueError("optimizer got an empty parameter list")
-    named = [item if isinstance(item, tuple) else (str(i), item) for i, item in enumerate(items)]
+    if not items:
+        raise ValueError("optimizer got an empty parameter list")
+    named = [item if isinstance(item, tuple) else (str(start + i), item) for i, item in enumerate(items)]
     for name, p in named:
-        if not isinstance(p, Tensor): raise TypeError(f"parameter {name!r} is a {type(p).__name__}, expected a Tensor")
-        if not p.dtype.is_float: raise TypeError(f"parameter {name!r} is {p.dtype.name}; only float tensors can be optimized")
-    if len({name for name, _ in named}) != len(named): raise ValueError("two parameters share a name")
-    if len({id(p) for _, p in named}) != len(named): raise ValueError("a parameter appears twice in the list")
+        if not isinstance(p, Tensor):
+            raise TypeError(f"parameter {name!r} is a {type(p).__name__}, expected a Tensor")
+        if not p.dtype.is_float:
+            raise TypeError(f"parameter {name!r} is {p.dtype.name}; only float tensors can be optimized")
+    if len({name for name, _ in named}) != len(named):
+        raise ValueError("two parameters share a name")
+    if len({id(p) for _, p in named}) != len(named):
+        raise ValueError("a parameter appears twice in the list")
     return named
+
+def _split_groups(params) -> list[dict]:
+    "torch's two forms of `params`: tensors (or named pairs), or dicts that each hold 'params' and that group's options."
+    if isinstance(params, Tensor):
+        raise TypeError("params must be an iterable of Tensors or (name, Tensor) pairs, got a single Tensor")
+    items = list(params)
+    if items and all(isinstance(item, dict) for item in items):
+        for i, group in enumerate(items):
+            if "params" not in group:
+                raise ValueError(f"param group {i} has no 'params' entry")
+        return [dict(group) for group in items]
+    return [{"params": items}]
 
 def _buffer(value, shape=(), dtype=float64) -> Tensor:
     "A realized device buffer filled with `value`: state that assigns update in place."
     return Tensor(np.full(shape, value, np.float64), dtype=dtype).realize()
 
 def _check_number(value, name: str, low: float, high: float = math.inf, low_open=False, high_open=True) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real): raise TypeError(f"{name}={value!r} must be a number")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}={value!r} must be a number")
     ok = (value > low if low_open else value >= low) and (value < high if high_open else value <= high)
-    if not ok: raise ValueError(f"{name}={value!r} must be in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}")
+    if not ok:
+        raise ValueError(f"{name}={value!r} must be in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}")
     return float(value)
+
+class ParamGroup(dict):
+    "One of torch's param_groups: 'params' and the group's options; its 'lr' lives in a device buffer the step reads."
+    def __init__(self, options: dict, named: list, lr_buffer: Tensor):
+        super().__init__(options)
+        self.named, self.lr_buffer = named, lr_buffer
+    def __getitem__(self, key):
+        return self.lr_buffer.item() if key == "lr" else super().__getitem__(key)
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+    def __setitem__(self, key, value):
+        "Setting 'lr' writes the buffer (one tiny realize): the step graph, and a capture of it, stay valid."
+        if key == "lr":
+            value = _check_number(value, "lr", -math.inf)          # torch checks lr >= 0 only when an optimizer is built
+            self.lr_buffer.assign(Tensor(np.array(value), dtype=float64)).realize()
+        super().__setitem__(key, value)
 
 # %% ../nbs/limn/14_optim.ipynb #c6fe2a1c
 class Optimizer:
-    "Base: named parameters, the learning rate on the device, and a step that is one realize of assigns."
+    "Base: parameter groups whose learning rates live on the device, and a step that is one realize of assigns."
     state_names: tuple = ()                           # per-parameter state, in the order state_dict lists it
+    hyper_names: tuple = ()                           # the options a param group may override, torch's names (attributes)
     cache_updates: bool = False                       # True where update() is pure: see "update templates" below
 
     def __init_subclass__(cls, **kwargs):
@@ -50,45 +89,86 @@ class Optimizer:
         if "update" in cls.__dict__ and "cache_updates" not in cls.__dict__: cls.cache_updates = False   # a new rule declares itself
 
     def __init__(self, params, lr: float):
-        self.named = _named(params)
-        self._lr = _buffer(_check_number(lr, "lr", 0.0))
-        self.state = {name: self.init_state(p) for name, p in self.named}
+        self.defaults = {"lr": _check_number(lr, "lr", 0.0), **{k: getattr(self, k) for k in self.hyper_names}}
+        self.param_groups: list[ParamGroup] = []
+        self.named: list = []
+        self.state: dict = {}
         self._templates: dict = {}                    # update_key -> GraphTemplate (chapter 00)
+        for group in _split_groups(params):
+            self.add_param_group(group)
+
+    def add_param_group(self, group: dict) -> None:
+        "A group of parameters with its own options (torch's form); options it leaves out take the optimizer's defaults."
+        named = _named(group["params"], start=len(self.named))
+        taken_names, taken_ids = {n for n, _ in self.named}, {id(p) for _, p in self.named}
+        for name, p in named:
+            if name in taken_names or id(p) in taken_ids:
+                raise ValueError(f"parameter {name!r} is already in another param group")
+        options = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
+        options["lr"] = _check_number(options["lr"], "lr", 0.0)
+        pg = ParamGroup({"params": [p for _, p in named], **options}, named, _buffer(options["lr"]))
+        self.param_groups.append(pg)
+        self.named.extend(named)
+        self.state.update({name: self.init_state(p) for name, p in named})
 
     @property
     def params(self) -> list[Tensor]: return [p for _, p in self.named]
     @property
-    def lr(self) -> float: return self._lr.item()
+    def _lr(self) -> Tensor: return self.param_groups[0].lr_buffer
+    @property
+    def lr(self) -> float: return self.param_groups[0]["lr"]
     @lr.setter
     def lr(self, value: float):
-        "Write the new rate into the device buffer the step graph reads: the graph, and a capture of it, stay valid."
-        self._lr.assign(Tensor(np.array(_check_number(value, "lr", 0.0)), dtype=float64)).realize()
+        "Every group's rate, written into the device buffers the step graph reads."
+        _check_number(value, "lr", 0.0)
+        for group in self.param_groups:
+            group["lr"] = value
 
     def init_state(self, p: Tensor) -> dict: return {}
     def update(self, p: Tensor, g: Tensor, state: dict, lr: Tensor) -> Tensor:
         "The new value of `p` from gradient `g`; assigns the new state into `state`'s tensors as it goes."
         raise NotImplementedError(f"{type(self).__name__} defines no update(): each optimizer spells its own rule")
 
-    def updates(self) -> list[Tensor]:
-        "Assign every parameter with a gradient its new value (lazily); returns the tensors a step must realize."
-        touched = []
-        with no_grad():
-            for name, p in self.named:
-                if p.grad is None: continue
-                if p.grad.shape != p.shape: raise ValueError(f"parameter {name!r} has shape {p.shape} but its grad has {p.grad.shape}")
-                state = self.state[name]
-                new = self._cached_update(p, p.grad.cast(p.dtype).detach(), state)                 # see "update templates" below
-                if new is None: new = self.update(p, p.grad.cast(p.dtype).detach(), state, self._lr).cast(p.dtype)
-                p.assign(new); touched.append(p); touched.extend(state.values())
-        return touched
+# %% ../nbs/limn/14_optim.ipynb #h5-opt2
+@patch
+def updates(self: Optimizer) -> list[Tensor]:
+    "Assign every parameter with a gradient its new value (lazily), group by group; returns the tensors a step must realize."
+    touched = []
+    applied = vars(self).setdefault("_applied", {})
+    for key in self.hyper_names:                             # an attribute set directly (opt.momentum = m) sets every group
+        if key in applied and getattr(self, key) != applied[key]:
+            for group in self.param_groups:
+                group[key] = getattr(self, key)
+    with no_grad():
+        for group in self.param_groups:
+            for key in self.hyper_names:                     # the group's options, read by update() as attributes
+                setattr(self, key, group[key])
+                applied[key] = group[key]
+            for name, p in group.named:
+                if p.grad is None:
+                    continue
+                if p.grad.shape != p.shape:
+                    raise ValueError(f"parameter {name!r} has shape {p.shape} but its grad has {p.grad.shape}")
+                state, g = self.state[name], p.grad.cast(p.dtype).detach()
+                new = self._cached_update(p, g, state, group.lr_buffer)         # see "update templates" below
+                if new is None:
+                    new = self.update(p, g, state, group.lr_buffer).cast(p.dtype)
+                p.assign(new)
+                touched.append(p)
+                touched.extend(state.values())
+    return touched
 
-    def step(self, *extra: Tensor) -> None:
-        "One realize: every parameter and state update, plus `extra` tensors (a loss to log) in the same batch."
-        realize(*self.updates(), *extra)
+@patch
+def step(self: Optimizer, *extra: Tensor) -> None:
+    """One realize: every parameter and state update, the running statistics batch norms assigned in the forward
+    (chapter 13), and `extra` tensors (a loss to log) in the same batch."""
+    realize(*self.updates(), *pending_assigns(), *extra)
 
-    def zero_grad(self) -> None:
-        "Drop every gradient (torch's set_to_none=True): the next backward starts fresh."
-        for p in self.params: p.grad = None
+@patch
+def zero_grad(self: Optimizer, set_to_none: bool = True) -> None:
+    "Drop every gradient (torch's default set_to_none=True; False zeroes it): the next backward starts fresh."
+    for p in self.params:
+        p.grad = None if set_to_none or p.grad is None else p.grad.zeros_like()
 
 # %% ../nbs/limn/14_optim.ipynb #7a0c0002
 def _placeholder(t: Tensor) -> Tensor:
@@ -97,24 +177,26 @@ def _placeholder(t: Tensor) -> Tensor:
 
 # %% ../nbs/limn/14_optim.ipynb #7a0c0003
 @patch
-def update_key(self: Optimizer, p: Tensor, g: Tensor, state: dict) -> tuple:
+def update_key(self: Optimizer, p: Tensor, g: Tensor, state: dict, lr: Tensor | None = None) -> tuple:
     "Everything an update graph's structure may depend on: class, plain attributes, and every input's shape and dtype."
+    lr = self._lr if lr is None else lr
     hyper = tuple(sorted((k, v) for k, v in vars(self).items() if isinstance(v, (bool, int, float, str, tuple))))
-    return (type(self), hyper, p.dtype, p.shape, g.dtype, g.shape, self._lr.dtype, self._lr.shape,
+    return (type(self), hyper, p.dtype, p.shape, g.dtype, g.shape, lr.dtype, lr.shape,
             tuple((k, state[k].dtype, state[k].shape) for k in self.state_names))
 
 @patch
-def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict) -> Tensor | None:
+def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict, lr: Tensor | None = None) -> Tensor | None:
     """`update(...).cast(p.dtype)` with the state assigned, rebuilt from this structure's template (recorded on first use);
     None where this optimizer does not cache, or a state tensor is not a plain buffer (assign would realize it first)."""
+    lr = self._lr if lr is None else lr
     if not self.cache_updates or any(state[k].node.op is not Ops.BUFFER for k in self.state_names): return None
-    key = self.update_key(p, g, state)
-    inputs = [p.node, g.node, self._lr.node] + [state[k].node for k in self.state_names]
+    key = self.update_key(p, g, state, lr)
+    inputs = [p.node, g.node, lr.node] + [state[k].node for k in self.state_names]
     template = self._templates.get(key)
     outputs = None if template is None else template(inputs)
     if outputs is None:
         stand_in = {k: _placeholder(state[k]) for k in self.state_names}
-        P, G, L = _placeholder(p), _placeholder(g), _placeholder(self._lr)
+        P, G, L = _placeholder(p), _placeholder(g), _placeholder(lr)
         placeholders = [P.node, G.node, L.node] + [stand_in[k].node for k in self.state_names]
         new = self.update(P, G, stand_in, L).cast(P.dtype)            # assigns into stand_in, so read its nodes after
         template = self._templates[key] = GraphTemplate(placeholders, [new.node] + [stand_in[k].node for k in self.state_names])
@@ -127,7 +209,11 @@ def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict) -> Tensor
 class SGD(Optimizer):
     "torch.optim.SGD: momentum buffer buf = momentum * buf + (g + weight_decay * p); Nesterov steps along g + momentum * buf."
     cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
-    def __init__(self, params, lr: float, momentum: float = 0.0, nesterov: bool = False, weight_decay: float = 0.0):
+    hyper_names = ("momentum", "weight_decay", "nesterov")
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
+                 nesterov: bool = False):
+        if dampening != 0:
+            raise ValueError(f"dampening={dampening!r}: limn's SGD has no dampening (torch's default, 0, is the only value)")
         self.momentum, self.weight_decay = _check_number(momentum, "momentum", 0.0), _check_number(weight_decay, "weight_decay", 0.0)
         if nesterov and self.momentum == 0: raise ValueError("nesterov=True needs a momentum > 0")
         self.nesterov = bool(nesterov)
@@ -146,6 +232,11 @@ class SGD(Optimizer):
 class AdamW(Optimizer):
     "torch.optim.AdamW: decoupled weight decay, bias correction from beta1**t and beta2**t kept on the device."
     cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
+    hyper_names = ("betas", "eps", "weight_decay")
+    @property
+    def betas(self) -> tuple: return (self.beta1, self.beta2)
+    @betas.setter
+    def betas(self, value: tuple): self.beta1, self.beta2 = (float(b) for b in value)
     def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.01):
         if not isinstance(betas, (tuple, list)) or len(betas) != 2: raise ValueError(f"betas={betas!r} must be a pair (beta1, beta2)")
         self.beta1, self.beta2 = (_check_number(b, f"betas[{i}]", 0.0, 1.0) for i, b in enumerate(betas))
@@ -166,6 +257,19 @@ class AdamW(Optimizer):
         decayed = p * (1 - lr * self.weight_decay).cast(dt) if self.weight_decay else p
         return decayed - step_size * (m / denom)
 
+class Adam(AdamW):
+    "torch.optim.Adam: AdamW's moments, with weight decay added to the gradient (L2) rather than decoupled; default 0."
+    cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
+    def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0):
+        super().__init__(params, lr, betas, eps, weight_decay)
+    def update(self, p, g, state, lr):
+        decay = self.weight_decay
+        self.weight_decay = 0.0                       # AdamW's update without its decoupled decay, on g + decay * p
+        try:
+            return super().update(p, g + p * decay if decay else g, state, lr)
+        finally:
+            self.weight_decay = decay
+
 # %% ../nbs/limn/14_optim.ipynb #8c85eb9e
 NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)
 
@@ -184,6 +288,7 @@ def newton_schulz(g: Tensor, steps: int = 5, eps: float = 1e-7, coefficients: tu
 class Muon(Optimizer):
     "Momentum orthogonalised by Newton-Schulz, for 2D parameters; route the rest to AdamW (see muon_with_adamw)."
     cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
+    hyper_names = ("momentum", "weight_decay", "nesterov", "ns_steps", "eps")
     def __init__(self, params, lr: float = 0.02, momentum: float = 0.95, nesterov: bool = True, ns_steps: int = 5,
                  weight_decay: float = 0.0, eps: float = 1e-7):
         self.momentum, self.weight_decay = _check_number(momentum, "momentum", 0.0, 1.0), _check_number(weight_decay, "weight_decay", 0.0)
@@ -223,9 +328,11 @@ class OptimizerGroup:
     def lr(self, value: float):
         for opt in self.optimizers.values(): opt.lr = value
     def updates(self) -> list[Tensor]: return [t for opt in self.optimizers.values() for t in opt.updates()]
-    def step(self, *extra: Tensor) -> None: realize(*self.updates(), *extra)
-    def zero_grad(self) -> None:
-        for opt in self.optimizers.values(): opt.zero_grad()
+    def step(self, *extra: Tensor) -> None: realize(*self.updates(), *pending_assigns(), *extra)
+    @property
+    def param_groups(self) -> list: return [g for opt in self.optimizers.values() for g in opt.param_groups]
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for opt in self.optimizers.values(): opt.zero_grad(set_to_none)
 
 def muon_with_adamw(named_params, lr: float = 0.02, adamw_lr: float = 1e-3, exclude: tuple = (), momentum: float = 0.95,
                     betas: tuple = (0.9, 0.999), weight_decay: float = 0.0, adamw_weight_decay: float = 0.01) -> OptimizerGroup:
@@ -249,10 +356,11 @@ def _names_for(named: list, names) -> list[tuple[str, Tensor]]:
 
 @patch
 def state_items(self: Optimizer, names=None) -> list[tuple[str, Tensor]]:
-    "(name, live state tensor) pairs: per-parameter state under the parameter's name, then the learning rate."
+    "(name, live state tensor) pairs: per-parameter state under the parameter's name, then each group's learning rate."
     items = [(f"{public}.{key}", self.state[own][key]) for (own, _), (public, _) in zip(self.named, _names_for(self.named, names))
              for key in self.state_names]
-    return items + [("lr", self._lr)]
+    rates = [("lr" if i == 0 else f"param_groups.{i}.lr", g.lr_buffer) for i, g in enumerate(self.param_groups)]
+    return items + rates
 
 @patch
 def state_items(self: OptimizerGroup, names=None) -> list[tuple[str, Tensor]]:
@@ -283,3 +391,173 @@ def load_state_dict(self: Optimizer | OptimizerGroup, state: dict, realize_now: 
     targets = assign_state(self.state_items(names), state, f"{type(self).__name__} state")
     if realize_now: realize(*targets)
     return targets
+
+# %% ../nbs/limn/14_optim.ipynb #h5-s1
+class LRScheduler:
+    "torch's base: records each group's initial_lr, then step() advances last_epoch and writes get_lr() into the groups."
+    def __init__(self, optimizer, last_epoch: int = -1):
+        if not hasattr(optimizer, "param_groups"):
+            raise TypeError(f"{type(optimizer).__name__} is not an optimizer with param_groups")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self.step()
+
+    def get_lr(self) -> list[float]:
+        raise NotImplementedError(f"{type(self).__name__} defines no get_lr(): each schedule spells its own rule")
+
+    def step(self, epoch=None) -> None:
+        self._step_count += 1
+        self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
+        values = self._closed_form() if epoch is not None and hasattr(self, "_closed_form") else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_last_lr(self) -> list[float]:
+        "The rates the last step() wrote, one per param group."
+        return self._last_lr
+
+    def state_dict(self) -> dict:
+        return {k: v for k, v in vars(self).items() if k not in ("optimizer", "lr_lambdas")}
+    def load_state_dict(self, state_dict: dict) -> None:
+        vars(self).update(state_dict)
+
+def _lr_of(groups) -> list[float]: return [group["lr"] for group in groups]
+
+# %% ../nbs/limn/14_optim.ipynb #h5-s2
+class StepLR(LRScheduler):
+    "Multiply each rate by gamma every step_size steps."
+    def __init__(self, optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1):
+        self.step_size, self.gamma = int(step_size), float(gamma)
+        super().__init__(optimizer, last_epoch)
+    def get_lr(self):
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return _lr_of(self.optimizer.param_groups)
+        return [lr * self.gamma for lr in _lr_of(self.optimizer.param_groups)]
+    def _closed_form(self):
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
+class LambdaLR(LRScheduler):
+    "Each rate is its initial rate times lr_lambda(step) (one function, or one per group)."
+    def __init__(self, optimizer, lr_lambda, last_epoch: int = -1):
+        groups = optimizer.param_groups
+        self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * len(groups)
+        if len(self.lr_lambdas) != len(groups):
+            raise ValueError(f"Expected {len(groups)} lr_lambdas, but got {len(self.lr_lambdas)}")
+        super().__init__(optimizer, last_epoch)
+    def get_lr(self):
+        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+
+class LinearLR(LRScheduler):
+    "Scale the rates by a factor moving linearly from start_factor to end_factor over total_iters steps."
+    def __init__(self, optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0, total_iters: int = 5,
+                 last_epoch: int = -1):
+        if not 0 < start_factor <= 1:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if not 0 <= end_factor <= 1:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = float(start_factor), float(end_factor), int(total_iters)
+        super().__init__(optimizer, last_epoch)
+    def get_lr(self):
+        lrs = _lr_of(self.optimizer.param_groups)
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in lrs]
+        if self.last_epoch > self.total_iters:
+            return lrs
+        step = self.end_factor - self.start_factor
+        return [lr * (1.0 + step / (self.total_iters * self.start_factor + (self.last_epoch - 1) * step)) for lr in lrs]
+    def _closed_form(self):
+        frac = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * (self.start_factor + (self.end_factor - self.start_factor) * frac) for base in self.base_lrs]
+
+# %% ../nbs/limn/14_optim.ipynb #h5-s3
+class CosineAnnealingLR(LRScheduler):
+    "Anneal each rate from its initial value to eta_min along half a cosine over T_max steps (torch's recursive form)."
+    def __init__(self, optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1):
+        self.T_max, self.eta_min = int(T_max), float(eta_min)
+        super().__init__(optimizer, last_epoch)
+    def get_lr(self):
+        lrs, t, T = _lr_of(self.optimizer.param_groups), self.last_epoch, self.T_max
+        if t == 0:
+            return lrs
+        if self._step_count == 1 and t > 0:
+            return [self.eta_min + (base - self.eta_min) * (1 + math.cos(t * math.pi / T)) / 2 for base in self.base_lrs]
+        if (t - 1 - T) % (2 * T) == 0:
+            return [lr + (base - self.eta_min) * (1 - math.cos(math.pi / T)) / 2 for lr, base in zip(lrs, self.base_lrs)]
+        return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T)) * (lr - self.eta_min) + self.eta_min
+                for lr in lrs]
+    def _closed_form(self):
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base in self.base_lrs]
+
+# %% ../nbs/limn/14_optim.ipynb #h5-s4
+class OneCycleLR(LRScheduler):
+    """torch's 1cycle: warm up from max_lr / div_factor to max_lr over pct_start of total_steps, then anneal to
+    initial_lr / final_div_factor (cos or linear; three_phase adds torch's symmetric cool-down)."""
+    def __init__(self, optimizer, max_lr, total_steps: int | None = None, epochs: int | None = None,
+                 steps_per_epoch: int | None = None, pct_start: float = 0.3, anneal_strategy: str = "cos",
+                 cycle_momentum: bool = True, base_momentum: float = 0.85, max_momentum: float = 0.95,
+                 div_factor: float = 25.0, final_div_factor: float = 1e4, three_phase: bool = False, last_epoch: int = -1):
+        if cycle_momentum:
+            raise ValueError("OneCycleLR(cycle_momentum=True): limn's optimizers build momentum and betas into the step "
+                             "graph (only the learning rate lives in a device buffer), so a schedule cannot move them "
+                             "step by step; pass cycle_momentum=False")
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+            total_steps = epochs * steps_per_epoch
+        if not isinstance(total_steps, numbers.Integral) or total_steps <= 0:
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        if not 0 <= pct_start <= 1:
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self.total_steps, self.anneal_strategy = int(total_steps), anneal_strategy
+        ends = [float(pct_start * total_steps) - 1, float(2 * pct_start * total_steps) - 2, total_steps - 1]
+        self._phases = ([(ends[0], "initial_lr", "max_lr"), (ends[1], "max_lr", "initial_lr"), (ends[2], "initial_lr", "min_lr")]
+                        if three_phase else [(ends[0], "initial_lr", "max_lr"), (total_steps - 1, "max_lr", "min_lr")])
+        groups = optimizer.param_groups
+        max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * len(groups)
+        if len(max_lrs) != len(groups):
+            raise ValueError(f"expected {len(groups)} values for max_lr, got {len(max_lrs)}")
+        if last_epoch == -1:
+            for group, top in zip(groups, max_lrs):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self):
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, lo, hi) in enumerate(self._phases):
+                if step <= end or i == len(self._phases) - 1:
+                    lrs.append(self._anneal(group[lo], group[hi], (step - start) / (end - start)))
+                    break
+                start = end
+        return lrs
+
+# %% ../nbs/limn/14_optim.ipynb #h5-s5
+lr_scheduler = types.ModuleType(f"{__name__}.lr_scheduler", """torch.optim.lr_scheduler's schedules, computed on the host
+as torch computes them and written into each param group's 'lr', whose value a step reads from a device buffer.""")
+sys.modules[lr_scheduler.__name__] = lr_scheduler          # so `from limn.optim.lr_scheduler import StepLR` works
+for _cls in (LRScheduler, StepLR, LambdaLR, LinearLR, CosineAnnealingLR, OneCycleLR):
+    setattr(lr_scheduler, _cls.__name__, _cls)

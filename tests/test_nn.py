@@ -116,7 +116,7 @@ def test_layernorm(device, captured):
 def test_embedding_gather_forward_scatter_backward(device, captured):
     rng = np.random.default_rng(3)
     batches = [(rng.integers(0, 11, (6, 3)).astype(np.int32), rng.integers(0, 5, (6, 3)).astype(np.int32)) for _ in range(STEPS)]
-    ce = lambda logits, y: nn.cross_entropy(logits, y)
+    ce = lambda logits, y: nn.cross_entropy(logits.flatten(0, 1), y.flatten())
     tce = lambda logits, y: torch.nn.functional.cross_entropy(logits.reshape(-1, 5), y.long().reshape(-1))
     run(EmbeddingModel, TorchEmbeddingModel, batches, ce, tce, device, captured)
 
@@ -209,7 +209,7 @@ def test_example_gpt_matches_torch(fused):
     opt = SGD(model.named_parameters(), lr=0.1)
     topt = torch.optim.SGD(twin.parameters(), lr=0.1)
     for _ in range(3):
-        loss = nn.cross_entropy(model(Tensor(ids[:, :-1])), Tensor(ids[:, 1:]))
+        loss = nn.cross_entropy(model(Tensor(ids[:, :-1])).flatten(0, 1), Tensor(ids[:, 1:]).flatten())
         loss.backward(); opt.step(loss); opt.zero_grad()
         tloss = torch.nn.functional.cross_entropy(twin(torch.tensor(ids[:, :-1]).long()).reshape(-1, 256), torch.tensor(ids[:, 1:]).long().reshape(-1))
         topt.zero_grad(); tloss.backward(); topt.step()

@@ -52,7 +52,7 @@ def test_a_gpt_training_step_all_proved(capsys):
     set_seed(0)
     model = stories.GPT(256, 8, 16, 1, 2)
     ids = np.random.default_rng(0).integers(0, 256, (2, 9)).astype(np.int32)
-    loss = nn.cross_entropy(model(Tensor(ids[:, :-1])), Tensor(ids[:, 1:]))
+    loss = nn.cross_entropy(model(Tensor(ids[:, :-1])).flatten(0, 1), Tensor(ids[:, 1:]).flatten())
     loss.backward()
     report = verify([*AdamW(model.named_parameters(), lr=1e-3).updates(), loss])
     counts = report.counts()
