@@ -1,6 +1,7 @@
 # Two commands set up everything on a fresh Debian machine and run the project:
 #   make demo   the tour: limn's first example, its IR, and litmus on a corpus kernel
-#   make test   every chapter (nbdev-test) and every suite in tests/ (pytest)
+#   make test   every chapter (nbdev-test) and every suite in tests/ (pytest), on both cores, in about five minutes
+#   make test-long   the same, plus the soaks (each check's full case count; tests marked `long`)
 # Both create .venv and install the project into it when it is missing or older than pyproject.toml,
 # and install the Debian packages the project needs (tools/system-deps.sh).
 
@@ -9,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test docs lab install mutants
+.PHONY: demo test test-long test-soaks docs lab install mutants
 
 $(STAMP): pyproject.toml tools/system-deps.sh
 	@bash tools/system-deps.sh
@@ -27,9 +28,17 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python examples/tour.py
 
+# nbdev-test and pytest (pytest-xdist, a file per worker) run side by side on two workers each, sharing one compiled-kernel
+# cache made for the run; each prints its summary and its time (tools/run_tests.sh, tests/conftest.py)
 test: $(STAMP)
-	$(BIN)/nbdev-test --n-workers 2
-	$(BIN)/pytest
+	@bash tools/run_tests.sh $(BIN) short
+
+test-long: $(STAMP)
+	@bash tools/run_tests.sh $(BIN) long
+
+# only the soaks that `make test` leaves out (CI runs them after `make test` when its time allows)
+test-soaks: $(STAMP)
+	@bash tools/run_tests.sh $(BIN) soaks
 
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py

@@ -132,8 +132,10 @@ def mutated_number(text: str) -> str | None:
     return str(value + 1)
 
 
-def candidates(module: str, source: str | None = None) -> list[Mutant]:
-    "Every one-token mutant of `module` (or of its `source` text) that still compiles, skipping docstrings, comments, imports and __all__."
+def candidates(module: str, source: str | None = None, lines_like: set[str] | None = None) -> list[Mutant]:
+    """Every one-token mutant of `module` (or of its `source` text) that still compiles, skipping docstrings, comments,
+    imports and __all__. `lines_like`: only the mutants of lines whose stripped text is in the set (a key names its
+    line by that text, so this finds the same keys for those lines without compiling a mutant of every other line)."""
     source = module_path(module).read_text() if source is None else source
     lines = source.splitlines(keepends=True)
     found = []
@@ -141,6 +143,7 @@ def candidates(module: str, source: str | None = None) -> list[Mutant]:
         row, col = tok.start
         if row > len(lines): break
         line = lines[row - 1]
+        if lines_like is not None and line.strip() not in lines_like: continue
         if re.match(r"\s*(import|from|__all__|assert)\b", line): continue
         if tok.type == tokenize.NUMBER: new = mutated_number(tok.string)
         elif tok.type in (tokenize.OP, tokenize.NAME): new = SWAPS.get(tok.string)
