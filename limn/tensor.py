@@ -61,6 +61,8 @@ class Tensor:
         self.node, self.grad, self._ctx, self._requires_grad = node, None, None, False
         if dtype is not None and to_dtype(dtype) is not node.dtype: self.node = self.cast(dtype).node
         self.requires_grad = requires_grad
+        if self.node.op is not Ops.BUFFER:
+            _track(self)                              # a lazy tensor (see "A value is fixed when it is built")
 
     @property
     def requires_grad(self) -> bool: return self._requires_grad
@@ -83,26 +85,113 @@ class Tensor:
         return f"<Tensor {self.dtype.name}{list(self.shape)} {self.node.op.name}{rg}>"
     __hash__ = object.__hash__
 
+# %% ../nbs/limn/02_tensor.ipynb #1e7e0a01
+import sys, weakref
+from collections import Counter
+
+_LIVE: list = []                 # weak references to lazy tensors and autograd records, pruned as they go
+_LIVE_PRUNE_AT = [4096]
+_FAILED = weakref.WeakSet()       # nodes whose realize failed: they would fail again, so they join no other
+
+def _kept(t: Tensor) -> bool: return t._ctx is not None or resolve(t.node).op is not Ops.BUFFER
+
+def _track(t: Tensor) -> None:
+    "Remember lazy tensor `t` weakly, so that a realize which overwrites a buffer can find the tensors still reading it."
+    _LIVE.append(weakref.ref(t))
+    if len(_LIVE) > _LIVE_PRUNE_AT[0]:
+        _LIVE[:] = [r for r in _LIVE if (x := r()) is not None and _kept(x)]
+        _LIVE_PRUNE_AT[0] = max(4096, 2 * len(_LIVE))
+
+def _reading(roots: list[Node], targets: set) -> set:
+    "The nodes under `roots` whose value depends on the contents of a Buffer in `targets` (ids), as they are now."
+    hit = set()
+    for node in toposort(roots, stop=lambda n: n.realized is not None):
+        if node.realized is not None:
+            done = resolve(node)
+            if done.op is Ops.BUFFER and id(done.arg) in targets: hit.add(node)
+        elif node.op is Ops.BUFFER:
+            if id(node.arg) in targets: hit.add(node)
+        elif node.op is Ops.ASSIGN:                 # reads its value; its target's old contents are what it replaces
+            if node.srcs[1] in hit: hit.add(node)
+        elif any(s in hit for s in node.srcs): hit.add(node)
+    return hit
+
+def _readers(targets: set, skip: set) -> list[Tensor]:
+    """The lazy tensors someone still holds (a name, a list, an attribute: more than the autograd records of other
+    tensors) whose graphs read a Buffer in `targets` (ids), leaving out nodes in `skip` (ids)."""
+    alive = list({id(x): x for r in _LIVE if (x := r()) is not None and _kept(x)}.values())
+    _LIVE[:] = [weakref.ref(x) for x in alive]
+    records = {id(x._ctx[1]): x._ctx[1] for x in alive if x._ctx is not None}
+    in_records = Counter(id(p) for parents in records.values() for p in parents)
+    candidates = [x for x in alive if resolve(x.node).op is not Ops.BUFFER and id(resolve(x.node)) not in skip
+                  and resolve(x.node) not in _FAILED]
+    hit = _reading([resolve(x.node) for x in candidates], targets)
+    out = []
+    for x in candidates:                            # 4 references are this function's: alive, candidates, x, the call
+        if resolve(x.node) in hit and sys.getrefcount(x) - 4 - in_records[id(x)] > 0: out.append(x)
+    return out
+
 # %% ../nbs/limn/02_tensor.ipynb #17007963
 def realize(*tensors) -> None:
-    "Compute every given tensor (lists allowed) in one device call; afterwards each holds a BUFFER node."
+    """Compute every given tensor (lists allowed) in one device call; afterwards each holds a BUFFER node. Where the call
+    commits ASSIGNs, the held lazy tensors that read their targets are computed in it too, before the writes land."""
     flat = []
     for t in tensors: flat.extend(t if isinstance(t, (list, tuple)) else [t])
     for t in flat:
         if not isinstance(t, Tensor): raise TypeError(f"realize() takes Tensors, got {type(t).__name__}")
         t.node = resolve(t.node)
+    if all(t.node.op is Ops.BUFFER for t in flat): return
+    joined = _joining(flat)
+    if not joined:
+        _realize_now(flat, drop=True)
+        return
+    try: _realize_now(flat + joined, drop=False)
+    except Exception:                                  # a reader that cannot be computed must not sink the assigns
+        _FAILED.update(resolve(t.node) for t in joined)
+        _realize_now(flat, drop=True)
+
+def _joining(flat: list[Tensor]) -> list[Tensor]:
+    "The held readers of the buffers `flat`'s ASSIGNs write, and the readers of what those readers' own ASSIGNs write."
+    joined, seen = [], {id(t.node) for t in flat}
+    _, assigns = substitute_realized([t.node for t in flat if t.node.op is not Ops.BUFFER])
+    checked = 0
+    while len(assigns) > checked:
+        checked = len(assigns)
+        more = _readers({id(resolve(a.srcs[0]).arg) for a in assigns}, seen)
+        for t in more:
+            t.node = resolve(t.node)
+            seen.add(id(t.node))
+            joined.append(t)
+        if more: _, assigns = substitute_realized([t.node for t in flat + joined if t.node.op is not Ops.BUFFER])
+    return joined
+
+# %% ../nbs/limn/02_tensor.ipynb #1e7e0a02
+def _realize_now(flat: list[Tensor], drop: bool) -> None:
+    "One device call for `flat`; on failure nothing was written, and with `drop` the call's ASSIGNs are let go."
     pending, seen = [], set()
     for t in flat:
         if t.node.op is not Ops.BUFFER and id(t.node) not in seen: seen.add(id(t.node)); pending.append(t.node)
-    if not pending: return
     sinks, assigns = substitute_realized(pending)
-    buffers = get_device().realize(sinks)
+    try: buffers = get_device().realize(sinks)
+    except Exception as error:
+        if drop: _drop(assigns, flat, error)
+        raise
     results = {}
     for old, sink, buf in zip(pending, sinks, buffers):
         results[id(old)] = sink.srcs[0] if sink.op is Ops.ASSIGN else Node(Ops.BUFFER, (), buf, sink.dtype, sink.shape)
         old.realized = results[id(old)]
     for a in assigns: a.realized = resolve(a.srcs[0])
     for t in flat: t.node = resolve(t.node)
+
+def _drop(assigns: list[Node], flat: list[Tensor], error: Exception) -> None:
+    """After a failed device call: no buffer was written, so each ASSIGN is marked done with its target's old contents,
+    and the lazy tensors of the call, which will fail again, no longer join other realizes."""
+    for a in assigns: a.realized = resolve(a.srcs[0])
+    for t in flat: t.node = resolve(t.node)
+    _FAILED.update(t.node for t in flat if t.node.op is not Ops.BUFFER)
+    if assigns:
+        error.add_note(f"limn: no buffer was written; the {len(assigns)} assign(s) of this realize were dropped, so their "
+                       f"targets (parameters, optimizer state) keep the values they held before it")
 
 # %% ../nbs/limn/02_tensor.ipynb #a043e2d9
 @patch
@@ -142,6 +231,8 @@ def _make(node: Node, parents: tuple = (), rule=None, arg=None) -> Tensor:
     if parents and autograd.is_grad_enabled() and node.dtype.is_float:
         for p in parents:
             if p._requires_grad: t._requires_grad, t._ctx = True, (rule, parents, arg); break
+    if t._ctx is not None or (node.op is not Ops.BUFFER and node.op is not Ops.CONST):
+        _track(t)                                     # see "A value is fixed when it is built"
     return t
 
 def _elementwise(op: Ops, *srcs: Tensor, rule=None) -> Tensor:
@@ -839,6 +930,7 @@ def assign(self: Tensor, value) -> Tensor:
         except ValueError: raise ValueError(f"assign value has shape {value.shape}, expected the target's shape {self.shape}") from None
     if self.node.op is not Ops.BUFFER: self.realize()
     self.node = Node(Ops.ASSIGN, (self.node, value.node), None, self.dtype, self.shape)
+    _track(self)
     self._ctx = None
     return self
 

@@ -177,7 +177,7 @@ def test_a_step_is_one_realize_with_extras():
     device.realize = lambda sinks: calls.append(len(sinks)) or original(sinks)
     try: opt.step(loss)
     finally: del device.realize
-    assert calls == [1 + 4 + 4 * 4]          # the loss, 4 parameters, 4 pieces of AdamW state each
+    assert calls == [1 + 4 + 4 * 4 + 4]      # the loss, 4 parameters, 4 pieces of AdamW state each, the 4 grads (held in .grad)
     assert loss.node.op.name == "BUFFER"
 
 def test_state_dict_round_trip_and_checks():
