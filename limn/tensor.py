@@ -16,8 +16,9 @@ from . import autograd
 from .autograd import no_grad, grad
 
 # %% auto #0
-__all__ = ['set_seed', 'IndexOutOfRange', 'Tensor', 'realize', 'broadcast_shape', 'where', 'maximum', 'minimum', 'cat', 'stack',
-           'custom', 'node_label', 'draw']
+__all__ = ['SQUARING_LIMIT', 'TANH_SERIES', 'ERF_SERIES', 'SIN_SERIES', 'COS_SERIES', 'TANH_SMALL', 'ERF_SMALL', 'ERFC_FIT',
+           'GELU_TANH', 'TWO_OVER_PI', 'set_seed', 'IndexOutOfRange', 'Tensor', 'realize', 'broadcast_shape', 'where',
+           'maximum', 'minimum', 'cat', 'stack', 'custom', 'node_label', 'draw']
 
 # %% ../nbs/limn/02_tensor.ipynb #7be9745f
 _RNG = [np.random.default_rng(0)]
@@ -613,25 +614,60 @@ def maximum(self: Tensor, other) -> Tensor: return maximum(self, other)
 @patch
 def minimum(self: Tensor, other) -> Tensor: return minimum(self, other)
 
+# %% ../nbs/limn/02_tensor.ipynb #90866358
+def _squarings(base: Tensor, n: int) -> Tensor:
+    "base ** n for an int n >= 0 by repeated squaring: at most 2 log2(n) multiplications, in base's own dtype."
+    result, power = None, base
+    while n:
+        if n & 1: result = power if result is None else result * power
+        n >>= 1
+        if n: power = power * power
+    return base.ones_like() if result is None else result
+
+SQUARING_LIMIT = 1 << 24       # |n| below this: repeated squaring in float64, whose error (|n| - 1) * 2**-53 stays under 2**-24
+
+def _float_power(x: Tensor, n: int) -> Tensor:
+    "x ** n for a float x and an int n: one rounding for n in {0, 1, 2, -1}, else float64 squarings rounded once into x's dtype."
+    if n in (0, 1, 2): return x.ones_like() if n == 0 else x if n == 1 else x * x
+    if n == -1: return 1 / x
+    wide = x if x.dtype is float64 else x.cast(float64)
+    if abs(n) < SQUARING_LIMIT: power = _squarings(wide, abs(n))
+    else:                                                   # |x| ** |n| through exp and log, the sign put back when n is odd
+        power = (where(wide < 0, -wide, wide).log() * float(abs(n))).exp()
+        if n % 2: power = where(wide < 0, -power, power)
+    return (power if n > 0 else 1 / power).cast(x.dtype)
+
 # %% ../nbs/limn/02_tensor.ipynb #fe5fed35
 @patch
 def pow(self: Tensor, exponent) -> Tensor:
+    """self ** exponent as in PyTorch: an int tensor to a python int >= 0 stays an int and wraps (modulo 2**32 for int32,
+    as torch's int32 does); a negative base to an integer power is real; any other float power is exp(e log x) in
+    float64. A Tensor exponent takes `_tensor_power`."""
     if isinstance(exponent, np.ndarray): exponent = Tensor(exponent)
-    if isinstance(exponent, Tensor): return (_floatify(self).log() * exponent).exp()
+    if isinstance(exponent, Tensor): return _tensor_power(self, exponent)
     if isinstance(exponent, (bool, complex)) or not isinstance(exponent, _SCALARS):
         raise TypeError(f"exponent must be a python number or a Tensor, got {type(exponent).__name__}")
-    if float(exponent) == int(exponent) and abs(int(exponent)) <= 64:
-        n = int(exponent)
-        base = self if n >= 0 else _floatify(self)
-        result, power, k = None, base, abs(n)
-        while k:
-            if k & 1: result = power if result is None else result * power
-            k >>= 1
-            if k: power = power * power
-        if result is None: return base.ones_like()
-        return result if n >= 0 else result.reciprocal()
-    if exponent == 0.5: return self.sqrt()
-    return (_floatify(self).log() * float(exponent)).exp()
+    if self.dtype.is_int and isinstance(exponent, numbers.Integral):
+        if exponent < 0: raise ValueError(f"exponent={exponent}: an int tensor to a negative int power is not allowed (as in PyTorch); cast to float first")
+        return _squarings(self, int(exponent))
+    x = _floatify(self)
+    if math.isfinite(float(exponent)) and float(exponent) == int(exponent): return _float_power(x, int(exponent))
+    if exponent == 0.5: return x.sqrt()
+    wide = x if x.dtype is float64 else x.cast(float64)
+    return (wide.log() * float(exponent)).exp().cast(x.dtype)
+
+def _tensor_power(base: Tensor, exponent: Tensor) -> Tensor:
+    "base ** exponent elementwise: |base| ** e by exp and log in float64, negative where the base is and e is an odd integer, NaN where e is not whole."
+    x, e = _operands(_floatify(base), _floatify(exponent))
+    wide = (lambda t: t if t.dtype is float64 else t.cast(float64))
+    magnitude = (where(x < 0, -wide(x), wide(x)).log() * wide(e)).exp().cast(x.dtype)     # in float64, rounded once
+    small = e.abs() < 2.0 ** 30                             # beyond it a float is an even integer (the cast below stays in range)
+    t = where(small, e, 0).cast(int32)
+    whole = where(small, e == t.cast(e.dtype), 1)
+    odd = where(small, (t - (t.cast(e.dtype) * 0.5).cast(int32) * 2).cast(e.dtype), 0)
+    signed = where(odd, -magnitude, magnitude)
+    result = where(x < 0, where(whole, signed, math.nan), magnitude)
+    return where(e == 0, 1, result)                          # x ** 0 is 1 for every x, 0 and NaN included
 
 @patch
 def __pow__(self: Tensor, exponent) -> Tensor: return self.pow(exponent)
@@ -725,19 +761,6 @@ def softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
     x = _floatify(self)
     e = (x - x.max(axis, keepdim=True).detach()).exp()            # the shift cancels, so it needs no gradient
     return e / e.sum(axis, keepdim=True)
-@patch
-def log_softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
-    axis = self._axis(dim if dim is not None else axis)
-    x = _floatify(self)
-    shifted = x - x.max(axis, keepdim=True).detach()
-    return shifted - shifted.exp().sum(axis, keepdim=True).log()
-@patch
-def logsumexp(self: Tensor, axis=-1, keepdim=False) -> Tensor:
-    axis = self._axis(axis)
-    m = _floatify(self).max(axis, keepdim=True).detach()
-    m = where(m.abs() < math.inf, m, 0)           # an infinite max would make self - m nan; unshifted, the row gives -inf or inf
-    out = (self - m).exp().sum(axis, keepdim=True).log() + m
-    return out if keepdim else out.squeeze(axis)
 
 @patch
 def argmax(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
@@ -786,14 +809,6 @@ def sigmoid(self: Tensor) -> Tensor:
     "1 / (1 + exp(-x)); its gradient is g * (1 - out) * out (torch's formula), read from the output, not rebuilt from x."
     return _with_rule(_floatify(self), _sigmoid, "sigmoid")
 @patch
-def tanh(self: Tensor) -> Tensor:
-    "2 sigmoid(2x) - 1; its gradient is g * (1 - out * out) (torch's formula), read from the output, not rebuilt from x."
-    return _with_rule(_floatify(self), lambda x: 2 * _sigmoid(x * 2) - 1, "tanh")
-@patch
-def gelu(self: Tensor) -> Tensor:
-    x = _floatify(self)
-    return 0.5 * x * (1 + (math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)).tanh())
-@patch
 def abs(self: Tensor) -> Tensor: return where(0 < self, self, where(self < 0, -self, self * 0))
 @patch
 def __abs__(self: Tensor) -> Tensor: return self.abs()
@@ -801,8 +816,6 @@ def __abs__(self: Tensor) -> Tensor: return self.abs()
 def square(self: Tensor) -> Tensor: return self * self
 @patch
 def rsqrt(self: Tensor) -> Tensor: return self.sqrt().reciprocal()
-@patch
-def silu(self: Tensor) -> Tensor: return self * self.sigmoid()
 
 @patch
 def clamp(self: Tensor, min=None, max=None) -> Tensor:
@@ -813,6 +826,229 @@ def clamp(self: Tensor, min=None, max=None) -> Tensor:
     return out
 @patch
 def clip(self: Tensor, min=None, max=None) -> Tensor: return self.clamp(min, max)
+
+# %% ../nbs/limn/02_tensor.ipynb #90a52ba6
+from fractions import Fraction
+
+def _horner(u: Tensor, coefs) -> Tensor:
+    "c0 + u * (c1 + u * (c2 + ...)) for python-float coefficients, in u's dtype."
+    acc = u * 0 + coefs[-1]
+    for c in reversed(coefs[:-1]): acc = acc * u + c
+    return acc
+
+def _series(coefs, radius: float, dtype: DType) -> list:
+    """The leading `coefs` (exact Fractions, one per power of x**2) as floats, up to where the dropped tail stays below
+    eps/16 of the first term on |x| <= radius: the polynomial `dtype` needs."""
+    eps = float(np.finfo(dtype.np).eps)
+    out = []
+    for k, c in enumerate(coefs):
+        out.append(float(c))
+        if abs(float(c)) * radius ** (2 * k + 2) < eps / 16 * abs(float(coefs[0])): return out
+    raise ValueError(f"{len(coefs)} coefficients do not reach {dtype.name}'s precision on |x| <= {radius}")
+
+def _tanh_coefficients(n: int) -> list:
+    "a[k] with tanh(x) = sum a[k] x**(2k+1), exactly, from tanh' = 1 - tanh**2."
+    a = {1: Fraction(1)}
+    for m in range(2, 2 * n + 2):
+        a[m] = -sum((a.get(i, 0) * a.get(m - 1 - i, 0) for i in range(1, m - 1)), Fraction(0)) / m
+    return [a[2 * k + 1] for k in range(n)]
+
+TANH_SERIES = _tanh_coefficients(40)
+ERF_SERIES = [Fraction(2 * (-1) ** k, math.factorial(k) * (2 * k + 1)) / Fraction(math.sqrt(math.pi)) for k in range(40)]
+SIN_SERIES = [Fraction((-1) ** k, math.factorial(2 * k + 1)) for k in range(30)]
+COS_SERIES = [Fraction((-1) ** k, math.factorial(2 * k)) for k in range(30)]
+
+# %% ../nbs/limn/02_tensor.ipynb #841108c8
+TANH_SMALL = 0.55           # below it the series; above it 1 - 2 / (exp(2|x|) + 1), which does not cancel
+
+def _tanh(x: Tensor) -> Tensor:
+    a, u = x.abs(), x * x
+    small = x + x * u * _horner(u, _series(TANH_SERIES, TANH_SMALL, x.dtype)[1:])
+    big = 1 - 2 / ((a * 2).exp() + 1)
+    return where(a < TANH_SMALL, small, where(x < 0, -big, big))
+
+@patch
+def tanh(self: Tensor) -> Tensor:
+    "The series near 0, 1 - 2/(exp(2|x|) + 1) beyond; its gradient is g * (1 - out * out) (torch's formula), read from the output."
+    return _with_rule(_floatify(self), _tanh, "tanh")
+
+# %% ../nbs/limn/02_tensor.ipynb #1fc53f8f
+def _log1p(z: Tensor) -> Tensor:
+    "log(1 + z) without losing z's bits when z is small: log(w) * z / (w - 1) for w = 1 + z (Goldberg), z where w is 1."
+    w = 1 + z
+    return where(w == 1, z, w.log() * (z / (w - 1)))
+
+def _silu(x: Tensor) -> Tensor:
+    half = (x * 0.5).exp()
+    deep = x * half * half                  # where exp(x) is subnormal, x exp(x) (still normal) from two normal halves
+    return where(x < math.log(float(np.finfo(x.dtype.np).tiny)) + 4, deep, x * _sigmoid(x))
+
+@patch
+def silu(self: Tensor) -> Tensor:
+    "x * sigmoid(x), recorded as one step; its gradient is torch's g * s * (1 + x * (1 - s))."
+    return _with_rule(_floatify(self), _silu, "silu")
+
+@patch
+def softplus(self: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    "log(1 + exp(beta x)) / beta, and x where beta x > threshold (torch's); its gradient is g * sigmoid(beta x)."
+    x = _floatify(self)
+    with no_grad():
+        v = x * beta if beta != 1 else x
+        core = where(v > 0, v, 0) + _log1p((-v.abs()).exp())
+        out = where(v > threshold, x, core / beta if beta != 1 else core)
+    return _make(out.node, (x,), "softplus", (float(beta), float(threshold)))
+
+# %% ../nbs/limn/02_tensor.ipynb #a367dc9c
+ERF_SMALL = 1.0             # below it erf's series; above it 1 - erfc
+ERFC_FIT = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
+            -0.82215223, 0.17087277)                      # Numerical Recipes' erfcc: erfc(z) = t exp(-z^2 + R(t))
+GELU_TANH = math.sqrt(2 / math.pi)
+
+def _wide(x: Tensor) -> Tensor: return x if x.dtype is float64 else x.cast(float64)
+
+def _erfc_positive(z: Tensor) -> Tensor:
+    "erfc(z) for z >= 0 in float64, fractional error below 1.2e-7; 0 for z = inf."
+    t = 1 / (1 + 0.5 * z)
+    return t * (_horner(t, ERFC_FIT) - z * z).exp()
+
+def _erf(x: Tensor) -> Tensor:
+    w = _wide(x)
+    a = w.abs()
+    small = w * _horner(w * w, _series(ERF_SERIES, ERF_SMALL, x.dtype))
+    big = 1 - _erfc_positive(a)
+    return where(a < ERF_SMALL, small, where(w < 0, -big, big)).cast(x.dtype)
+
+def _normal_cdf(w: Tensor) -> Tensor:
+    "Phi(w) for a float64 w, from erfc on both sides, so neither tail cancels."
+    half = 0.5 * _erfc_positive(w.abs() * (1 / math.sqrt(2)))
+    return where(w < 0, half, 1 - half)
+
+def _gelu_none(x: Tensor) -> Tensor: return (_wide(x) * _normal_cdf(_wide(x))).cast(x.dtype)
+def _gelu_tanh_inner(w: Tensor) -> Tensor: return (w + 0.044715 * w * w * w) * GELU_TANH
+def _gelu_tanh(x: Tensor) -> Tensor: return (_wide(x) * _sigmoid(_gelu_tanh_inner(_wide(x)) * 2)).cast(x.dtype)
+
+@patch
+def erf(self: Tensor) -> Tensor:
+    "The error function: a series below 1, 1 - erfc above, in float64; its gradient is g * 2/sqrt(pi) * exp(-x^2)."
+    return _with_rule(_floatify(self), _erf, "erf")
+
+@patch
+def gelu(self: Tensor, approximate: str = "tanh") -> Tensor:
+    "x * Phi(x) ('none', torch's default) or its tanh form ('tanh', this method's default), in float64, rounded once."
+    if approximate not in ("none", "tanh"): raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
+    return _with_rule(_floatify(self), _gelu_none if approximate == "none" else _gelu_tanh, "gelu_" + approximate)
+
+# %% ../nbs/limn/02_tensor.ipynb #d0214bba
+TWO_OVER_PI = (0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C, 0x439041, 0xFE5163, 0xABDEBB)
+_ROUNDER = 1.5 * 2.0 ** 52
+
+def _round(v: Tensor) -> Tensor: return (v + _ROUNDER) - _ROUNDER        # nearest integer of a float64 |v| < 2**51
+def _mod4(q: Tensor) -> Tensor: return q - _round(q * 0.25 - 0.375) * 4   # an integer-valued float64 mod 4, in 0..3
+
+def _quadrants(x: Tensor):
+    "(r, q) with x = q pi/2 + r up to float64 rounding of r, |r| <= pi/4, q in 0..3 (both float64); |x| < 2**128."
+    w = _wide(x)
+    parts, rest = [], w
+    for _ in range(1 if x.dtype.itemsize <= 4 else 3):      # parts of at most 24 significant bits each
+        part = rest if x.dtype.itemsize <= 4 else rest.cast(float32).cast(float64)
+        parts.append(part)
+        rest = rest - part
+    q = f = w * 0
+    for i, chunk in enumerate(TWO_OVER_PI):
+        for part in parts:
+            p = part * (chunk * 2.0 ** (-24 * (i + 1)))        # exact: 24 bits times 24 bits
+            p = where(p.abs() < 2.0 ** 50, p, 0)              # a multiple of 8 quadrants: no effect on sin or cos
+            n = _round(p)
+            q, f = _mod4(q + n), f + (p - n)
+            n = _round(f)
+            q, f = _mod4(q + n), f - n
+    near = w.abs() < math.pi / 4                                 # already reduced: r = x itself, exactly
+    return where(near, w, f * (math.pi / 2)), where(near, 0, q)
+
+def _sin_cos(x: Tensor, quarter_turns: int) -> Tensor:
+    "sin(x + quarter_turns * pi/2), rounded once into x's dtype; NaN for inf and NaN."
+    r, q = _quadrants(x)
+    q = _mod4(q + quarter_turns)
+    u = r * r
+    s = r * _horner(u, _series(SIN_SERIES, math.pi / 4, x.dtype))
+    c = _horner(u, _series(COS_SERIES, math.pi / 4, x.dtype))
+    out = where(q == 0, s, where(q == 1, c, where(q == 2, -s, -c)))
+    return where((x - x) == 0, out, math.nan).cast(x.dtype)
+
+@patch
+def sin(self: Tensor) -> Tensor:
+    "sin, reduced exactly by 24-bit chunks of 2/pi; its gradient is g * cos(x)."
+    return _with_rule(_floatify(self), lambda x: _sin_cos(x, 0), "sin")
+@patch
+def cos(self: Tensor) -> Tensor:
+    "cos, as sin a quarter turn on; its gradient is -g * sin(x)."
+    return _with_rule(_floatify(self), lambda x: _sin_cos(x, 1), "cos")
+
+# %% ../nbs/limn/02_tensor.ipynb #2afb4d1f
+def _log_sum_exp(x: Tensor, axis: int):
+    "(x - m, L, m) with m the row max (0 where infinite) and L = log(sum exp(x - m)), as log(n) + log1p(rest / n)."
+    m = _max(x, axis, True)
+    finite = m.abs() < math.inf
+    m = where(finite, m, 0)
+    shifted = x - m
+    top = where(finite, where(shifted == 0, 1.0, 0.0), 0.0)           # 1 at each entry equal to a finite max
+    n = top.sum(axis, keepdim=True)
+    rest = where(top, 0.0, shifted.exp()).sum(axis, keepdim=True)
+    total = where(finite, n.log() + _log1p(rest / where(finite, n, 1.0)), rest.log())
+    return shifted, total, m
+
+@patch
+def log_softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
+    "x - m - L (see above); its gradient is torch's g - exp(out) * g.sum(axis)."
+    axis = self._axis(dim if dim is not None else axis)
+    x = _floatify(self)
+    with no_grad():
+        shifted, total, _ = _log_sum_exp(x, axis)
+        out = shifted - total
+    return _make(out.node, (x,), "log_softmax", axis)
+
+@patch
+def logsumexp(self: Tensor, axis=-1, keepdim=False, dim=None) -> Tensor:
+    "m + L (see above); its gradient is torch's g * exp(x - out)."
+    axis = self._axis(dim if dim is not None else axis)
+    x = _floatify(self)
+    with no_grad():
+        _, total, m = _log_sum_exp(x, axis)
+        out = total + m if keepdim else (total + m).squeeze(axis)
+    return _make(out.node, (x,), "logsumexp", (axis, bool(keepdim)))
+
+# %% ../nbs/limn/02_tensor.ipynb #fc8b9d75
+def _gelu_none_grad(x: Tensor) -> Tensor:
+    w = _wide(x)
+    density = (w * w * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+    return (_normal_cdf(w) + w * density).cast(x.dtype)
+
+def _gelu_tanh_grad(x: Tensor) -> Tensor:
+    w = _wide(x)
+    s = _sigmoid(_gelu_tanh_inner(w) * 2)                      # (1 + tanh y) / 2
+    return (s + w * 2 * s * (1 - s) * (GELU_TANH * (1 + 3 * 0.044715 * w * w))).cast(x.dtype)
+
+def _vjp_logsumexp(out, g, parents, arg):
+    axis, keepdim = arg
+    if not keepdim: out, g = out.unsqueeze(axis), g.unsqueeze(axis)
+    return (g * (parents[0] - out).exp(),)
+
+def _vjp_silu(out, g, parents, arg):
+    x = parents[0]
+    s = x.sigmoid()
+    return (g * (s * (1 + x * (1 - s))),)
+
+autograd.VJP.update({
+    "sin": lambda out, g, p, arg: (g * p[0].cos(),),
+    "cos": lambda out, g, p, arg: (-(g * p[0].sin()),),
+    "erf": lambda out, g, p, arg: (g * ((p[0] * p[0] * -1).exp() * (2 / math.sqrt(math.pi))),),
+    "silu": _vjp_silu,
+    "softplus": lambda out, g, p, arg: (g * where(p[0] * arg[0] > arg[1], 1.0, (p[0] * arg[0]).sigmoid()),),
+    "gelu_none": lambda out, g, p, arg: (g * _gelu_none_grad(p[0]),),
+    "gelu_tanh": lambda out, g, p, arg: (g * _gelu_tanh_grad(p[0]),),
+    "log_softmax": lambda out, g, p, arg: (g - out.exp() * g.sum(arg, keepdim=True),),
+    "logsumexp": _vjp_logsumexp,
+})
 
 # %% ../nbs/limn/02_tensor.ipynb #17551abf
 @patch
