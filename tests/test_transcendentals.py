@@ -2,7 +2,8 @@
 log_softmax, logsumexp) is within ULP_BOUND float32 ulps of its float64 (or mpmath) value over a dense sweep of the whole
 float32 range, subnormals, both signs, the extreme ends, inf and NaN included, on the numpy and c devices; float64 inputs
 of tanh, sigmoid, sin and cos stay within F64_BOUND float64 ulps; every gradient matches torch's, and a gradient through two
-tanh calls is as close to float64 as torch's float32 one.
+tanh calls is as close to float64 as torch's float32 one; and powers follow torch (a negative base to an integer power is
+real, an int base wraps in its own dtype, a float x ** n is within half an ulp and a sliver of the exact power).
 
 The bound is set by the primitives, not by the compositions: numpy's float32 exp and log are themselves within 2.3 and
 3 ulps (the c device's glibc within 1), and a composition adds a division or two. The sweep: every power of two from
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 import mpmath
 import torch
-from limn import Tensor, use_device
+from limn import Tensor, use_device, grad
 from limn.ops import float64
 
 ULP_BOUND = 5.0
@@ -168,3 +169,37 @@ def test_gradient_through_two_tanh_calls_is_close_to_float64():
 def test_float_dtype_follows_the_input_and_ints_become_float32():
     assert Tensor([1, 2]).tanh().dtype.name == "float32" and Tensor(np.array([0.5])).sin().dtype is float64
     with pytest.raises(ValueError, match="approximate"): Tensor([1.0]).gelu(approximate="erf")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_powers_follow_torch(device):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(5000) * 3).astype(np.float32)
+    with use_device(device):
+        assert (Tensor([-2.0]) ** 65).item() == torch.tensor([-2.0]).pow(65).item() == -(2.0 ** 65)
+        wrapped = Tensor([3, -7]) ** 70
+        assert wrapped.dtype.name == "int32"                                       # never silently a float
+        assert wrapped.tolist() == (torch.tensor([3, -7], dtype=torch.int32) ** 70).tolist()   # 3**70 mod 2**32, as torch's int32
+        assert (Tensor(np.array([2], np.int8)) ** 7).tolist() == [-128]
+        with pytest.raises(ValueError, match="negative int power"): Tensor([2]) ** -1
+        for n in (3, 5, -3, 13, 65, -65, 1000):
+            got = (Tensor(x) ** n).numpy()
+            with np.errstate(all="ignore"): exact = x.astype(np.float64) ** n
+            assert ulps(got, exact).max() <= 0.5 + 2 ** -5, n             # float64 squarings, rounded once
+        base, expo = np.array([-2.0, 2.0, -3.0, 0.0, -2.0, 5.0], np.float32), np.array([3.0, 0.5, 2.0, 0.0, 2.5, -1.0], np.float32)
+        got = (Tensor(base) ** Tensor(expo)).numpy()
+    np.testing.assert_array_equal(got, (torch.tensor(base) ** torch.tensor(expo)).numpy())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_power_gradients_match_torch(device):
+    x = np.array([-2.5, -1.0, 0.5, 1.5, 3.0], np.float32)
+    e = np.array([2.0, 3.0, 0.5, -1.5, 2.0], np.float32)
+    for spell in (lambda a, b: a ** 3, lambda a, b: a ** -2, lambda a, b: a ** 65, lambda a, b: a.abs() ** b, lambda a, b: 2 ** a):
+        with use_device(device):
+            t, te = Tensor(x, requires_grad=True), Tensor(e, requires_grad=True)
+            out = spell(t, te)
+            gs = [g.numpy() for g in grad(out.sum(), [t, te], allow_unused=True) if g is not None]
+        tt, tte = torch.tensor(x, requires_grad=True), torch.tensor(e, requires_grad=True)
+        tg = [g.numpy() for g in torch.autograd.grad(spell(tt, tte).sum(), [tt, tte], allow_unused=True) if g is not None]
+        for a, b in zip(gs, tg): np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
