@@ -4,28 +4,30 @@
 
 # %% ../nbs/litmus/10_corpus.ipynb #fac0e754
 from __future__ import annotations
-import ast, copy, ctypes, importlib.util, json, math, operator, os, resource, secrets, select, signal, struct, sys, time
+import ast, importlib.util, math, operator
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from litmus.spec import DTYPES as DTYPE_FACTS
 from litmus.tritonir import ceil_div, next_pow2
+from litmus.kernelfile import (KernelFileError, MAX_SOURCE_BYTES, read_source, kernel_function, launch_literal,
+                               build_namespace, function_from as _function_in)
+from litmus.sandbox import Limits, Boxed, Box, boxed, box_call
 
 KERNEL_DIR = Path(importlib.util.find_spec("litmus").origin).parent / "kernels"  # package data, next to this module
 FAMILIES = ("mask_leak", "reduction_init", "no_max_subtract", "race", "dtype_promotion", "stride")
 LABELS = ("correct",) + FAMILIES
 ROLES = ("in", "out", "acc")
 OBSERVABLE = ("numeric", "oob_write", "divergent_barrier")
-MAX_FILE_BYTES = 1 << 20
+MAX_FILE_BYTES = MAX_SOURCE_BYTES
 
 # %% auto #0
-__all__ = ['KERNEL_DIR', 'FAMILIES', 'LABELS', 'ROLES', 'OBSERVABLE', 'MAX_FILE_BYTES', 'LIMITS', 'evaluate', 'KernelFileError',
-           'Kernel', 'triton_names', 'LaunchError', 'LaunchLimits', 'TensorArg', 'row_major', 'allocation_span',
-           'Launch', 'resolve', 'load', 'kernels', 'names', 'get', 'Limits', 'Boxed', 'boxed', 'box_call',
-           'reference_module', 'kernel_module', 'function_from', 'reference_here', 'reference_results', 'references',
-           'reference_outputs', 'draw', 'make_inputs', 'tolerance', 'deviation', 'answer_key_inputs', 'standard_dims',
-           'fuzz_dims']
+__all__ = ['KERNEL_DIR', 'FAMILIES', 'LABELS', 'ROLES', 'OBSERVABLE', 'MAX_FILE_BYTES', 'LIMITS', 'evaluate', 'Kernel',
+           'triton_names', 'LaunchError', 'LaunchLimits', 'TensorArg', 'row_major', 'allocation_span', 'Launch',
+           'resolve', 'load', 'kernels', 'names', 'get', 'reference_module', 'kernel_module', 'function_from',
+           'reference_here', 'reference_results', 'references', 'reference_outputs', 'draw', 'make_inputs', 'tolerance',
+           'deviation', 'answer_key_inputs', 'standard_dims', 'fuzz_dims']
 
 # %% ../nbs/litmus/10_corpus.ipynb #336189eb
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -66,9 +68,6 @@ def evaluate(expr, env: dict):
     except RecursionError: raise ValueError(f"evaluate: {expr[:40]!r}... nests too deeply") from None
 
 # %% ../nbs/litmus/10_corpus.ipynb #aecc3df6
-class KernelFileError(ValueError):
-    "A kernel file the loader cannot read; the message names the file and what is wrong."
-
 @dataclass(eq=False)
 class Kernel:
     "One kernel file: its source, its parsed jit function, and the metadata of its `LITMUS` literal. Nothing in it ran."
@@ -131,84 +130,18 @@ def _is_jit(decorator, imported: dict) -> bool:
     return (isinstance(target, ast.Attribute) and target.attr == "jit" and isinstance(target.value, ast.Name)
             and imported.get(target.value.id) == "triton")
 
-def _module_bindings(tree: ast.Module) -> dict:
-    "name -> the lines where the module scope binds it (each binding statement once)."
-    found: dict = {}
-    def add(name, line): found.setdefault(name, []).append(line)
-    def visit(node):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            add(node.name, node.lineno)
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Global):
-                    for n in sub.names: add(n, sub.lineno)
-            return
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)): return
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for a in node.names: add(a.asname or a.name.split(".")[0], node.lineno)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)): add(node.id, node.lineno)
-        elif isinstance(node, ast.ExceptHandler) and node.name: add(node.name, node.lineno)
-        for child in ast.iter_child_nodes(node): visit(child)
-    for statement in tree.body: visit(statement)
-    return found
-
 # %% ../nbs/litmus/10_corpus.ipynb #c699cf8b
-def _read_source(path: Path, fail) -> str:
-    if not path.is_file(): fail("no such file")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES: fail(f"{size} bytes; a kernel file has at most {MAX_FILE_BYTES} bytes")
-    data = path.read_bytes()
-    try: return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e: fail(f"not UTF-8 text: byte {data[e.start:e.start + 1]!r} at offset {e.start}")
-
-def _parse(source: str, path: Path, fail) -> ast.Module:
-    try: return ast.parse(source, filename=str(path))
-    except SyntaxError as e: fail(f"syntax error at line {e.lineno}: {e.msg}")
-    except (ValueError, RecursionError, MemoryError) as e: fail(f"cannot be parsed: {type(e).__name__}: {str(e)[:200]}")
-
-def _kernel_function(tree: ast.Module, stem: str, fail) -> tuple[ast.FunctionDef, list]:
-    "The jit function litmus analyses, after checking that it is the one Python would call."
-    imported = triton_names(tree)
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            fail(f"line {node.lineno}: `from {node.module} import *` binds names the loader cannot see; import names explicitly")
-    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    jits = [n for n in defs if any(_is_jit(d, imported) for d in n.decorator_list)]
-    if not jits: fail("no @triton.jit function (the kernel must be a top-level function decorated with @triton.jit)")
-    for fn in jits:
-        if isinstance(fn, ast.AsyncFunctionDef): fail(f"line {fn.lineno}: a jit function cannot be async")
-        extra = [d for d in fn.decorator_list if not _is_jit(d, imported)]
-        if extra or len(fn.decorator_list) != 1:
-            what = ast.unparse(extra[0]) if extra else "a second triton.jit"
-            fail(f"line {fn.lineno}: {fn.name!r} carries the decorator {what!r}; a jit function takes exactly one "
-                 "decorator, triton.jit, because another one could replace the function litmus analyses")
-    named = [n for n in jits if n.name == stem]
-    if len(jits) > 1 and not named:
-        fail(f"{len(jits)} @triton.jit functions {[n.name for n in jits]} and none is named {stem!r} like the file")
-    return (named or jits)[0], jits
-
-def _check_unique(tree: ast.Module, jits: list, fail):
-    bindings = _module_bindings(tree)
-    watched = [fn.name for fn in jits] + ["reference", "LITMUS"] + list(triton_names(tree))
-    for name in dict.fromkeys(watched):
-        lines = bindings.get(name, [])
-        if len(lines) > 1:
-            fail(f"{name!r} is bound {len(lines)} times (lines {lines}); litmus reads the first binding and Python "
-                 "would use the last, so each kernel, helper, reference, LITMUS and triton name is bound once")
-    mentions = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "LITMUS"]
-    if len(mentions) > 1:
-        fail(f"LITMUS is mentioned on lines {mentions}; it must be one plain literal that no other statement touches")
+def _kernel_function(tree: ast.Module, path: Path) -> ast.FunctionDef:
+    "The jit function litmus analyses: the loader's `kernel_function`, the one named like the file when there are several."
+    named = any(isinstance(n, ast.FunctionDef) and n.name == path.stem for n in tree.body)
+    try:
+        return kernel_function(tree, path.stem if named else None, f"kernel file {path}")
+    except KernelFileError as e:
+        if "say which one" in str(e):
+            raise KernelFileError(f"{e}; none is named {path.stem!r} like the file") from None
+        raise
 
 # %% ../nbs/litmus/10_corpus.ipynb #a554cb7e
-def _literal(tree: ast.Module, fail) -> dict:
-    assigns = [n for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1
-               and isinstance(n.targets[0], ast.Name) and n.targets[0].id == "LITMUS"]
-    if not assigns: fail("missing the LITMUS = {...} metadata literal (label, why, dims, args, grid, ...)")
-    try: litmus = ast.literal_eval(assigns[0].value)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as e:
-        fail(f"LITMUS is not a plain literal ({type(e).__name__}: {str(e)[:200]}); the loader reads it with ast.literal_eval")
-    if not isinstance(litmus, dict): fail(f"LITMUS must be a dict, got {type(litmus).__name__}")
-    return litmus
-
 def _is_size(v) -> bool: return isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
 def _is_number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -371,15 +304,14 @@ def resolve(kernel: Kernel, dims: dict | None = None, limits: LaunchLimits | Non
 
 # %% ../nbs/litmus/10_corpus.ipynb #5b29ab5d
 def load(path) -> Kernel:
-    "Read one kernel file by parsing it (nothing in it runs); every defect raises `KernelFileError` naming the file."
+    """Read one kernel file by parsing it (nothing in it runs): chapter 03's loader for the code, this chapter's checks
+    for the metadata. Every defect raises `KernelFileError` naming the file (and the line, for code)."""
     path = Path(path)
     def fail(what): raise KernelFileError(f"kernel file {path}: {what}")
-    source = _read_source(path, fail)
-    tree = _parse(source, path, fail)
-    fn, jits = _kernel_function(tree, path.stem, fail)
-    _check_unique(tree, jits, fail)
+    source, tree = read_source(path)
+    fn = _kernel_function(tree, path)
     references = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "reference"]
-    litmus = _literal(tree, fail)
+    litmus = launch_literal(tree, f"kernel file {path}")
     _check_meta(fail, litmus, bool(references))
     _check_args(fail, litmus["args"], [a.arg for a in fn.args.args])
     kernel = Kernel(name=path.stem, path=path, source=source, fn_name=fn.name, fn_ast=fn, module_ast=tree,
@@ -412,185 +344,6 @@ def get(name: str) -> Kernel:
         if k.name == name: return k
     raise ValueError(f"get: no corpus kernel named {name!r}; known kernels are {names()}")
 
-# %% ../nbs/litmus/10_corpus.ipynb #c8461307
-@dataclass(frozen=True)
-class Limits:
-    "What a boxed child may use: wall-clock seconds and CPU seconds per item, extra address space, bytes per answer."
-    timeout: float = 60.0
-    memory: int = 2 << 30
-    cpu: float | None = None          # default: timeout + 1
-    output: int = 64 << 20
-
-@dataclass
-class Boxed:
-    "One item's outcome: its value (JSON values and numpy arrays) or why there is none."
-    ok: bool
-    value: dict | None = None
-    error: str | None = None
-    timed_out: bool = False
-    seconds: float = 0.0
-
-_MAGIC, _FRAME = b"LTMS", struct.Struct("<4s16sQQ")
-_ARRAY_DTYPES = {**{name: row.dtype for name, row in DTYPE_FACTS.items()}, "bool": np.dtype(np.bool_)}
-
-def _encode(token: bytes, value: dict) -> bytes:
-    "One answer frame: JSON with arrays replaced by references into the raw bytes that follow."
-    chunks: list = []
-    def enc(v):
-        if isinstance(v, (np.ndarray, np.generic)):
-            a = np.ascontiguousarray(v)
-            name = next((n for n, d in _ARRAY_DTYPES.items() if d == a.dtype), None)
-            if name is None: raise TypeError(f"a boxed answer cannot carry arrays of dtype {a.dtype}")
-            chunks.append(a.tobytes())
-            return {"__array__": len(chunks) - 1, "dtype": name, "shape": list(a.shape)}
-        if isinstance(v, dict): return {str(k): enc(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)): return [enc(x) for x in v]
-        return v
-    header = json.dumps(enc(value)).encode()
-    data = b"".join(chunks)
-    return _FRAME.pack(_MAGIC, token, len(header), len(data)) + header + data
-
-def _decode(header: bytes, data: bytes):
-    "The parent's side of `_encode`: no pickle, every array's byte count checked against its dtype and shape."
-    offsets, position = [], 0
-    value = json.loads(header)
-    def dec(v):
-        nonlocal position
-        if isinstance(v, dict) and "__array__" in v:
-            dtype = _ARRAY_DTYPES.get(v.get("dtype"))
-            shape = v.get("shape")
-            if dtype is None or not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape):
-                raise ValueError(f"malformed array entry {str(v)[:100]}")
-            size = math.prod(shape) * dtype.itemsize
-            if position + size > len(data): raise ValueError("array bytes run past the frame")
-            out = np.frombuffer(data, dtype, math.prod(shape), position).reshape(shape).copy()
-            position += size
-            return out
-        if isinstance(v, dict): return {k: dec(x) for k, x in v.items()}
-        if isinstance(v, list): return [dec(x) for x in v]
-        return v
-    value = dec(value)
-    if position != len(data): raise ValueError(f"{len(data) - position} bytes of array data left over")
-    return value
-
-# %% ../nbs/litmus/10_corpus.ipynb #25e541c5
-def _set_limits(limits: Limits, items_left: int) -> int:
-    "Called in the child: its own resource limits (the parent's are untouched). Returns the CPU seconds per item."
-    try:
-        with open("/proc/self/statm") as f: inherited = int(f.read().split()[0]) * resource.getpagesize()
-    except OSError: inherited = 4 << 30
-    resource.setrlimit(resource.RLIMIT_AS, (inherited + limits.memory, inherited + limits.memory))
-    cpu = math.ceil(limits.cpu if limits.cpu is not None else limits.timeout + 1)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu * items_left + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-    return cpu
-
-def _child(fn, items: list, start: int, write_fd: int, token: bytes, limits: Limits):
-    "The child's whole life: isolate, limit, answer each item with one frame, exit. It never returns."
-    status = 1
-    try:
-        os.setsid()
-        try: ctypes.CDLL(None).prctl(1, signal.SIGKILL)      # PR_SET_PDEATHSIG: die with the parent
-        except (OSError, AttributeError): pass
-        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE): signal.signal(s, signal.SIG_DFL)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2): os.dup2(null, fd)
-        if write_fd != 3: os.dup2(write_fd, 3); write_fd = 3       # the answer pipe is always descriptor 3
-        os.closerange(4, 1 << 16)
-        sys.stdout = sys.stderr = os.fdopen(1, "w", closefd=False)  # Python's streams too, whatever they were
-        cpu = _set_limits(limits, len(items) - start)
-        for item in items[start:]:
-            used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
-            hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-            resource.setrlimit(resource.RLIMIT_CPU, (min(hard, math.ceil(used) + cpu), hard))
-            try: answer = {"ok": True, "value": fn(item)}
-            except BaseException as e: answer = {"ok": False, "error": f"{type(e).__name__}: {str(e)[:2000]}"}
-            try: frame = _encode(token, answer)
-            except Exception as e: frame = _encode(token, {"ok": False, "error": f"unencodable answer: {type(e).__name__}: {e}"})
-            view = memoryview(frame)
-            while view: view = view[os.write(write_fd, view):]
-        status = 0
-    finally:
-        os._exit(status)
-
-# %% ../nbs/litmus/10_corpus.ipynb #23a43754
-def _death(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        why = {"SIGXCPU": ": over its CPU limit", "SIGXFSZ": ": wrote past its file-size limit", "SIGSEGV": ": a segfault"}.get(name, "")
-        return f"the boxed child was killed by {name}{why}"
-    return f"the boxed child exited with status {os.WEXITSTATUS(status)} before answering"
-
-def _collect(pid: int, fd: int, token: bytes, first: int, count: int, limits: Limits, out: list) -> int:
-    "Read `pid`'s answers for items first.. into `out`; return the index of the first item still without one."
-    buffer, index, clock, reaped = bytearray(), first, time.monotonic(), False
-    cap = _FRAME.size + limits.output
-    poller = select.poll(); poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-    def fail(message, timed_out=False):
-        nonlocal index
-        out[index] = Boxed(False, error=message, timed_out=timed_out, seconds=time.monotonic() - clock)
-        index += 1
-        return index
-    try:
-        while index < count:
-            while len(buffer) >= _FRAME.size:       # take every complete frame already read
-                magic, got, n_header, n_data = _FRAME.unpack_from(buffer)
-                if magic != _MAGIC or got != token: return fail("the boxed child sent a frame without its token (forged or corrupt)")
-                if n_header + n_data > limits.output: return fail(f"the boxed child's answer of {n_header + n_data} bytes exceeds the limit of {limits.output}")
-                if len(buffer) < _FRAME.size + n_header + n_data: break
-                header = bytes(buffer[_FRAME.size:_FRAME.size + n_header])
-                data = bytes(buffer[_FRAME.size + n_header:_FRAME.size + n_header + n_data])
-                del buffer[:_FRAME.size + n_header + n_data]
-                try: answer = _decode(header, data)
-                except (ValueError, TypeError, RecursionError) as e: return fail(f"the boxed child's answer does not decode: {e}")
-                if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool):
-                    return fail("the boxed child's answer has no 'ok' flag")
-                out[index] = Boxed(answer["ok"], answer.get("value"), None if answer["ok"] else str(answer.get("error"))[:2000],
-                                   seconds=time.monotonic() - clock)
-                index, clock = index + 1, time.monotonic()
-                if index == count: return index
-            left = limits.timeout - (time.monotonic() - clock)
-            if left <= 0: return fail(f"no answer within {limits.timeout:g} s: the boxed child was killed", True)
-            if not poller.poll(int(min(left, 1.0) * 1000) + 1): continue     # poll, not select: any descriptor number
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:                             # the child closed its end: it exited or died
-                status, reaped = os.waitpid(pid, 0)[1], True
-                return fail(_death(status))
-            buffer += chunk
-            if len(buffer) > cap + _FRAME.size: return fail(f"the boxed child sent more than {limits.output} bytes for one answer")
-        return index
-    finally:
-        os.close(fd)
-        try: os.killpg(pid, signal.SIGKILL)        # the child's group: anything it spawned goes too
-        except (ProcessLookupError, PermissionError): pass
-        if not reaped: os.waitpid(pid, 0)
-
-# %% ../nbs/litmus/10_corpus.ipynb #538fbf88
-def boxed(fn, items: list, limits: Limits | None = None) -> list[Boxed]:
-    """`fn(item)` for each of `items`, run in forked, limited children (one child for all items, a fresh one after any
-    failure). `fn` returns a dict of JSON values and numpy arrays. The caller checks the shapes and dtypes it expects."""
-    limits = limits or Limits()
-    if not callable(fn): raise TypeError(f"boxed: fn must be callable, got {type(fn).__name__}")
-    out: list = [None] * len(items)
-    start = 0
-    while start < len(items):
-        read_fd, write_fd = os.pipe()
-        token = secrets.token_bytes(16)
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            _child(fn, items, start, write_fd, token, limits)
-        os.close(write_fd)
-        start = _collect(pid, read_fd, token, start, len(items), limits, out)
-    return out
-
-def box_call(fn, item, limits: Limits | None = None) -> Boxed:
-    "`fn(item)` in one boxed child."
-    return boxed(fn, [item], limits)[0]
-
 # %% ../nbs/litmus/10_corpus.ipynb #8bcd6210
 def _run_body(kernel: Kernel, body: list, bindings: dict) -> dict:
     module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
@@ -598,15 +351,8 @@ def _run_body(kernel: Kernel, body: list, bindings: dict) -> dict:
     exec(compile(module, str(kernel.path), "exec"), namespace)
     return namespace
 
-def _is_literal_assign(node) -> bool:
-    value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-    if value is None or not all(isinstance(t, ast.Name) for t in targets): return False
-    try: ast.literal_eval(value); return True
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError): return False
-
 def reference_module(kernel: Kernel) -> dict:
-    "The file's top level without triton imports and jit functions, executed here: only inside a box."
+    "The file's top level without triton imports and jit functions, executed here: only inside a box of its own."
     imported = triton_names(kernel.module_ast)
     body = [n for n in kernel.module_ast.body
             if not (isinstance(n, (ast.Import, ast.ImportFrom)) and all((a.asname or a.name.split(".")[0]) in imported for a in n.names))
@@ -614,28 +360,13 @@ def reference_module(kernel: Kernel) -> dict:
     return _run_body(kernel, body, {})
 
 def kernel_module(kernel: Kernel, bindings: dict | None = None) -> dict:
-    """The file's jit functions and literal assignments, executed here (only inside a box); triton imports replaced by
-    `bindings` and decorators stripped, or (bindings None) the real triton imports and decorators kept."""
-    imported = triton_names(kernel.module_ast)
-    body = []
-    for node in kernel.module_ast.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and all((a.asname or a.name.split(".")[0]) in imported for a in node.names):
-            if bindings is None: body.append(node)
-        elif isinstance(node, ast.FunctionDef) and any(_is_jit(d, imported) for d in node.decorator_list):
-            if bindings is not None: node = copy.copy(node); node.decorator_list = []    # keeps the def's line number
-            body.append(node)
-        elif _is_literal_assign(node): body.append(node)
-    return _run_body(kernel, body, bindings or {})
+    """The file's jit functions and literal names (only inside a box), built by the loader's `build_namespace`: triton
+    imports replaced by `bindings` and decorators stripped, or (bindings None) the real triton imports and decorators."""
+    return build_namespace(kernel.module_ast, kernel.path, kernel.name, bindings)
 
 def function_from(namespace: dict, kernel: Kernel, name: str):
     "`namespace[name]`, checked to be the function the loader parsed at module level (same name, file and line)."
-    node = next((n for n in kernel.module_ast.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
-    fn = namespace.get(name)
-    code = getattr(fn, "__code__", None)
-    if node is None or code is None or code.co_name != name or code.co_firstlineno != node.lineno or code.co_filename != str(kernel.path):
-        where = f"the function defined on line {node.lineno}" if node is not None else "no such function"
-        raise RuntimeError(f"kernel file {kernel.path}: {name!r} was rebound while the file ran; litmus analysed {where}")
-    return fn
+    return _function_in(namespace, kernel.module_ast, kernel.path, name)
 
 # %% ../nbs/litmus/10_corpus.ipynb #155e884b
 def reference_here(kernel: Kernel, inputs: dict) -> dict:

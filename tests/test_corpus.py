@@ -35,7 +35,7 @@ GOOD = (corpus.KERNEL_DIR / "vadd.py").read_text()
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda s: s.replace("def vadd(", "def vadd(("), "syntax error at line"),
+    (lambda s: s.replace("def vadd(", "def vadd(("), "does not parse \\(line"),
     (lambda s: s.replace("@triton.jit\n", ""), "no @triton.jit function"),
     (lambda s: s.replace("LITMUS = {", "META = {"), "missing the LITMUS"),
     (lambda s: s.replace('"grid": ["cdiv(N, BLOCK)"],', '"grid": "cdiv(N, BLOCK)",'), "grid"),
@@ -51,16 +51,16 @@ GOOD = (corpus.KERNEL_DIR / "vadd.py").read_text()
     (lambda s: s.replace('"dtype": "float32", "shape": ["N"], "role": "out"', '"dtype": "fp32", "shape": ["N"], "role": "out"'), "dtype 'fp32'"),
     (lambda s: s.replace("def reference(x, y):", "def ref(x, y):"), "def reference"),
     (lambda s: s.replace("def vadd(", "def add(") + "\n@triton.jit\ndef other(x):\n    pass\n", "none is named"),
-    (lambda s: s + "\n\ndef vadd(x_ptr, y_ptr, out_ptr, n, BLOCK):\n    pass\n", "'vadd' is bound 2 times"),
+    (lambda s: s + "\n\ndef vadd(x_ptr, y_ptr, out_ptr, n, BLOCK):\n    pass\n", "'vadd' is bound again by a second def"),
     (lambda s: s.replace("@triton.jit\n", "@functools.lru_cache\n@triton.jit\n"), "functools.lru_cache"),
-    (lambda s: s + "\ndef f():\n    global vadd\n    vadd = None\n", "'vadd' is bound 2 times"),
-    (lambda s: s + "\ntl = None\n", "'tl' is bound 2 times"),
-    (lambda s: s + "\nLITMUS.update(label='race')\n", "LITMUS is mentioned"),
+    (lambda s: s + "\ndef f():\n    global vadd\n    vadd = None\n", "`global vadd` lets a function rebind"),
+    (lambda s: s + "\ntl = None\n", "'tl' is bound again"),
+    (lambda s: s + "\nLITMUS.update(label='race')\n", "LITMUS is used after its literal"),
     (lambda s: s + "\nfrom os import *\n", "import \\*"),
     (lambda s: s.replace('"dims": {"N": 1000}', '"dims": {"N": "1000"}'), "non-negative integers"),
     (lambda s: s.replace('"grid": ["cdiv(N, BLOCK)"]', '"grid": ["0 - N"]'), "negative"),
     (lambda s: s.replace('"domain": {', '"domain": {"z": [1e999, 0], '), "domain"),
-    (lambda s: s.replace('LITMUS = {', 'LITMUS = ' + '[' * 200 + ']' * 200 + ' or {'), "LITMUS"),
+    (lambda s: s.replace('LITMUS = {', 'LITMUS = ' + '[' * 200 + ']' * 200 + ' or {'), "line [0-9]+: code nested more than"),
 ])
 def test_loader_errors_name_the_file_and_what_is_missing(tmp_path, edit, message):
     p = tmp_path / "vadd.py"
@@ -76,9 +76,9 @@ def test_the_loader_reads_bytes_not_code(tmp_path):
     marker = tmp_path / "ran"
     p.write_bytes(b"\xef\xbb\xbf" + f"open({str(marker)!r}, 'w').write('x')\nimport sys\nsys.exit(0)\n".encode() + GOOD.encode())
     assert load(p).name == "vadd" and not marker.exists()
-    for data, message in [(GOOD.encode() + b"\n# \xff\n", "not UTF-8"), (b"x = 1\n" * 200_000, "bytes; a kernel file has at most"),
-                          (b"x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n", "cannot be parsed|syntax error"),
-                          (GOOD.encode().replace(b"import numpy", b"import\x00numpy"), "cannot be parsed|syntax error")]:
+    for data, message in [(GOOD.encode() + b"\n# \xff\n", "not UTF-8"), (b"x = 1\n" * 200_000, "bytes, more than the"),
+                          (b"x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n", "does not parse|nested more than"),
+                          (GOOD.encode().replace(b"import numpy", b"import\x00numpy"), "does not parse|nested more than")]:
         p.write_bytes(data)
         with pytest.raises(KernelFileError, match=message):
             load(p)
