@@ -11,8 +11,8 @@ handed out first, and the `long` soaks left to `make test-long`.
 - A file runs whole on one worker (`loadfile`), so a fixture its tests share (a corpus realized on every device, a
   site built once, a sweep of the whole corpus) is built once. (pytest-xdist's `loadgroup` would split files finer,
   but its marks do not reach the scheduler under pytest 9.)
-- The files that cost the most are handed out first (the table below, CPU seconds measured with `--durations`), so
-  the two workers finish together; a file not in the table comes after them, in the usual order.
+- The files that cost the most are handed out first (the table below, CPU seconds measured per file), so the two
+  workers finish together; a file not in the table comes after them, in the usual order.
 
 A test marked `long` is a soak: the full case count of a check whose short form runs in `make test`, with the
 evidence that the short form finds what the soak finds beside it. `make test` deselects the soaks
@@ -45,5 +45,7 @@ def pytest_unconfigure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    "The costliest files first; a file's tests stay together and in order (sort is stable)."
-    items.sort(key=lambda item: -COST.get(item.path.name, 0))
+    """Under xdist, the costliest files first; a file's tests stay together and in order (sort is stable). A plain run
+    keeps the order it was given (tools/mutants.py lists a module's fastest killers first and runs them with -x)."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: -COST.get(item.path.name, 0))

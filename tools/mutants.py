@@ -212,7 +212,11 @@ class Sandbox:
         shutil.copytree(SOURCE, self.root, symlinks=True, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns(".git", ".venv", "docs", "_proc", "build", "test-output",
                                                                "__pycache__", ".pytest_cache"))
-        self.env = dict(os.environ, PYTHONPATH=str(self.root), PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1")
+        # every mutant's tests share one compiled-kernel cache (keyed by source hash, so a mutated kernel gets its own
+        # entry); without it tests/conftest.py would give each mutant's pytest run a fresh, empty one
+        cache = os.environ.get("LIMN_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "limn", "c")
+        self.env = dict(os.environ, PYTHONPATH=str(self.root), PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1",
+                        LIMN_CACHE_DIR=cache)
 
     def run(self, command: list[str], limit: float) -> tuple[str, str]:
         """('pass' | 'fail' | 'timeout', what failed) for one command, run in its own process group so a hang is
