@@ -32,7 +32,7 @@ if [ "$mode" != soaks ]; then
 fi
 
 t0=$(date +%s)
-"$bin/pytest" -n "$workers" --dist loadfile --no-loadscope-reorder -m "$marks" --durations=25
+"$bin/pytest" -n "$workers" --dist loadfile --no-loadscope-reorder -m "$marks" --durations=50
 py_status=$?
 py_wall=$(( $(date +%s) - t0 ))
 
