@@ -295,9 +295,14 @@ def test_schedules_give_torchs_rates(make):
     for _ in range(10):
         assert s.get_last_lr() == pytest.approx(ts.get_last_lr(), rel=1e-12, abs=1e-15)
         assert opt.param_groups[0]["lr"] == pytest.approx(topt.param_groups[0]["lr"], rel=1e-12, abs=1e-15)
-        (w * w).sum().backward(); opt.step(); opt.zero_grad()
-        (tw * tw).sum().backward(); topt.step(); topt.zero_grad()
-        s.step(); ts.step()
+        (w * w).sum().backward()
+        opt.step()
+        opt.zero_grad()
+        (tw * tw).sum().backward()
+        topt.step()
+        topt.zero_grad()
+        s.step()
+        ts.step()
     np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-5)
 
 def test_onecycle_refuses_momentum_cycling_it_cannot_do():
@@ -348,7 +353,8 @@ def test_param_groups_schedule_clip_and_batchnorm_under_capture(device, captured
             tloss.backward()
             torch.nn.utils.clip_grad_norm_(twin.parameters(), 0.5)
             topt.step()
-            sched.step(); tsched.step()
+            sched.step()
+            tsched.step()
             np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-5, err_msg=f"step {i}")
         for name, value in twin.state_dict().items():
             np.testing.assert_allclose(model.state_dict()[name].numpy(), value.detach().numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
