@@ -140,8 +140,8 @@ def draw_file(path):
 OPTIMIZER_PREFIX = "optimizer."
 
 def _checkpoint_items(model, optimizer) -> list[tuple[str, Tensor]]:
-    "(name in the file, live tensor): parameters under their paths, optimizer state filed under the same paths."
-    named = model.named_parameters()
+    "(name in the file, live tensor): the model's state_dict (parameters and buffers, such as a batch norm's running statistics), optimizer state filed under the parameters' paths."
+    named = list(model.state_dict().items())
     if optimizer is None: return named
     return named + [(OPTIMIZER_PREFIX + name, t) for name, t in optimizer.state_items(named)]
 

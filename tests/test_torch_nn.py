@@ -370,3 +370,19 @@ def test_train_cnn_example_matches_torch_under_capture():
     spec.loader.exec_module(example)
     result = example.main(["--steps", "12", "--batch", "16"])
     assert result["worst"] <= 1e-5 and result["replays"] == 10 and len(result["losses"]) == 12
+
+def test_checkpoint_carries_batchnorm_buffers(tmp_path):
+    "save_checkpoint / load_into carry state_dict(), buffers included: a resumed BatchNorm evaluates as the saved one."
+    from limn.serialize import save_checkpoint, load_into
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    model(Tensor(arr(8, 3) + 2))
+    AdamW(model.parameters(), lr=0.1).step()                      # commits the running statistics
+    save_checkpoint(tmp_path / "ckpt.safetensors", model)
+    fresh = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    load_into(tmp_path / "ckpt.safetensors", fresh)
+    for (name, a), (_, b) in zip(model.state_dict().items(), fresh.state_dict().items()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
+    assert fresh[1].num_batches_tracked.item() == 1
+    model.eval()
+    fresh.eval()
+    np.testing.assert_array_equal(model(Tensor(arr(2, 3))).numpy(), fresh(Tensor(arr(2, 3))).numpy())
