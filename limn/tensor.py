@@ -829,6 +829,13 @@ def clip(self: Tensor, min=None, max=None) -> Tensor: return self.clamp(min, max
 
 # %% ../nbs/limn/02_tensor.ipynb #90a52ba6
 from fractions import Fraction
+import ml_dtypes
+
+def _composite(x: Tensor, build, rule: str, arg=None) -> Tensor:
+    """`build(x)` under no_grad, recorded on the tape as one step with `rule`. A half width is widened to float32
+    first and rounded once at the end, as its storage-only role asks (the polynomials are then float32's)."""
+    with no_grad(): out = build(x.cast(float32) if x.dtype.is_half else x).cast(x.dtype)
+    return _make(out.node, (x,), rule, arg)
 
 def _horner(u: Tensor, coefs) -> Tensor:
     "c0 + u * (c1 + u * (c2 + ...)) for python-float coefficients, in u's dtype."
@@ -839,7 +846,7 @@ def _horner(u: Tensor, coefs) -> Tensor:
 def _series(coefs, radius: float, dtype: DType) -> list:
     """The leading `coefs` (exact Fractions, one per power of x**2) as floats, up to where the dropped tail stays below
     eps/16 of the first term on |x| <= radius: the polynomial `dtype` needs."""
-    eps = float(np.finfo(dtype.np).eps)
+    eps = float(ml_dtypes.finfo(dtype.np).eps)
     out = []
     for k, c in enumerate(coefs):
         out.append(float(c))
@@ -870,7 +877,7 @@ def _tanh(x: Tensor) -> Tensor:
 @patch
 def tanh(self: Tensor) -> Tensor:
     "The series near 0, 1 - 2/(exp(2|x|) + 1) beyond; its gradient is g * (1 - out * out) (torch's formula), read from the output."
-    return _with_rule(_floatify(self), _tanh, "tanh")
+    return _composite(_floatify(self), _tanh, "tanh")
 
 # %% ../nbs/limn/02_tensor.ipynb #1fc53f8f
 def _log1p(z: Tensor) -> Tensor:
@@ -881,22 +888,21 @@ def _log1p(z: Tensor) -> Tensor:
 def _silu(x: Tensor) -> Tensor:
     half = (x * 0.5).exp()
     deep = x * half * half                  # where exp(x) is subnormal, x exp(x) (still normal) from two normal halves
-    return where(x < math.log(float(np.finfo(x.dtype.np).tiny)) + 4, deep, x * _sigmoid(x))
+    return where(x < math.log(float(ml_dtypes.finfo(x.dtype.np).tiny)) + 4, deep, x * _sigmoid(x))
 
 @patch
 def silu(self: Tensor) -> Tensor:
     "x * sigmoid(x), recorded as one step; its gradient is torch's g * s * (1 + x * (1 - s))."
-    return _with_rule(_floatify(self), _silu, "silu")
+    return _composite(_floatify(self), _silu, "silu")
 
 @patch
 def softplus(self: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     "log(1 + exp(beta x)) / beta, and x where beta x > threshold (torch's); its gradient is g * sigmoid(beta x)."
-    x = _floatify(self)
-    with no_grad():
+    def build(x):
         v = x * beta if beta != 1 else x
         core = where(v > 0, v, 0) + _log1p((-v.abs()).exp())
-        out = where(v > threshold, x, core / beta if beta != 1 else core)
-    return _make(out.node, (x,), "softplus", (float(beta), float(threshold)))
+        return where(v > threshold, x, core / beta if beta != 1 else core)
+    return _composite(_floatify(self), build, "softplus", (float(beta), float(threshold)))
 
 # %% ../nbs/limn/02_tensor.ipynb #a367dc9c
 ERF_SMALL = 1.0             # below it erf's series; above it 1 - erfc
@@ -930,13 +936,13 @@ def _gelu_tanh(x: Tensor) -> Tensor: return (_wide(x) * _sigmoid(_gelu_tanh_inne
 @patch
 def erf(self: Tensor) -> Tensor:
     "The error function: a series below 1, 1 - erfc above, in float64; its gradient is g * 2/sqrt(pi) * exp(-x^2)."
-    return _with_rule(_floatify(self), _erf, "erf")
+    return _composite(_floatify(self), _erf, "erf")
 
 @patch
 def gelu(self: Tensor, approximate: str = "tanh") -> Tensor:
     "x * Phi(x) ('none', torch's default) or its tanh form ('tanh', this method's default), in float64, rounded once."
     if approximate not in ("none", "tanh"): raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
-    return _with_rule(_floatify(self), _gelu_none if approximate == "none" else _gelu_tanh, "gelu_" + approximate)
+    return _composite(_floatify(self), _gelu_none if approximate == "none" else _gelu_tanh, "gelu_" + approximate)
 
 # %% ../nbs/limn/02_tensor.ipynb #d0214bba
 TWO_OVER_PI = (0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C, 0x439041, 0xFE5163, 0xABDEBB)
@@ -978,11 +984,11 @@ def _sin_cos(x: Tensor, quarter_turns: int) -> Tensor:
 @patch
 def sin(self: Tensor) -> Tensor:
     "sin, reduced exactly by 24-bit chunks of 2/pi; its gradient is g * cos(x)."
-    return _with_rule(_floatify(self), lambda x: _sin_cos(x, 0), "sin")
+    return _composite(_floatify(self), lambda x: _sin_cos(x, 0), "sin")
 @patch
 def cos(self: Tensor) -> Tensor:
     "cos, as sin a quarter turn on; its gradient is -g * sin(x)."
-    return _with_rule(_floatify(self), lambda x: _sin_cos(x, 1), "cos")
+    return _composite(_floatify(self), lambda x: _sin_cos(x, 1), "cos")
 
 # %% ../nbs/limn/02_tensor.ipynb #2afb4d1f
 def _log_sum_exp(x: Tensor, axis: int):
@@ -1001,21 +1007,19 @@ def _log_sum_exp(x: Tensor, axis: int):
 def log_softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
     "x - m - L (see above); its gradient is torch's g - exp(out) * g.sum(axis)."
     axis = self._axis(dim if dim is not None else axis)
-    x = _floatify(self)
-    with no_grad():
+    def build(x):
         shifted, total, _ = _log_sum_exp(x, axis)
-        out = shifted - total
-    return _make(out.node, (x,), "log_softmax", axis)
+        return shifted - total
+    return _composite(_floatify(self), build, "log_softmax", axis)
 
 @patch
 def logsumexp(self: Tensor, axis=-1, keepdim=False, dim=None) -> Tensor:
     "m + L (see above); its gradient is torch's g * exp(x - out)."
     axis = self._axis(dim if dim is not None else axis)
-    x = _floatify(self)
-    with no_grad():
+    def build(x):
         _, total, m = _log_sum_exp(x, axis)
-        out = total + m if keepdim else (total + m).squeeze(axis)
-    return _make(out.node, (x,), "logsumexp", (axis, bool(keepdim)))
+        return total + m if keepdim else (total + m).squeeze(axis)
+    return _composite(_floatify(self), build, "logsumexp", (axis, bool(keepdim)))
 
 # %% ../nbs/limn/02_tensor.ipynb #fc8b9d75
 def _gelu_none_grad(x: Tensor) -> Tensor:

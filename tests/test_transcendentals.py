@@ -52,9 +52,8 @@ def softplus64(x):
     with np.errstate(all="ignore"): return np.where(x > 20, x, np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x))))
 
 
-def exact_values() -> dict:
-    "Each function's float64 value at X, by formulas that do not cancel in float64 over float32's range."
-    x = X
+def exact_values(x=X) -> dict:
+    "Each function's float64 value at x, by formulas that do not cancel in float64 over float32's range."
     with np.errstate(all="ignore"):
         erfc = np.vectorize(math.erfc)
         sig = np.where(x < 0, np.exp(x) / (1 + np.exp(x)), 1 / (1 + np.exp(-x)))
@@ -203,3 +202,16 @@ def test_power_gradients_match_torch(device):
         tt, tte = torch.tensor(x, requires_grad=True), torch.tensor(e, requires_grad=True)
         tg = [g.numpy() for g in torch.autograd.grad(spell(tt, tte).sum(), [tt, tte], allow_unused=True) if g is not None]
         for a, b in zip(gs, tg): np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_widths_compute_in_float32_and_round_once(dtype):
+    x = np.concatenate([np.linspace(-12, 12, 481), [-0.01, 1e-3, 3e-5]]).astype(np.float32)
+    tdt = getattr(torch, dtype)
+    half = Tensor(x).cast(dtype)
+    exact = exact_values(torch.tensor(x).to(tdt).double().numpy())          # at the half-width inputs
+    for name in ("tanh", "silu", "softplus", "erf", "gelu_none", "gelu_tanh", "sin", "cos", "log_softmax", "logsumexp"):
+        got = FUNCTIONS[name](half)
+        assert got.dtype.name == dtype
+        want = torch.tensor(exact[name]).float().to(tdt)                      # the float32 answer, rounded once more
+        np.testing.assert_array_equal(got.cast("float32").numpy(), want.float().numpy(), err_msg=name)
