@@ -17,7 +17,7 @@ __all__ = ['functional', 'F', 'utils', 'StateDictError', 'Module', 'uniform_para
            'sigmoid', 'gelu', 'softmax', 'log_softmax', 'one_hot', 'ReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax',
            'LogSoftmax', 'Identity', 'Flatten', 'LayerNorm', 'layer_norm', 'rms_norm', 'group_norm', 'RMSNorm',
            'GroupNorm', 'pending_assigns', 'batch_norm', 'BatchNorm1d', 'BatchNorm2d', 'Embedding', 'conv', 'Conv1d',
-           'Conv2d', 'max_pool1d', 'max_pool2d', 'avg_pool1d', 'avg_pool2d', 'adaptive_avg_pool1d',
+           'Conv2d', 'conv1d', 'conv2d', 'max_pool1d', 'max_pool2d', 'avg_pool1d', 'avg_pool2d', 'adaptive_avg_pool1d',
            'adaptive_avg_pool2d', 'MaxPool1d', 'MaxPool2d', 'AvgPool1d', 'AvgPool2d', 'AdaptiveAvgPool1d',
            'AdaptiveAvgPool2d', 'Dropout', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'smooth_l1_loss',
            'binary_cross_entropy_with_logits', 'binary_cross_entropy', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss',
@@ -330,24 +330,11 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor: return _tensor(input, 
 def tanh(input: Tensor) -> Tensor: return _tensor(input, "input").tanh()
 def sigmoid(input: Tensor) -> Tensor: return _tensor(input, "input").sigmoid()
 
-def _erf(x: Tensor) -> Tensor:
-    "erf, from Tensor.erf where chapter 02 has one, else Abramowitz and Stegun 7.1.26 (absolute error < 1.5e-7)."
-    if hasattr(Tensor, "erf"):
-        return x.erf()
-    a = x.abs()
-    t = 1 / (1 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    y = 1 - poly * (-(a * a)).exp()
-    return where(x < 0, -y, y)
-
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     "x * Phi(x) with the exact normal CDF (torch's default), or its tanh approximation with approximate='tanh'."
-    x = _tensor(input, "input")
-    if approximate == "tanh":
-        return 0.5 * x * (1 + (math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)).tanh())
-    if approximate != "none":
+    if approximate not in ("none", "tanh"):
         raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
-    return 0.5 * x * (1 + _erf(x * (1 / math.sqrt(2))))
+    return _tensor(input, "input").gelu(approximate)
 
 def _softmax_dim(x: Tensor, dim, name: str) -> int:
     "torch's implicit dim for dim=None (0 for 0-, 1- and 3-d inputs, else 1), with torch's warning."
@@ -622,6 +609,25 @@ class Conv2d(_ConvNd):
     "torch.nn.Conv2d: input (batch, in_channels, height, width), weight (out_channels, in_channels, kh, kw)."
     dims = 2
 
+# %% ../nbs/limn/13_nn.ipynb #h5-fconv
+def _conv_nd(k: int, input: Tensor, weight: Tensor, bias, stride, padding, dilation, groups) -> Tensor:
+    if groups != 1 or _tuple(dilation, k, "dilation", 1) != (1,) * k:
+        raise ValueError(f"conv{k}d: groups={groups!r}, dilation={dilation!r}; limn convolves with groups=1 and dilation=1")
+    if isinstance(padding, str):
+        if padding != "valid":
+            raise ValueError(f"conv{k}d: padding={padding!r}; limn takes ints or 'valid'")
+        padding = 0
+    unbatched = input.ndim == k + 1
+    x = input.unsqueeze(0) if unbatched else input
+    y = conv(x, weight, bias, _tuple(stride, k, "stride", 1), _tuple(padding, k, "padding", 0))
+    return y.squeeze(0) if unbatched else y
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(1, input, weight, bias, stride, padding, dilation, groups)
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(2, input, weight, bias, stride, padding, dilation, groups)
+_functional(conv1d, conv2d)
+
 # %% ../nbs/limn/13_nn.ipynb #h5-f6
 def _sizes(value, k: int, name: str, minimum: int) -> tuple:
     values = (value,) * k if isinstance(value, numbers.Integral) else tuple(value)
@@ -862,11 +868,11 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None,
                                      reduction: str = "mean", pos_weight=None) -> Tensor:
-    "torch's stable form: (1 - t) x + (1 + (pos_weight - 1) t) (log(1 + exp(-|x|)) + max(-x, 0)), times weight."
+    "torch's form: (1 - t) x + (1 + (pos_weight - 1) t) log(1 + exp(-x)), times weight; softplus never overflows."
     if input.shape != target.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     x, t = input, target.cast(input.dtype)
-    softplus_neg = ((-x.abs()).exp() + 1).log() + (-x).clamp(min=0)          # log(1 + exp(-x)), never overflowing
+    softplus_neg = (-x).softplus()                                           # log(1 + exp(-x)), chapter 02's stable form
     loss = (1 - t) * x + (softplus_neg if pos_weight is None else ((pos_weight - 1) * t + 1) * softplus_neg)
     return _reduce_loss(loss if weight is None else loss * weight, reduction)
 

@@ -386,3 +386,23 @@ def test_checkpoint_carries_batchnorm_buffers(tmp_path):
     model.eval()
     fresh.eval()
     np.testing.assert_array_equal(model(Tensor(arr(2, 3))).numpy(), fresh(Tensor(arr(2, 3))).numpy())
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_functional_convolutions(device):
+    both(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), lambda x, w, b: TF.conv2d(x, w, b, stride=2, padding=1),
+         arr(2, 3, 5, 6), arr(4, 3, 3, 3, seed=1), arr(4, seed=2), device=device, rtol=1e-5, atol=1e-5)
+    both(lambda x, w: F.conv1d(x, w), lambda x, w: TF.conv1d(x, w), arr(3, 7), arr(2, 3, 2, seed=1), device=device, atol=1e-5)
+
+@pytest.mark.parametrize("weight_decay", [0.0, 0.1])
+def test_adam_matches_torch(weight_decay):
+    start = arr(3, 2)
+    w, tw = Tensor(start, requires_grad=True), torch.tensor(start, requires_grad=True)
+    opt, topt = Adam([w], lr=0.05, weight_decay=weight_decay), torch.optim.Adam([tw], lr=0.05, weight_decay=weight_decay)
+    for _ in range(5):
+        (w * w * w).sum().backward()
+        opt.step()
+        opt.zero_grad()
+        (tw * tw * tw).sum().backward()
+        topt.step()
+        topt.zero_grad()
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-6)
