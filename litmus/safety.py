@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 from litmus.tritonir import (Poly, compare, conj, disj, negate, make_atom, evaluate_poly, build_model, read_kernel, KernelModel,
-                             TRUE, Opaque, numeric_ranges, executions, ModelLimit, KernelFileError)
-from litmus.prove import ModelProver, Proof
+                             TRUE, FALSE, Opaque, numeric_ranges, executions, ModelLimit, KernelFileError)
+from litmus.prove import ModelProver, Proof, hint_proof, size_bound, INT32_MIN, INT32_MAX
 from litmus.smt import Problem, SolveResult, solve, z3_available
 from litmus.shapes import SymbolicShapeSpace
 
@@ -41,7 +41,8 @@ def _rename(names, suffix): return {n: Poly.var(n + suffix) for n in names}
 # %% ../nbs/litmus/06_safety.ipynb #d4ead2f4
 @dataclass
 class Defect:
-    """A proved defect: `kind` 'out_of_bounds' | 'race' | 'barrier_divergence', at source `line`, with a concrete
+    """A proved defect: `kind` 'out_of_bounds' | 'race' | 'barrier_divergence' | 'input_write' (a store or atomic into a
+    tensor the launch reads as an input) | 'int32_overflow' (an index wraps inside the declared sizes), at `line`, with a concrete
     `witness` (sizes, block sizes, program ids, lanes, addresses) found by `backend` in the small-scope search."""
     kind: str
     line: int
@@ -65,9 +66,11 @@ class SafetyReport:
     open: list
     backend: str
     configs_searched: int
+    limits: list = field(default_factory=list)  # the sizes past which the result no longer holds (int32 index arithmetic)
     def __str__(self):
         lines = [f"{self.kernel}: {self.verdict}  (solver backend: {self.backend})"]
         lines += [f"  DEFECT {d}" for d in self.defects]
+        lines += [f"  LIMIT {x}" for x in self.limits]
         lines += [f"  UNSUPPORTED {u}" for u in self.unsupported]
         lines += [f"  OPEN {o}" for o in self.open]
         lines += [f"  proved {p.prop}: line {p.line}" for p in self.proofs if p.proved]
@@ -78,7 +81,7 @@ class SafetyReport:
         "Plain data (JSON-ready) for logs, the CLI and reward breakdowns."
         return {'kernel': self.kernel, 'verdict': self.verdict, 'backend': self.backend, 'configs_searched': self.configs_searched,
                 'defects': [d.as_dict() for d in self.defects], 'unsupported': [str(u) for u in self.unsupported],
-                'open': list(self.open), 'proofs': [{'prop': p.prop, 'line': p.line, 'proved': p.proved, 'steps': p.steps} for p in self.proofs]}
+                'open': list(self.open), 'limits': list(self.limits), 'proofs': [{'prop': p.prop, 'line': p.line, 'proved': p.proved, 'steps': p.steps} for p in self.proofs]}
 
 # %% ../nbs/litmus/06_safety.ipynb #07c95883
 class GPUSafetyCheck:
@@ -260,6 +263,84 @@ def search_barrier(self:GPUSafetyCheck, barrier):
         if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
     return None, incomplete
 
+# %% ../nbs/litmus/06_safety.ipynb #6b1e0001
+@patch
+def search_input_write(self:GPUSafetyCheck, access):
+    "An execution of a store or atomic into an input tensor: the launch's inputs are read-only, so one is a defect."
+    incomplete = None
+    for cfg in self.configs():
+        if self._left() <= 0:
+            return None, (cfg, SolveResult('unknown', None, self.backend, note=f'the time budget of {self.time_budget} s ran out'))
+        env = self.model.config_env(cfg.dims, cfg.constexprs)
+        pids, loops, lanes, data = self._thread_symbols(access)
+        r = self._solve(self._vars(env, pids + loops + lanes + data), [access.guard.subs(env)])
+        if r is not None and r.status == 'sat':
+            m = r.model
+            w = {'tensor': access.tensor, 'role': 'in', 'address': evaluate_poly(access.offset.subs(env), m), 'dims': cfg.dims,
+                 'blocks': cfg.constexprs, 'config': cfg.label, 'program': tuple(m[p] for p in pids), 'lanes': {l: m[l] for l in lanes}}
+            return Defect('input_write', access.line, access.text, w, r.backend), None
+        if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+    return None, incomplete
+
+def _input_unwritten(access):
+    "Proved only when the write can never execute (its guard is false): otherwise the search looks for an execution."
+    ok = access.guard is FALSE
+    return Proof('input_unwritten', str(access), access.line, ok, ['the write never executes' if ok else
+                 f'{access.kind} into the input {access.tensor} whenever {access.guard}'])
+
+# %% ../nbs/litmus/06_safety.ipynb #6b1e0002
+def _extreme_sizes(p, lo, hi, upper):
+    """The largest (`upper`) or smallest value of `p` over sizes in [lo, hi] when it is visibly monotone in each; else
+    its value at the top corner if that is already outside int32 (a wrap, shown), else None (not bounded)."""
+    if upper and (v := size_bound(p, hi)) is not None: return v
+    if not upper and (v := size_bound(-p, hi)) is not None: return -v  # -p increasing: p is smallest at the top corner
+    if not upper and size_bound(p, hi) is not None: return evaluate_poly(p, {d: lo[d] for d in p.symbols()})
+    corner = evaluate_poly(p, {d: hi[d] for d in p.symbols()})
+    return corner if not INT32_MIN <= corner <= INT32_MAX else None
+
+def _first_wrap(p, dims, hi, upper):
+    "(size, value) of one size that, raised alone from the declared launch, first takes `p` out of int32; None if none does."
+    best = None
+    for d in sorted(p.symbols()):
+        lo_v, hi_v = dims[d], hi[d]
+        out = lambda v: not INT32_MIN <= evaluate_poly(p, {**dims, d: v}) <= INT32_MAX
+        if not out(hi_v): continue
+        while lo_v < hi_v:
+            mid = (lo_v + hi_v) // 2
+            lo_v, hi_v = (lo_v, mid) if out(mid) else (mid + 1, hi_v)
+        if best is None or lo_v < best[1]: best = (d, lo_v)
+    return best
+
+@patch
+def int32_limits(self:GPUSafetyCheck):
+    """(defects, limits) of the int32 index arithmetic. Each int32 value that matters (chapter 03's `Int32Value`) is
+    bounded over every program, iteration and lane (`Prover.extreme`), at the launch's constexprs, then over the sizes:
+    up to a declared range's top, else 2**31 - 1. Inside int32: nothing to say. Wrapping inside a declared range or at
+    the declared launch itself: a defect with the size that wraps. Otherwise a limit: the size past which it wraps."""
+    m, defects, limits = self.model, [], []
+    ranges = dict(getattr(self.kernel, 'ranges', None) or {})
+    lo = {d: int(ranges[d][0]) if d in ranges else 1 for d in m.dims}
+    hi = {d: int(ranges[d][1]) if d in ranges else INT32_MAX for d in m.dims}
+    for v in m.int32_values:
+        for upper in (True, False):
+            b = self.prover.prover.extreme(v.poly, upper)
+            b = None if b is None else b.subs(m.constexprs)
+            if b is not None and not b.symbols() <= set(m.dims): b = None
+            value = None if b is None else _extreme_sizes(b, lo, hi, upper)
+            if value is not None and INT32_MIN <= value <= INT32_MAX: continue
+            where = f"line {v.line}: {v.what} `{v.text}`"
+            if value is None:
+                limits.append(f"{where} is int32 and no bound of it was derived: it may wrap at large sizes"); break
+            wrap = _first_wrap(b, dict(m.dims), hi, upper)
+            if wrap is not None and (wrap[0] in ranges or wrap[1] == m.dims[wrap[0]]):
+                w = {'value': str(b), 'dims': {**m.dims, wrap[0]: wrap[1]}, 'reaches': evaluate_poly(b, {**m.dims, wrap[0]: wrap[1]}),
+                     'declared_range': ranges.get(wrap[0])}
+                defects.append(Defect('int32_overflow', v.line, v.text, w, 'exact')); break
+            at = f"{wrap[0]} >= {wrap[1]} (the other sizes as declared)" if wrap else "the sizes grow together"
+            limits.append(f"{where} is int32 and reaches {b} ({'above 2**31 - 1' if upper else 'below -2**31'} at the "
+                          f"largest sizes): it wraps once {at}; the result holds only below that"); break
+    return defects, list(dict.fromkeys(limits))
+
 # %% ../nbs/litmus/06_safety.ipynb #a43bf3be
 @patch
 def _decide(self:GPUSafetyCheck, what, prove, search, certain=True):
@@ -293,7 +374,8 @@ def _race_search(self:GPUSafetyCheck, a, others):
 
 @patch
 def run(self:GPUSafetyCheck):
-    "The report: every access in bounds, every store race-free, every barrier uniform, or the defect or open question."
+    """The report: every access in bounds, every store race-free, every barrier uniform, no write into an input, every
+    hint proved, every int32 index in range (or the size limit past which it wraps), or the defect or open question."""
     m, proofs, defects, open_ = self.model, [], [], []
     self.deadline = time.monotonic() + self.time_budget
     def note(p, d, o):
@@ -309,6 +391,15 @@ def run(self:GPUSafetyCheck):
                            a.certain and all(o.certain for o in others)))
     for b in m.barriers:
         note(*self._decide(f"barrier_uniform line {b.line}", lambda: self.prover.barrier_uniform(b), lambda: self.search_barrier(b), b.certain))
+    for a in m.accesses:  # the launch's inputs are read-only: a write into one is a defect, whatever the output says
+        if a.kind in ('store', 'atomic') and m.tensors[a.tensor].role == 'in':
+            note(*self._decide(f"input_unwritten line {a.line}", lambda: _input_unwritten(a), lambda: self.search_input_write(a), a.certain))
+    for h in m.hints:  # an obligation, never an assumption: on a GPU a false hint changes the code emitted
+        p = hint_proof(m, h)
+        note(p if p.proved else None, None, None if p.proved else f"hint line {h.line} `{h.text}`: not proved from the launch "
+             f"({p.steps[0]}); a false hint changes the code a GPU runs, so litmus does not take it on trust")
+    wraps, limits = self.int32_limits()
+    defects += wraps
     verdict = 'REJECT' if defects else 'UNKNOWN' if (m.unsupported or open_) else 'ACCEPT'
     n = len(self.configs()) if (defects or open_) else 0
-    return SafetyReport(m.name, verdict, proofs, defects, list(m.unsupported), open_, self.backend, n)
+    return SafetyReport(m.name, verdict, proofs, defects, list(m.unsupported), open_, self.backend, n, limits)

@@ -79,6 +79,18 @@ def _promote(ufunc, inputs) -> list:
     return out
 
 # %% ../nbs/litmus/08_simulate.ipynb #4c674b80
+def _tdiv(a, b):
+    "Triton's (C's) integer `//`: the quotient truncated toward zero, where numpy floors (-7 // 2 is -3, not -4)."
+    q = np.floor_divide(a, b)
+    if not np.result_type(q).kind in "iu": raise TypeError("the model's `//` is for integers; Triton has no float floor division")
+    return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+
+def _tmod(a, b):
+    "Triton's `%`: the remainder takes the dividend's sign (-7 % 2 is -1), for integers and floats alike (C's fmod)."
+    return np.fmod(a, b)
+
+_TRUNCATING = {np.floor_divide: _tdiv, np.remainder: _tmod}
+
 class Block(np.ndarray):
     "A Triton block value: a numpy array with Triton's conversion, promotion and value semantics."
     def to(self, dtype, bitcast=False, **_):
@@ -87,6 +99,7 @@ class Block(np.ndarray):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if "out" in kwargs: raise TypeError("the model never writes into a block in place")
         arrays = _promote(ufunc, inputs)
+        if method == "__call__" and ufunc in _TRUNCATING: return as_block(_TRUNCATING[ufunc](*arrays))
         result = getattr(ufunc, method)(*arrays, **kwargs)
         return tuple(as_block(r) for r in result) if isinstance(result, tuple) else as_block(result)
     def __bool__(self): return bool(np.asarray(self).item()) if self.size == 1 else np.ndarray.__bool__(self)
@@ -271,6 +284,11 @@ def _reduce(fn, x, axis, keep_dims):
     return as_block(fn(x, axis=None if axis is None else int(axis), keepdims=keep_dims, **extra))
 
 def _where(cond, x, y):
+    if isinstance(x, Ptr) or isinstance(y, Ptr):  # choosing between pointers: one buffer, an offset chosen per lane
+        if not (isinstance(x, Ptr) and isinstance(y, Ptr)) or x.buffer is not y.buffer:
+            raise Unsupported(f"tl.where between a pointer and {'a pointer into another tensor' if isinstance(x, Ptr) and isinstance(y, Ptr) else 'a non-pointer'} {_kernel_line()}")
+        c, a, b = np.broadcast_arrays(np.asarray(cond, dtype=bool), x.offsets, y.offsets)
+        return Ptr(x.buffer, np.where(c, a, b))
     dtypes = [np.asarray(v).dtype for v in (x, y) if isinstance(v, (np.ndarray, np.generic))]
     floats = [d for d in dtypes if _is_float(d)]
     if floats: dtype = _widest(floats)
@@ -568,6 +586,11 @@ def layout(tensor: TensorArg, logical=None) -> np.ndarray:
 # %% ../nbs/litmus/08_simulate.ipynb #5a47ea06
 WAIT_NOTE = "programs run one after another here, so a program that waits for a later one never ends"
 
+def _scalar(v):
+    "A scalar argument as Triton passes it: an int is int32 (int64 past its range), so index arithmetic wraps as on a GPU."
+    if isinstance(v, bool) or not isinstance(v, int): return v
+    return as_block(np.int32(v) if -2**31 <= v < 2**31 else np.int64(v))
+
 def run_model_here(kernel: Kernel, dims: dict | None = None, inputs: dict | None = None, trace: bool = False) -> Run:
     """Run `kernel` at `dims` on `inputs` (logical arrays by argument name; missing inputs are zeros) in the numpy model,
     in this process. It executes the kernel file's code: call it only inside a box (`run_model` does)."""
@@ -575,7 +598,8 @@ def run_model_here(kernel: Kernel, dims: dict | None = None, inputs: dict | None
     inputs = inputs or {}
     memory = Memory({t.name: Buffer(t.name, NP_DTYPES[t.dtype], layout(t, inputs.get(t.name, np.zeros(t.shape) if t.role == "in" else None)))
                      for t in launch.tensors})
-    args = [Ptr(memory.buffers[n], 0) if isinstance(v, TensorArg) else v for n, v in launch.values.items()]
+    scalars = {a["name"] for a in kernel.args if a["kind"] == "scalar"}
+    args = [Ptr(memory.buffers[n], 0) if isinstance(v, TensorArg) else _scalar(v) if n in scalars else v for n, v in launch.values.items()]
     run = Run(kernel.name, "model", launch.dims)
     if trace: memory.trace = run.trace = []
     STATE.memory, STATE.grid, STATE.path = memory, launch.grid + (1,) * (3 - len(launch.grid)), str(kernel.path)

@@ -8,7 +8,7 @@ __all__ = ['Problem', 'SolveResult', 'z3_available', 'solve_bounded', 'solve_z3'
 # %% ../nbs/litmus/05_smt.ipynb #42bafe31
 import importlib.util, time
 from dataclasses import dataclass, field
-from litmus.tritonir import Poly, Atom, Cmp, And, Or, Not, Opaque, TRUE, FALSE, Const, conjuncts, next_pow2
+from litmus.tritonir import Poly, Atom, Cmp, And, Or, Not, Opaque, TRUE, FALSE, Const, conjuncts, next_pow2, tdiv, tmod
 
 # %% ../nbs/litmus/05_smt.ipynb #5623c153
 @dataclass
@@ -53,7 +53,7 @@ def _poly_code(p, index):
 
 def _atom_code(a, index):
     x = [_poly_code(arg, index) for arg in a.args]
-    if a.op in ('//', '%'): return f"({x[0]} {a.op} {x[1]})"
+    if a.op in ('//', '%'): return f"{'_td' if a.op == '//' else '_tm'}({x[0]}, {x[1]})"  # Triton's: truncated
     if a.op in ('min', 'max'): return f"{a.op}({x[0]}, {x[1]})"
     if a.op == 'next_pow2': return f"_np2({x[0]})"
     raise ValueError(f"cannot evaluate atom {a}")
@@ -68,6 +68,8 @@ def _formula_code(f, index):
     raise TypeError(f"not a formula: {f!r}")
 
 # %% ../nbs/litmus/05_smt.ipynb #4f5a0448
+_HELPERS = {'_np2': next_pow2, '_td': tdiv, '_tm': tmod}  # what compiled constraints call: Triton's integer helpers
+
 def solve_bounded(problem, budget=2_000_000, deadline=None):
     """Depth-first search of the box in lexicographic order, each constraint checked as soon as its last variable is
     set. The first solution is the lexicographically smallest. Exhausting the box says nothing beyond the box.
@@ -80,10 +82,10 @@ def solve_bounded(problem, budget=2_000_000, deadline=None):
             if part is FALSE: return SolveResult('unsat', None, 'bounded', note='a constraint is false')
             used = [index[s] for s in part.symbols()]
             if not used:
-                if not eval(_formula_code(part, index), {'_np2': next_pow2}, {'V': []}):
+                if not eval(_formula_code(part, index), _HELPERS, {'V': []}):
                     return SolveResult('unsat', None, 'bounded', note='a constant constraint is false')
                 continue
-            checks[max(used)].append(eval(f"lambda V: {_formula_code(part, index)}", {'_np2': next_pow2}))
+            checks[max(used)].append(eval(f"lambda V: {_formula_code(part, index)}", _HELPERS))
     if not names: return SolveResult('sat', {}, 'bounded', explored=1)
     V, explored, n = [0] * len(names), 0, len(names)
     ranges = [(lo, hi) for _, lo, hi in problem.variables]
@@ -123,8 +125,10 @@ def solve_z3(problem, timeout_ms=20_000):
         return total
     def atom(a):
         x = [poly(arg) for arg in a.args]
-        if a.op == '//': return x[0] / x[1]
-        if a.op == '%': return x[0] % x[1]
+        if a.op in ('//', '%'):  # Triton truncates toward zero; z3's div is Euclidean, so divide magnitudes and sign them
+            mag = z3.If(x[0] >= 0, x[0], -x[0]) / z3.If(x[1] >= 0, x[1], -x[1])
+            q = z3.If((x[0] >= 0) == (x[1] >= 0), mag, -mag)
+            return q if a.op == '//' else x[0] - x[1] * q
         if a.op == 'min': return z3.If(x[0] <= x[1], x[0], x[1])
         if a.op == 'max': return z3.If(x[0] >= x[1], x[0], x[1])
         vals = [arg.value() for arg in a.args]

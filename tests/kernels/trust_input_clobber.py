@@ -1,0 +1,33 @@
+"""Writes the right output and also overwrites its input x with zeros (wrong: the launch's inputs are read-only). Test-only (issue 23: litmus matches Triton's semantics)."""
+import numpy as np
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def trust_input_clobber(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x, mask=mask)
+    tl.store(x_ptr + offs, x * 0.0, mask=mask)
+
+
+LITMUS = {
+    "why": "stores into the input x",
+    "dims": {"N": 1000},
+    "args": [
+        {"name": "x_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "in"},
+        {"name": "y_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "out"},
+        {"name": "n", "kind": "scalar", "value": "N"},
+        {"name": "BLOCK", "kind": "constexpr", "value": "128"},
+    ],
+    "grid": ["cdiv(N, BLOCK)"],
+    "domain": {"x_ptr": [-1000.0, 1000.0]},
+    "answer_key": None,
+}
+
+
+def reference(x):
+    return x
