@@ -646,6 +646,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'limn.optim.SGD.__init__': ('limn/optim.html#sgd.__init__', 'limn/optim.py'),
                             'limn.optim.SGD.init_state': ('limn/optim.html#sgd.init_state', 'limn/optim.py'),
                             'limn.optim.SGD.update': ('limn/optim.html#sgd.update', 'limn/optim.py'),
+                            'limn.optim.SGD.updates': ('limn/optim.html#sgd.updates', 'limn/optim.py'),
                             'limn.optim.StepLR': ('limn/optim.html#steplr', 'limn/optim.py'),
                             'limn.optim.StepLR.__init__': ('limn/optim.html#steplr.__init__', 'limn/optim.py'),
                             'limn.optim.StepLR._closed_form': ('limn/optim.html#steplr._closed_form', 'limn/optim.py'),

@@ -10,6 +10,7 @@ from .ops import float64, Ops, GraphTemplate, placeholder
 from .tensor import Tensor, realize
 from .autograd import no_grad
 from .nn import pending_assigns
+from .capture import _RUNNING as _CAPTURING
 from fastcore.basics import patch
 
 # %% auto #0
@@ -63,9 +64,9 @@ def _check_number(value, name: str, low: float, high: float = math.inf, low_open
 
 class ParamGroup(dict):
     "One of torch's param_groups: 'params' and the group's options; its 'lr' lives in a device buffer the step reads."
-    def __init__(self, options: dict, named: list, lr_buffer: Tensor):
+    def __init__(self, options: dict, named: list, lr_buffer: Tensor, owner=None):
         super().__init__(options)
-        self.named, self.lr_buffer = named, lr_buffer
+        self.named, self.lr_buffer, self.owner = named, lr_buffer, owner
     def __getitem__(self, key):
         return self.lr_buffer.item() if key == "lr" else super().__getitem__(key)
     def get(self, key, default=None):
@@ -75,6 +76,11 @@ class ParamGroup(dict):
         if key == "lr":
             value = _check_number(value, "lr", -math.inf)          # torch checks lr >= 0 only when an optimizer is built
             self.lr_buffer.assign(Tensor(np.array(value), dtype=float64)).realize()
+        elif self.owner is not None and key in self.owner.hyper_names and self.owner._flags.get("captured") \
+                and key in self and value != super().__getitem__(key):
+            raise ValueError(f"param group option {key!r} changed from {super().__getitem__(key)!r} to {value!r} after the step "
+                             "was captured: only 'lr' lives in a device buffer, the other options are built into the "
+                             "recorded graph, which a replay would go on using; capture the step again after changing it")
         super().__setitem__(key, value)
 
 # %% ../nbs/limn/14_optim.ipynb #c6fe2a1c
@@ -94,6 +100,7 @@ class Optimizer:
         self.named: list = []
         self.state: dict = {}
         self._templates: dict = {}                    # update_key -> GraphTemplate (chapter 00)
+        self._flags: dict = {}                        # "captured": a step of this optimizer was recorded by limn.capture
         for group in _split_groups(params):
             self.add_param_group(group)
 
@@ -106,7 +113,7 @@ class Optimizer:
                 raise ValueError(f"parameter {name!r} is already in another param group")
         options = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
         options["lr"] = _check_number(options["lr"], "lr", 0.0)
-        pg = ParamGroup({"params": [p for _, p in named], **options}, named, _buffer(options["lr"]))
+        pg = ParamGroup({"params": [p for _, p in named], **options}, named, _buffer(options["lr"]), self)
         self.param_groups.append(pg)
         self.named.extend(named)
         self.state.update({name: self.init_state(p) for name, p in named})
@@ -134,6 +141,8 @@ class Optimizer:
 def updates(self: Optimizer) -> list[Tensor]:
     "Assign every parameter with a gradient its new value (lazily), group by group; returns the tensors a step must realize."
     touched = []
+    if _CAPTURING:                                           # limn.capture is recording: later option changes cannot reach it
+        self._flags["captured"] = True
     applied = vars(self).setdefault("_applied", {})
     for key in self.hyper_names:                             # an attribute set directly (opt.momentum = m) sets every group
         if key in applied and getattr(self, key) != applied[key]:
@@ -220,6 +229,14 @@ class SGD(Optimizer):
         self.state_names = ("momentum_buffer",) if self.momentum else ()
         super().__init__(params, lr)
     def init_state(self, p): return {"momentum_buffer": _buffer(0.0, p.shape, p.dtype)} if self.momentum else {}
+    def updates(self):
+        "A schedule (OneCycleLR) may turn momentum on in a group built without it: the buffers start then, at zero, as torch's."
+        wanted = self.momentum or any(group["momentum"] for group in self.param_groups)
+        if wanted and not self.state_names:
+            self.state_names = ("momentum_buffer",)
+            for name, p in self.named:
+                self.state[name]["momentum_buffer"] = _buffer(0.0, p.shape, p.dtype)
+        return super().updates()
     def update(self, p, g, state, lr):
         d = g + p * self.weight_decay if self.weight_decay else g
         if self.momentum:
@@ -507,10 +524,14 @@ class OneCycleLR(LRScheduler):
                  steps_per_epoch: int | None = None, pct_start: float = 0.3, anneal_strategy: str = "cos",
                  cycle_momentum: bool = True, base_momentum: float = 0.85, max_momentum: float = 0.95,
                  div_factor: float = 25.0, final_div_factor: float = 1e4, three_phase: bool = False, last_epoch: int = -1):
-        if cycle_momentum:
-            raise ValueError("OneCycleLR(cycle_momentum=True): limn's optimizers build momentum and betas into the step "
-                             "graph (only the learning rate lives in a device buffer), so a schedule cannot move them "
-                             "step by step; pass cycle_momentum=False")
+        defaults = getattr(optimizer, "defaults", {})
+        if cycle_momentum and "momentum" not in defaults and "betas" not in defaults:
+            raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+        if cycle_momentum and "momentum" not in defaults:
+            raise ValueError("OneCycleLR(cycle_momentum=True) with Adam/AdamW: limn bias-corrects with the running product "
+                             "of beta1, torch with the current beta1 to the power t, so cycling beta1 would leave torch's "
+                             "numbers; pass cycle_momentum=False (or use SGD, whose momentum cycles as in torch)")
+        self.cycle_momentum = bool(cycle_momentum)
         if total_steps is None:
             if epochs is None or steps_per_epoch is None:
                 raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
@@ -523,8 +544,11 @@ class OneCycleLR(LRScheduler):
             raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
         self.total_steps, self.anneal_strategy = int(total_steps), anneal_strategy
         ends = [float(pct_start * total_steps) - 1, float(2 * pct_start * total_steps) - 2, total_steps - 1]
-        self._phases = ([(ends[0], "initial_lr", "max_lr"), (ends[1], "max_lr", "initial_lr"), (ends[2], "initial_lr", "min_lr")]
-                        if three_phase else [(ends[0], "initial_lr", "max_lr"), (total_steps - 1, "max_lr", "min_lr")])
+        self._phases = ([(ends[0], "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                         (ends[1], "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                         (ends[2], "initial_lr", "min_lr", "max_momentum", "max_momentum")] if three_phase else
+                        [(ends[0], "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                         (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")])
         groups = optimizer.param_groups
         max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * len(groups)
         if len(max_lrs) != len(groups):
@@ -534,6 +558,8 @@ class OneCycleLR(LRScheduler):
                 group["initial_lr"] = top / div_factor
                 group["max_lr"] = top
                 group["min_lr"] = group["initial_lr"] / final_div_factor
+                if self.cycle_momentum:
+                    group["momentum"], group["max_momentum"], group["base_momentum"] = max_momentum, max_momentum, base_momentum
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
@@ -548,9 +574,12 @@ class OneCycleLR(LRScheduler):
         lrs = []
         for group in self.optimizer.param_groups:
             start = 0.0
-            for i, (end, lo, hi) in enumerate(self._phases):
+            for i, (end, lo, hi, m_lo, m_hi) in enumerate(self._phases):
                 if step <= end or i == len(self._phases) - 1:
-                    lrs.append(self._anneal(group[lo], group[hi], (step - start) / (end - start)))
+                    pct = (step - start) / (end - start)
+                    lrs.append(self._anneal(group[lo], group[hi], pct))
+                    if self.cycle_momentum:
+                        group["momentum"] = self._anneal(group[m_lo], group[m_hi], pct)
                     break
                 start = end
         return lrs

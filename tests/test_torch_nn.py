@@ -305,9 +305,43 @@ def test_schedules_give_torchs_rates(make):
         ts.step()
     np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-5)
 
-def test_onecycle_refuses_momentum_cycling_it_cannot_do():
-    with pytest.raises(ValueError, match="cycle_momentum"):
-        OneCycleLR(SGD([Tensor(np.ones(1, np.float32), requires_grad=True)], lr=0.1, momentum=0.9), 0.1, 10)
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_onecycle_cycles_sgd_momentum_as_torch(momentum):
+    "torch's default cycle_momentum=True, momentum off at the start or on; the trajectory, rates and momenta match."
+    start = arr(2, 3)
+    w, tw = Tensor(start, requires_grad=True), torch.tensor(start, requires_grad=True)
+    opt, topt = SGD([w], lr=0.1, momentum=momentum), torch.optim.SGD([tw], lr=0.1, momentum=momentum)
+    s, ts = OneCycleLR(opt, 0.2, 8), torch.optim.lr_scheduler.OneCycleLR(topt, 0.2, 8)
+    for _ in range(8):
+        (w * w * w).sum().backward()
+        opt.step()
+        opt.zero_grad()
+        (tw * tw * tw).sum().backward()
+        topt.step()
+        topt.zero_grad()
+        s.step()
+        ts.step()
+        assert s.get_last_lr() == pytest.approx(ts.get_last_lr(), rel=1e-12)
+        assert opt.param_groups[0]["momentum"] == pytest.approx(topt.param_groups[0]["momentum"], rel=1e-12)
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+def test_options_built_into_a_captured_step_refuse_to_change():
+    "After a step is captured, a momentum a replay would ignore raises; the rate (a device buffer) still changes."
+    w = Tensor(np.ones(3, np.float32), requires_grad=True)
+    opt = SGD([w], lr=0.1, momentum=0.9)
+    def step(x):
+        (w * x).sum().backward()
+        opt.step()
+        opt.zero_grad()
+    with use_device("c"):
+        fn = capture(step)
+        for _ in range(3):
+            fn(Tensor(np.ones(3, np.float32)))
+        opt.param_groups[0]["lr"] = 0.05
+        with pytest.raises(ValueError, match="captured"):
+            opt.param_groups[0]["momentum"] = 0.5
+    with pytest.raises(ValueError, match="cycle_momentum=False"):
+        OneCycleLR(AdamW([w], lr=0.1), 0.1, 10)
 
 class TorchCNN(torch.nn.Module):
     def __init__(self):
