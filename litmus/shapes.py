@@ -195,14 +195,15 @@ def _first_size(self:SymbolicShapeSpace, d, side, env, lo, hi):
 # %% ../nbs/litmus/07_shapes.ipynb #7f5a0002
 @patch
 def _env_without(self:SymbolicShapeSpace, d, base):
-    "The other sizes at `base` and every constexpr that does not depend on `d` (None when one does: BLOCK = next_pow2(N))."
-    env = {k: v for k, v in base.items() if k != d}
+    """The other sizes at `base` and every constexpr that does not depend on `d`, and whether every one was fixed (a
+    block defined from `d`, as BLOCK = next_pow2(N), stays a symbol: the solver cannot encode it, the constant rule can)."""
+    env, complete = {k: v for k, v in base.items() if k != d}, True
     env.update(self.constexprs)
     for name, expr in self.model.constexprs.items():
         if name in env: continue
-        if d in expr.symbols(): return None
-        env[name] = evaluate_poly(expr, env)
-    return env
+        if d in expr.symbols(): complete = False
+        else: env[name] = evaluate_poly(expr, env)
+    return env, complete
 
 @patch
 def _far_classes(self:SymbolicShapeSpace, d, base):
@@ -220,12 +221,12 @@ def _far_classes(self:SymbolicShapeSpace, d, base):
             have.add(v)
             out.append(ShapeClass(d, name, rule, v, self.backend if source == 'large' else 'z3', compare(Poly.var(d), '==', v),
                                   source, v > BIG_SIZE))
-    env = self._env_without(d, base)
+    env, complete = self._env_without(d, base)
     b = self.block_of(d) or 1
     for cmp, line in self.model.comparisons:
-        aimed, here = cmp.subs(self.constexprs), cmp.subs(env) if env is not None else None
-        if here in (None, TRUE, FALSE) or not isinstance(aimed, Cmp) or not _is_threshold(aimed, self.model.dims): continue
-        points = [self._first_size(d, side, env, lo, hi) for side in (cmp, negate(cmp))]
+        aimed, here = cmp.subs(self.constexprs), cmp.subs(env)
+        if here in (TRUE, FALSE) or not isinstance(aimed, Cmp) or not _is_threshold(aimed, self.model.dims): continue
+        points = [self._first_size(d, side, env, lo, hi) if complete else None for side in (cmp, negate(cmp))]
         if all(p is None for p in points):  # no solver answer: translate the constant by hand
             c = abs(here.lhs.terms.get((), 0))
             pid = any(self.model.symbols.get(s) is not None and self.model.symbols[s].kind == 'pid' for s in here.symbols())

@@ -13,7 +13,7 @@ KERNELS = Path(__file__).parent / 'kernels'
 
 
 @pytest.mark.parametrize('name, dim, lo', [('trust_size_threshold', 'N', 5001), ('trust_offset_threshold', 'N', 4097),
-                                           ('trust_pid_threshold', 'N', 6 * 128 + 1)])
+                                           ('trust_pid_threshold', 'N', 6 * 128 + 1), ('trust_wide_softmax', 'N', 3001)])
 def test_threshold_kernels_are_rejected_with_a_witness(name, dim, lo):
     "Wrong only past n > 5000, offsets >= 4096, program 6: the search reaches the threshold and shows the input."
     r = check(KERNELS / f'{name}.py')
@@ -24,7 +24,8 @@ def test_threshold_kernels_are_rejected_with_a_witness(name, dim, lo):
 
 def test_threshold_classes_sit_on_both_sides_of_each_constant():
     "The shape classes hold the size that first reaches each threshold, and one either side of it."
-    for name, point in (('trust_size_threshold', 5001), ('trust_offset_threshold', 4097), ('trust_pid_threshold', 769)):
+    for name, point in (('trust_size_threshold', 5001), ('trust_offset_threshold', 4097), ('trust_pid_threshold', 769),
+                        ('trust_wide_softmax', 3001)):  # the last one's block is next_pow2(N): the constant rule places it
         values = {c.value for c in SymbolicShapeSpace(read_kernel(KERNELS / f'{name}.py')).classes['N']}
         assert {point - 1, point, point + 1} <= values, (name, sorted(values))
 
