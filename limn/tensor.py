@@ -667,13 +667,16 @@ def _tensor_power(base: Tensor, exponent: Tensor) -> Tensor:
     odd = where(small, (t - (t.cast(e.dtype) * 0.5).cast(int32) * 2).cast(e.dtype), 0)
     signed = where(odd, -magnitude, magnitude)
     result = where(x < 0, where(whole, signed, math.nan), magnitude)
-    return where(e == 0, 1, result)                          # x ** 0 is 1 for every x, 0 and NaN included
+    is_zero = where(e < 0, 0, where(0 < e, 0, where(e < math.inf, 1, 0)))     # e == 0, false for NaN (CMPLT alone)
+    is_number = where(result < math.inf, 1, where(-math.inf < result, 1, 0))   # false only for NaN
+    return where(is_zero, where(is_number, result, 1), result)   # x ** 0 is 1 for 0, inf and NaN too (and keeps d/de)
 
 @patch
 def __pow__(self: Tensor, exponent) -> Tensor: return self.pow(exponent)
 @patch
 def __rpow__(self: Tensor, base) -> Tensor:
-    return (_floatify(self) * math.log(base)).exp() if isinstance(base, _SCALARS) else _ensure(base, self) ** self
+    "base ** self for a python number or array base: the Tensor-exponent path, so a negative base and float64 apply too."
+    return _tensor_power(_ensure(base, self), self)
 
 # %% ../nbs/limn/02_tensor.ipynb #73ca9a66
 def _full_index(x: Tensor, index: tuple) -> tuple:
@@ -979,7 +982,7 @@ def _sin_cos(x: Tensor, quarter_turns: int) -> Tensor:
     s = r * _horner(u, _series(SIN_SERIES, math.pi / 4, x.dtype))
     c = _horner(u, _series(COS_SERIES, math.pi / 4, x.dtype))
     out = where(q == 0, s, where(q == 1, c, where(q == 2, -s, -c)))
-    return where((x - x) == 0, out, math.nan).cast(x.dtype)
+    return where((x - x) < 1, out, math.nan).cast(x.dtype)         # x - x is NaN for inf and NaN
 
 @patch
 def sin(self: Tensor) -> Tensor:

@@ -185,7 +185,8 @@ def test_powers_follow_torch(device):
             got = (Tensor(x) ** n).numpy()
             with np.errstate(all="ignore"): exact = x.astype(np.float64) ** n
             assert ulps(got, exact).max() <= 0.5 + 2 ** -5, n             # float64 squarings, rounded once
-        base, expo = np.array([-2.0, 2.0, -3.0, 0.0, -2.0, 5.0], np.float32), np.array([3.0, 0.5, 2.0, 0.0, 2.5, -1.0], np.float32)
+        base = np.array([-2.0, 2.0, -3.0, 0.0, -2.0, 5.0, np.nan, np.inf, 2.0], np.float32)
+        expo = np.array([3.0, 0.5, 2.0, 0.0, 2.5, -1.0, 0.0, 0.0, np.nan], np.float32)
         got = (Tensor(base) ** Tensor(expo)).numpy()
     np.testing.assert_array_equal(got, (torch.tensor(base) ** torch.tensor(expo)).numpy())
 
@@ -193,8 +194,9 @@ def test_powers_follow_torch(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_power_gradients_match_torch(device):
     x = np.array([-2.5, -1.0, 0.5, 1.5, 3.0], np.float32)
-    e = np.array([2.0, 3.0, 0.5, -1.5, 2.0], np.float32)
-    for spell in (lambda a, b: a ** 3, lambda a, b: a ** -2, lambda a, b: a ** 65, lambda a, b: a.abs() ** b, lambda a, b: 2 ** a):
+    e = np.array([2.0, 3.0, 0.0, -1.5, 2.0], np.float32)                           # d/de of x ** e at e = 0 is log x
+    for spell in (lambda a, b: a ** 3, lambda a, b: a ** -2, lambda a, b: a ** 65, lambda a, b: a.abs() ** b, lambda a, b: 2 ** a,
+                  lambda a, b: 3 ** b):
         with use_device(device):
             t, te = Tensor(x, requires_grad=True), Tensor(e, requires_grad=True)
             out = spell(t, te)
