@@ -62,6 +62,7 @@ def _check_number(value, name: str, low: float, high: float = math.inf, low_open
         raise ValueError(f"{name}={value!r} must be in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}")
     return float(value)
 
+# %% ../nbs/limn/14_optim.ipynb #h5-pgroup
 class ParamGroup(dict):
     "One of torch's param_groups: 'params' and the group's options; its 'lr' lives in a device buffer the step reads."
     def __init__(self, options: dict, named: list, lr_buffer: Tensor, owner=None):
@@ -562,27 +563,30 @@ class OneCycleLR(LRScheduler):
                     group["momentum"], group["max_momentum"], group["base_momentum"] = max_momentum, max_momentum, base_momentum
         super().__init__(optimizer, last_epoch)
 
-    def _anneal(self, start: float, end: float, pct: float) -> float:
-        if self.anneal_strategy == "cos":
-            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
-        return (end - start) * pct + start
+# %% ../nbs/limn/14_optim.ipynb #h5-s4b
+@patch
+def _anneal(self: OneCycleLR, start: float, end: float, pct: float) -> float:
+    if self.anneal_strategy == "cos":
+        return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+    return (end - start) * pct + start
 
-    def get_lr(self):
-        step = self.last_epoch
-        if step > self.total_steps:
-            raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
-        lrs = []
-        for group in self.optimizer.param_groups:
-            start = 0.0
-            for i, (end, lo, hi, m_lo, m_hi) in enumerate(self._phases):
-                if step <= end or i == len(self._phases) - 1:
-                    pct = (step - start) / (end - start)
-                    lrs.append(self._anneal(group[lo], group[hi], pct))
-                    if self.cycle_momentum:
-                        group["momentum"] = self._anneal(group[m_lo], group[m_hi], pct)
-                    break
-                start = end
-        return lrs
+@patch
+def get_lr(self: OneCycleLR):
+    step = self.last_epoch
+    if step > self.total_steps:
+        raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
+    lrs = []
+    for group in self.optimizer.param_groups:
+        start = 0.0
+        for i, (end, lo, hi, m_lo, m_hi) in enumerate(self._phases):
+            if step <= end or i == len(self._phases) - 1:
+                pct = (step - start) / (end - start)
+                lrs.append(self._anneal(group[lo], group[hi], pct))
+                if self.cycle_momentum:
+                    group["momentum"] = self._anneal(group[m_lo], group[m_hi], pct)
+                break
+            start = end
+    return lrs
 
 # %% ../nbs/limn/14_optim.ipynb #h5-s5
 lr_scheduler = types.ModuleType(f"{__name__}.lr_scheduler", """torch.optim.lr_scheduler's schedules, computed on the host
