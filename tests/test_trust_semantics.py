@@ -30,9 +30,10 @@ def test_threshold_classes_sit_on_both_sides_of_each_constant():
         assert {point - 1, point, point + 1} <= values, (name, sorted(values))
 
 
-def test_negative_remainder_in_the_output_is_rejected():
-    "`((offs - 2) % 4)` is -2, -1 at offs 0, 1 in Triton; the reference wants the mathematical 2, 3."
-    r = check(KERNELS / 'trust_negative_mod_value.py')
+@pytest.mark.parametrize('name', ['trust_negative_mod_value', 'trust_negative_div_value'])
+def test_negative_remainder_or_quotient_in_the_output_is_rejected(name):
+    "`(offs - 2) % 4` is -2, -1 at offs 0, 1 in Triton, and `(offs - 4) // 4` is 0 at offs 1..3; the references floor."
+    r = check(KERNELS / f'{name}.py')
     assert r.verdict == 'REJECT', str(r)
     assert r.counterexample is not None
 
