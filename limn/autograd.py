@@ -63,11 +63,41 @@ VJP = {
     "pad":        lambda out, g, p, arg: (g.shrink(tuple((b, b + s) for (b, _), s in zip(arg, p[0].shape))),),
     "shrink":     lambda out, g, p, arg: (g.pad(tuple((lo, s - hi) for (lo, hi), s in zip(arg, p[0].shape))),),
     "gather":     lambda out, g, p, arg: (g.scatter_rows(p[1], p[0].shape[0]), None),
-    "scatter":    lambda out, g, p, arg: (None, g.gather(p[0])),
+    "scatter":    lambda out, g, p, arg: (None, g.gather_rows(p[0])),
     "contiguous": lambda out, g, p, arg: (g,),
     "sigmoid":    lambda out, g, p, arg: (g * ((1 - out) * out),),      # composites recorded as one step (chapter 02)
     "tanh":       lambda out, g, p, arg: (g * (1 - out * out),),
 }
+
+# %% ../nbs/limn/03_autograd.ipynb #12f6f717
+def _vjp_step(out, g, parents, steps):
+    "Undo `View.step`: g reversed where the step was negative, then every element spread |k| apart and cut back."
+    x, = parents
+    if any(k < 0 for k in steps): g = g._step(tuple(-1 if k < 0 else 1 for k in steps))
+    for d, k in enumerate(steps):
+        n, m, count = x.shape[d], abs(k), g.shape[d]
+        if m == 1 and k > 0: continue
+        first = (n - 1 - (count - 1) * m) if k < 0 and count else 0          # the element the reversed walk ends on
+        spread = g.unsqueeze(d + 1).pad(tuple((0, m - 1) if e == d + 1 else (0, 0) for e in range(g.ndim + 1)))
+        spread = spread.reshape(g.shape[:d] + (count * m,) + g.shape[d + 1:])
+        pads = tuple((first, max(n - first - count * m, 0)) if e == d else (0, 0) for e in range(g.ndim))
+        g = spread.pad(pads).shrink(tuple((0, n) if e == d else (0, s) for e, s in enumerate(spread.shape)))
+    return (g,)
+
+VJP["step"] = _vjp_step
+VJP["zero_grad"] = lambda out, g, p, arg: (g.zeros_like(),)
+
+# %% ../nbs/limn/03_autograd.ipynb #fc2f1a08
+def _vjp_gather(out, g, parents, arg):
+    """The rows' cotangents added back into a table of zeros (SCATTER). A single row is a masked broadcast instead:
+    the same numbers, with no scatter kernel for one row."""
+    table, idx = parents
+    rows, cols = table.shape
+    if idx.numel() != 1: return (g.scatter_rows(idx, rows), None)
+    hit = type(g).arange(rows).reshape(rows, 1) == idx.reshape(1, 1).cast(idx.dtype)
+    return (g.reshape(1, cols).expand(rows, cols).where(hit, 0), None)
+
+VJP["gather"] = _vjp_gather
 
 # %% ../nbs/limn/03_autograd.ipynb #9b2b0543
 def _tape(outputs) -> list:

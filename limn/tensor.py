@@ -17,8 +17,9 @@ from .autograd import no_grad, grad
 
 # %% auto #0
 __all__ = ['SQUARING_LIMIT', 'TANH_SERIES', 'ERF_SERIES', 'SIN_SERIES', 'COS_SERIES', 'TANH_SMALL', 'ERF_SMALL', 'ERFC_FIT',
-           'GELU_TANH', 'TWO_OVER_PI', 'set_seed', 'IndexOutOfRange', 'Tensor', 'realize', 'broadcast_shape', 'where',
-           'maximum', 'minimum', 'cat', 'stack', 'custom', 'node_label', 'draw']
+           'GELU_TANH', 'TWO_OVER_PI', 'ValuesIndices', 'set_seed', 'IndexOutOfRange', 'Tensor', 'realize',
+           'broadcast_shape', 'where', 'maximum', 'minimum', 'cat', 'stack', 'custom', 'einsum', 'manual_seed',
+           'node_label', 'draw']
 
 # %% ../nbs/limn/02_tensor.ipynb #7be9745f
 _RNG = [np.random.default_rng(0)]
@@ -45,21 +46,33 @@ def _data_dtype(arr: np.ndarray, from_python: bool) -> DType:
     return to_dtype(arr.dtype)
 
 # %% ../nbs/limn/02_tensor.ipynb #4fac373f
+def _data_node(data, dtype) -> tuple[Node, bool]:
+    "A BUFFER node holding `data` (in `dtype`, or the dtype the data implies), and whether the data was boolean."
+    if isinstance(data, (str, bytes, dict, set)):
+        raise TypeError(f"Tensor data must be an array, a nested list or a number, got {type(data).__name__}")
+    arr = np.asarray(data)
+    is_bool = arr.dtype == np.bool_ and dtype is None
+    dt = int8 if is_bool else to_dtype(dtype) if dtype is not None else _data_dtype(arr, not isinstance(data, np.ndarray))
+    if arr.dtype.kind in "iu" and dt.is_int and arr.size:
+        info = np.iinfo(dt.np)
+        low, high = int(arr.min()), int(arr.max())
+        if low < info.min or high > info.max:
+            raise ValueError(f"Tensor data holds ints in [{low}, {high}], outside {dt.name}'s [{info.min}, {info.max}]: "
+                             f"limn's widest int is int32 and it does not wrap data silently; pass dtype=float64 or reduce the values")
+    buf = Buffer(arr.astype(dt.np), dt)
+    return Node(Ops.BUFFER, (), buf, dt, buf.shape), is_bool
+
 class Tensor:
     "A lazy n-dimensional array: a handle on a node of the op DAG, with autograd bookkeeping."
-    __slots__ = ("node", "_requires_grad", "grad", "_ctx", "__weakref__")
+    __slots__ = ("node", "_requires_grad", "grad", "_ctx", "is_bool", "__weakref__")
     __array_ufunc__ = None          # make numpy defer to Tensor's reflected operators
 
     def __init__(self, data, dtype=None, requires_grad: bool = False):
+        is_bool = False
         if isinstance(data, Node): node = data
         elif isinstance(data, Tensor): node = data.node
-        else:
-            if isinstance(data, (str, bytes, dict, set)): raise TypeError(f"Tensor data must be an array, a nested list or a number, got {type(data).__name__}")
-            arr = np.asarray(data)
-            dt = to_dtype(dtype) if dtype is not None else _data_dtype(arr, not isinstance(data, np.ndarray))
-            buf = Buffer(arr.astype(dt.np), dt)
-            node = Node(Ops.BUFFER, (), buf, dt, buf.shape)
-        self.node, self.grad, self._ctx, self._requires_grad = node, None, None, False
+        else: node, is_bool = _data_node(data, dtype)
+        self.node, self.grad, self._ctx, self._requires_grad, self.is_bool = node, None, None, False, is_bool
         if dtype is not None and to_dtype(dtype) is not node.dtype: self.node = self.cast(dtype).node
         self.requires_grad = requires_grad
         if self.node.op is not Ops.BUFFER:
@@ -83,7 +96,8 @@ class Tensor:
         return self.shape[0]
     def __repr__(self):
         rg = ", requires_grad=True" if self.requires_grad else ""
-        return f"<Tensor {self.dtype.name}{list(self.shape)} {self.node.op.name}{rg}>"
+        kind = "bool(int8)" if self.is_bool else self.dtype.name
+        return f"<Tensor {kind}{list(self.shape)} {self.node.op.name}{rg}>"
     __hash__ = object.__hash__
 
 # %% ../nbs/limn/02_tensor.ipynb #1e7e0a01
@@ -204,14 +218,15 @@ def realize(self: Tensor) -> Tensor:
 def numpy(self: Tensor) -> np.ndarray:
     "The value as a fresh numpy array (ml_dtypes.bfloat16 for bfloat16)."
     realize(self)
-    return self.node.arg.array.copy()
+    out = self.node.arg.array.copy()
+    return out.astype(np.bool_) if self.is_bool else out
 
 @patch
 def item(self: Tensor):
     "The value of a one-element tensor as a python float or int."
     if self.numel() != 1: raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
     v = self.numpy().reshape(-1)[0]
-    return float(v) if self.dtype.is_float else int(v)
+    return float(v) if self.dtype.is_float else bool(v) if self.is_bool else int(v)
 
 @patch
 def tolist(self: Tensor): return self.numpy().tolist()
@@ -228,7 +243,7 @@ def __bool__(self: Tensor) -> bool:
 def _make(node: Node, parents: tuple = (), rule=None, arg=None) -> Tensor:
     "A Tensor on `node`; it keeps the autograd record `(rule, parents, arg)` only when the result requires grad."
     t = Tensor.__new__(Tensor)
-    t.node, t.grad, t._requires_grad, t._ctx = node, None, False, None
+    t.node, t.grad, t._requires_grad, t._ctx, t.is_bool = node, None, False, None, False
     if parents and autograd.is_grad_enabled() and node.dtype.is_float:
         for p in parents:
             if p._requires_grad: t._requires_grad, t._ctx = True, (rule, parents, arg); break
@@ -354,7 +369,9 @@ def char(self: Tensor) -> Tensor: return self.cast(int8)
 @patch
 def detach(self: Tensor) -> Tensor:
     "The same value with no gradient history."
-    return _make(self.node)
+    out = _make(self.node)
+    out.is_bool = self.is_bool
+    return out
 
 @patch
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
@@ -458,6 +475,29 @@ def view(self: Tensor, *shape) -> Tensor: return self.reshape(*shape)
 @patch(as_prop=True)
 def T(self: Tensor) -> Tensor: return self.permute(tuple(reversed(range(self.ndim))))
 
+# %% ../nbs/limn/02_tensor.ipynb #6abb6023
+@patch
+def _step(self: Tensor, steps: tuple) -> Tensor:
+    "Every |k|-th element of each dim, from the end where k < 0: one View (chapter 01's `View.step`), no copy."
+    if len(steps) != self.ndim or any(not isinstance(k, numbers.Integral) or k == 0 for k in steps):
+        raise ValueError(f"steps={steps} must hold one non-zero int per dim of {self.shape}")
+    if all(k == 1 for k in steps): return self
+    return _movement(self, "step", tuple(int(k) for k in steps), lambda v: v.step(steps))
+
+def _dims(x: Tensor, dims, name="dims") -> tuple:
+    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    return tuple(x._axis(d, name=name) for d in dims)
+
+@patch
+def flip(self: Tensor, *dims) -> Tensor:
+    "Reverse the order along `dims` (torch.flip): a View with negative strides, so no copy."
+    dims = _dims(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], numbers.Integral) else dims)
+    return self._step(tuple(-1 if d in dims else 1 for d in range(self.ndim)))
+@patch
+def fliplr(self: Tensor) -> Tensor: return self.flip(1)
+@patch
+def flipud(self: Tensor) -> Tensor: return self.flip(0)
+
 # %% ../nbs/limn/02_tensor.ipynb #2ce3f858
 _SCALARS = (numbers.Number, np.generic)
 
@@ -469,7 +509,8 @@ def _ensure(value, like: Tensor) -> Tensor:
     if isinstance(value, _SCALARS):
         if isinstance(value, complex): raise TypeError("complex numbers have no limn dtype")
         is_float = isinstance(value, (float, np.floating))
-        dtype = float32 if is_float and like.dtype.is_int else like.dtype
+        if like.is_bool: dtype = float32 if is_float else int32          # a mask meets a number as torch's bool does
+        else: dtype = float32 if is_float and like.dtype.is_int else like.dtype
         return _const(value, dtype)
     raise TypeError(f"cannot combine a Tensor with a {type(value).__name__}; expected a Tensor, a python number or a numpy array")
 
@@ -494,8 +535,18 @@ def broadcast_to(self: Tensor, shape) -> Tensor:
     x = self.reshape((1,) * (len(shape) - self.ndim) + self.shape) if self.ndim < len(shape) else self
     return x.expand(shape)
 
+# %% ../nbs/limn/02_tensor.ipynb #5def4787
+def _weak_bools(values) -> list:
+    "A boolean operand takes the other tensors' dtype (torch's rule: a mask never widens or narrows its partner)."
+    others = [v.node.dtype for v in values if isinstance(v, Tensor) and not v.is_bool]
+    if not others: return list(values)
+    dt = others[0]
+    for o in others[1:]: dt = promote(dt, o)
+    return [v.cast(dt) if isinstance(v, Tensor) and v.is_bool else v for v in values]
+
 def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
     "Tensors (first one is a Tensor) promoted to one dtype and broadcast to one shape."
+    if any(isinstance(v, Tensor) and v.is_bool for v in values): values = _weak_bools(values)
     if dtype is None and len(values) == 2 and isinstance(values[0], Tensor) and values[0].node.op is not Ops.CONST:
         a, b = values                      # fast paths for the two commonest cases; they return what the general path does
         if isinstance(b, Tensor):
@@ -560,20 +611,42 @@ def __rtruediv__(self: Tensor, other) -> Tensor: return _ensure(other, self).div
 def __neg__(self: Tensor) -> Tensor: return self.neg()
 
 # %% ../nbs/limn/02_tensor.ipynb #0ca15386
-@patch
-def lt(self: Tensor, other) -> Tensor:
+def _boolean(x: Tensor) -> Tensor:
+    "`x` (int8 0/1) marked as a boolean result; the mark is what indexing, `sum` and arithmetic read."
+    x.is_bool = True
+    return x
+
+def _lt01(a: Tensor, b: Tensor) -> Tensor:
+    "CMPLT of two operands of one dtype and shape, as int8 0/1."
+    return _elementwise(Ops.CMPLT, a, b).cast(int8)
+
+def _ordered(a: Tensor, b: Tensor):
+    "int8 1 where neither operand is NaN (None for ints): x is not NaN iff x < inf or -inf < x."
+    if a.dtype.is_int: return None
+    inf, ninf = _const(math.inf, a.dtype, a.shape), _const(-math.inf, a.dtype, a.shape)
+    not_nan = [where(_lt01(x, inf), 1, _lt01(ninf, x)) for x in (a, b)]
+    return not_nan[0] * not_nan[1]
+
+def _compare(self, other, build) -> Tensor:
     a, b = _operands(self, other)
-    return _elementwise(Ops.CMPLT, a, b)          # no rule: comparisons carry no gradient
+    out = build(a, b, _ordered(a, b))
+    return _boolean(out)
+
+def _and_ordered(x: Tensor, ordered) -> Tensor: return x if ordered is None else x * ordered
+
 @patch
-def gt(self: Tensor, other) -> Tensor: return _ensure(other, self).lt(self)
+def lt(self: Tensor, other) -> Tensor: return _compare(self, other, lambda a, b, o: _lt01(a, b))   # no gradient
 @patch
-def le(self: Tensor, other) -> Tensor: return 1 - (self > other)
+def gt(self: Tensor, other) -> Tensor: return _compare(self, other, lambda a, b, o: _lt01(b, a))
 @patch
-def ge(self: Tensor, other) -> Tensor: return 1 - (self < other)
+def le(self: Tensor, other) -> Tensor: return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(b, a), o))
 @patch
-def ne(self: Tensor, other) -> Tensor: return (self < other) + (self > other)
+def ge(self: Tensor, other) -> Tensor: return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(a, b), o))
 @patch
-def eq(self: Tensor, other) -> Tensor: return 1 - ((self < other) + (self > other))
+def eq(self: Tensor, other) -> Tensor:
+    return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(a, b) - _lt01(b, a), o))
+@patch
+def ne(self: Tensor, other) -> Tensor: return _boolean(1 - self.eq(other))
 @patch
 def __lt__(self: Tensor, other) -> Tensor: return self.lt(other)
 @patch
@@ -587,6 +660,7 @@ def __ne__(self: Tensor, other) -> Tensor: return self.ne(other)
 @patch
 def __eq__(self: Tensor, other) -> Tensor: return self.eq(other)
 
+# %% ../nbs/limn/02_tensor.ipynb #902f43b1
 def where(cond, a, b) -> Tensor:
     "Elementwise `a` where `cond` is nonzero, else `b`; all three broadcast together."
     if not isinstance(cond, Tensor): raise TypeError(f"cond must be a Tensor, got {type(cond).__name__}")
@@ -690,21 +764,26 @@ def _full_index(x: Tensor, index: tuple) -> tuple:
 @patch
 def __getitem__(self: Tensor, index) -> Tensor:
     index = index if isinstance(index, tuple) else (index,)
+    if any(_is_mask(i) for i in index): return _index_with_mask(self, index)
     if any(isinstance(i, Tensor) for i in index): return _index_with_tensor(self, index)
-    bounds, out_shape, dim = [], [], 0
+    bounds, steps, out_shape, dim = [], [], [], 0
     for i in _full_index(self, index):
         if i is None: out_shape.append(1); continue
         size = self.shape[dim]
         if isinstance(i, (numbers.Integral, np.integer)) and not isinstance(i, bool):
             if not -size <= i < size: raise IndexOutOfRange(f"index {i} is out of range for dim {dim} of size {size}")
-            i = int(i) % size; bounds.append((i, i + 1))
+            i = int(i) % size; bounds.append((i, i + 1)); steps.append(1)
         elif isinstance(i, slice):
-            start, stop, step = i.indices(size)
-            if step != 1: raise ValueError(f"slice step {step} in dim {dim}: limn has no View for a step other than 1; use reshape and shrink instead (x[::2] of an even-length dim is x.reshape(-1, 2)[:, 0])")
-            stop = max(stop, start); bounds.append((start, stop)); out_shape.append(stop - start)
+            if i.step == 0: raise ValueError(f"slice step 0 in dim {dim}: a step must be a non-zero int")
+            picked = range(*i.indices(size))
+            n = len(picked)
+            bounds.append((min(picked[0], picked[-1]), max(picked[0], picked[-1]) + 1) if n else (0, 0))
+            steps.append(picked.step); out_shape.append(n)
         else: raise TypeError(f"index entry {i!r} ({type(i).__name__}) is not supported: expected an int, a slice, None, ... or an int Tensor")
         dim += 1
-    return self.shrink(tuple(bounds)).reshape(tuple(out_shape))
+    out = self.shrink(tuple(bounds))
+    if any(k != 1 for k in steps): out = out._step(tuple(steps))
+    return out.reshape(tuple(out_shape))
 
 @patch
 def __iter__(self: Tensor):
@@ -716,7 +795,30 @@ def __iter__(self: Tensor):
 def __setitem__(self: Tensor, index, value):
     raise TypeError("tensors are immutable: x[...] = v is not supported; build the new value (e.g. with where or pad) or use assign()")
 
+# %% ../nbs/limn/02_tensor.ipynb #6abd3502
+def _is_mask(i) -> bool:
+    "A boolean index entry: a Tensor marked boolean, or a numpy bool array."
+    return (isinstance(i, Tensor) and i.is_bool) or (isinstance(i, np.ndarray) and i.dtype == np.bool_)
+
+def _index_with_mask(x: Tensor, index: tuple) -> Tensor:
+    """x[index] where one entry is a boolean mask over dims d..d+k of x: those dims merge into one, indexed by the
+    flat positions of the mask's True cells. How many there are is data, so the mask is realized here: a sync."""
+    at = next(k for k, i in enumerate(index) if _is_mask(i))
+    if sum(1 for i in index if _is_mask(i) or isinstance(i, Tensor)) > 1:
+        raise IndexError("an index can hold one boolean mask and no other Tensor entry; index with one, then the next")
+    mask = index[at].numpy() if isinstance(index[at], Tensor) else index[at]
+    consumed = lambda entries: sum(1 for i in entries if i is not None and i is not Ellipsis)
+    before, after = index[:at], index[at + 1:]
+    d = x.ndim - consumed(after) - mask.ndim if any(i is Ellipsis for i in before) else consumed(before)
+    if d < 0 or x.shape[d:d + mask.ndim] != mask.shape:
+        raise IndexError(f"boolean mask of shape {mask.shape} does not match dims {d}..{d + mask.ndim - 1} of a tensor of shape {x.shape}")
+    merged = x.reshape(x.shape[:d] + (prod(mask.shape),) + x.shape[d + mask.ndim:])
+    positions = Tensor(np.flatnonzero(mask).astype(np.int32))
+    return merged[before + (positions,) + after]
+
 # %% ../nbs/limn/02_tensor.ipynb #fbbf5ccd
+from collections import namedtuple
+
 def _axes(self, axis) -> tuple:
     if axis is None: return tuple(range(self.ndim))
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
@@ -734,14 +836,19 @@ def _reduce_op(op):
 _sum, _max = _reduce_op(Ops.SUM), _reduce_op(Ops.MAX)
 
 @patch
-def sum(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor: return _sum(self, axis, keepdim, dim)
+def sum(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
+    "A boolean tensor counts in int32 (torch counts in int64, limn's widest int is int32); other dtypes sum in their own."
+    return _sum(self.cast(int32) if self.is_bool else self, axis, keepdim, dim)
 @patch
-def max(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor: return _max(self, axis, keepdim, dim)
+def amax(self: Tensor, dim=None, keepdim=False, axis=None) -> Tensor:
+    "The MAX primitive over `dim` (an int, a tuple, or None for all); ties share the gradient evenly, as in torch.amax."
+    return _max(self, axis if dim is None else dim, keepdim)
 @patch
-def min(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
-    "-max(-x); for ints -max(-x - 1) - 1 (bitwise not), because -x overflows at the most negative int."
-    if self.dtype.is_int: return -_max(-self - 1, axis, keepdim, dim) - 1
-    return -_max(-self, axis, keepdim, dim)
+def amin(self: Tensor, dim=None, keepdim=False, axis=None) -> Tensor:
+    "-amax(-x); for ints -amax(-x - 1) - 1 (bitwise not), because -x overflows at the most negative int."
+    dim = axis if dim is None else dim
+    if self.dtype.is_int: return -_max(-self - 1, dim, keepdim) - 1
+    return -_max(-self, dim, keepdim)
 @patch
 def mean(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
     x = _floatify(self)
@@ -762,7 +869,7 @@ def std(self: Tensor, axis=None, keepdim=False, correction=1, dim=None) -> Tenso
 def softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
     axis = self._axis(dim if dim is not None else axis)
     x = _floatify(self)
-    e = (x - x.max(axis, keepdim=True).detach()).exp()            # the shift cancels, so it needs no gradient
+    e = (x - x.amax(axis, keepdim=True).detach()).exp()            # the shift cancels, so it needs no gradient
     return e / e.sum(axis, keepdim=True)
 
 @patch
@@ -772,9 +879,9 @@ def argmax(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
     if axis is None: return self.reshape(-1).argmax(0)
     axis = self._axis(axis)
     n = self.shape[axis]
-    hit = (self == self.max(axis, keepdim=True)).cast(int32)           # 1 at every maximum
+    hit = (self == self.amax(axis, keepdim=True)).cast(int32)           # 1 at every maximum
     countdown = Tensor.arange(n - 1, -1, -1).reshape(tuple(n if d == axis else 1 for d in range(self.ndim)))
-    first = n - 1 - (hit * countdown).max(axis, keepdim=True)            # the largest countdown is the first hit
+    first = n - 1 - (hit * countdown).amax(axis, keepdim=True)            # the largest countdown is the first hit
     return first if keepdim else first.squeeze(axis)
 @patch
 def argmin(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
@@ -1114,7 +1221,7 @@ def stack(cls: Tensor, tensors, dim: int = 0) -> Tensor: return stack(tensors, d
 
 # %% ../nbs/limn/02_tensor.ipynb #3d58fe73
 @patch
-def gather(self: Tensor, idx) -> Tensor:
+def gather_rows(self: Tensor, idx) -> Tensor:
     "Rows `idx` of this 2-D table: shape idx.shape + (columns,)."
     if not isinstance(idx, Tensor): idx = Tensor(np.asarray(idx))
     if self.ndim != 2: raise ValueError(f"gather reads rows of a 2-D table; this tensor has shape {self.shape}")
@@ -1139,6 +1246,36 @@ def dropout(self: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     keep = Tensor((_RNG[0].random(self.shape) >= p).astype(np.float32), dtype=self.dtype)
     return self * keep * (1 / (1 - p))
 
+# %% ../nbs/limn/02_tensor.ipynb #bfbad685
+def _index_arg(index, name="index") -> Tensor:
+    if not isinstance(index, Tensor): index = Tensor(np.asarray(index))
+    if not index.dtype.is_int or index.is_bool: raise TypeError(f"{name} must be an int tensor, got {index!r}")
+    return index
+
+def _positions(shape: tuple, dim: int, index: Tensor) -> Tensor:
+    """Flat row-major offsets, into a tensor of `shape`, of x[i_0, .., index[i], .., i_n] for every cell i of `index`.
+    An index outside [0, shape[dim]) maps past the end, which the GATHER and SCATTER primitives refuse at realize."""
+    grid = np.indices(index.shape, dtype=np.int64)
+    base = sum((grid[d] * prod(shape[d + 1:]) for d in range(len(shape)) if d != dim), np.zeros(index.shape, np.int64))
+    idx = index.cast(int32)
+    inside = (idx >= 0) & (idx < shape[dim])
+    return where(inside, idx * prod(shape[dim + 1:]) + Tensor(base.astype(np.int32)), prod(shape))
+
+def _check_index(x: Tensor, dim: int, index: Tensor, name: str):
+    if index.ndim != x.ndim or any(i > s for d, (i, s) in enumerate(zip(index.shape, x.shape)) if d != dim):
+        raise ValueError(f"{name}: index of shape {index.shape} must have the {x.ndim} dims of shape {x.shape} and be no "
+                         f"larger in any dim but dim={dim}")
+
+@patch
+def gather(self: Tensor, dim, index=None) -> Tensor:
+    """torch's gather: out[i][j] = self[index[i][j]][j] for dim=0 (index in the dim, position elsewhere). One GATHER
+    from the tensor seen as a column. x.gather(ids) with no dim is `gather_rows` (rows of a 2-D table)."""
+    if index is None: return self.gather_rows(dim)
+    d = self._axis(dim, name="dim")
+    index = _index_arg(index)
+    _check_index(self, d, index, "gather")
+    return self.reshape(self.numel(), 1).gather_rows(_positions(self.shape, d, index).reshape(-1)).reshape(index.shape)
+
 # %% ../nbs/limn/02_tensor.ipynb #52c8f5ef
 def _is_int_entry(i) -> bool: return isinstance(i, (numbers.Integral, np.integer)) and not isinstance(i, bool)
 
@@ -1153,7 +1290,7 @@ def _index_with_tensor(x: Tensor, index: tuple) -> Tensor:
     dim = sum(1 for i in full[:at] if i is not None)                      # the dim of x that the Tensor indexes
     moved = x.permute((dim,) + tuple(d for d in range(x.ndim) if d != dim))
     rest = moved.shape[1:]
-    rows = moved.reshape(x.shape[dim], prod(rest)).gather(idx).reshape(idx.shape + rest)
+    rows = moved.reshape(x.shape[dim], prod(rest)).gather_rows(idx).reshape(idx.shape + rest)
     out = rows[(slice(None),) * idx.ndim + full[:at] + full[at + 1:]]
     advanced = [k for k, i in enumerate(full) if k == at or _is_int_entry(i)]
     side_by_side = advanced[-1] - advanced[0] + 1 == len(advanced)
@@ -1194,6 +1331,394 @@ def custom(name: str, inputs, outputs, params: dict | None = None, vjp=None) -> 
 def backward(self: Tensor, gradient=None, create_graph: bool = False) -> None:
     "Accumulate d(self)/d(leaf) into `leaf.grad` for every leaf that requires grad (chapter 03's `backward`)."
     autograd.backward(self, gradient, create_graph)
+
+# %% ../nbs/limn/02_tensor.ipynb #00deff9e
+@patch
+def bool(self: Tensor) -> Tensor:
+    "torch's .bool(): 1 where the value is non-zero (NaN counts as non-zero), as a boolean int8 tensor."
+    return self if self.is_bool else self.ne(0)
+@patch
+def long(self: Tensor) -> Tensor:
+    "torch's .long() is int64; limn's widest int is int32, so this is .int() (values outside int32 cannot be held)."
+    return self.cast(int32)
+@patch
+def dim(self: Tensor) -> int: return self.ndim
+
+def _need_bool(x, name: str) -> Tensor:
+    if not isinstance(x, Tensor) or not x.is_bool:
+        raise TypeError(f"{name} needs boolean tensors (a comparison, or .bool()), got {x!r}; limn has no bitwise int ops")
+    return x
+
+@patch
+def logical_not(self: Tensor) -> Tensor: return _boolean(1 - self.bool().cast(int8))
+@patch
+def logical_and(self: Tensor, other) -> Tensor: return _boolean(self.bool().cast(int8) * _ensure(other, self).bool().cast(int8))
+@patch
+def logical_or(self: Tensor, other) -> Tensor:
+    return _boolean(maximum(self.bool().cast(int8), _ensure(other, self).bool().cast(int8)))
+@patch
+def logical_xor(self: Tensor, other) -> Tensor: return self.ne(0).ne(_ensure(other, self).ne(0).cast(int8))
+@patch
+def __invert__(self: Tensor) -> Tensor: return _need_bool(self, "~").logical_not()
+@patch
+def __and__(self: Tensor, other) -> Tensor: return _need_bool(self, "&").logical_and(_need_bool(other, "&"))
+@patch
+def __or__(self: Tensor, other) -> Tensor: return _need_bool(self, "|").logical_or(_need_bool(other, "|"))
+@patch
+def __xor__(self: Tensor, other) -> Tensor: return _need_bool(self, "^").logical_xor(_need_bool(other, "^"))
+@patch
+def any(self: Tensor, dim=None, keepdim=False) -> Tensor: return _boolean(_max(self.bool(), dim, keepdim))
+@patch
+def all(self: Tensor, dim=None, keepdim=False) -> Tensor: return _boolean(1 - _max(self.logical_not(), dim, keepdim))
+
+@patch
+def isnan(self: Tensor) -> Tensor:
+    "x is NaN iff neither x < inf nor -inf < x holds (every other float satisfies one); ints are never NaN."
+    if self.dtype.is_int: return _boolean(_const(0, int8, self.shape))
+    return _boolean(1 - _ordered(self, self))
+@patch
+def isinf(self: Tensor) -> Tensor:
+    "x is infinite iff exactly one of -inf < x and x < inf holds (both for finite x, neither for NaN)."
+    if self.dtype.is_int: return _boolean(_const(0, int8, self.shape))
+    inf, ninf = _const(math.inf, self.dtype, self.shape), _const(-math.inf, self.dtype, self.shape)
+    return _boolean(_lt01(ninf, self).ne(_lt01(self, inf)).cast(int8))
+@patch
+def isfinite(self: Tensor) -> Tensor:
+    if self.dtype.is_int: return _boolean(_const(1, int8, self.shape))
+    inf, ninf = _const(math.inf, self.dtype, self.shape), _const(-math.inf, self.dtype, self.shape)
+    return _boolean(_lt01(ninf, self) * _lt01(self, inf))
+@patch
+def masked_fill(self: Tensor, mask, value) -> Tensor:
+    "`value` where the (broadcast) boolean `mask` holds, self elsewhere; the gradient reaches self where mask is False."
+    if not isinstance(mask, Tensor) or not mask.is_bool:
+        raise TypeError(f"masked_fill: mask must be a boolean tensor (a comparison, or .bool()), got {mask!r}")
+    return where(mask, _ensure(value, self).cast(self.dtype) if isinstance(value, Tensor) else value, self)
+
+# %% ../nbs/limn/02_tensor.ipynb #d2b80937
+@patch
+def roll(self: Tensor, shifts, dims=None) -> Tensor:
+    "torch.roll: element i moves to i + shift (mod the size); with dims=None the flattened tensor rolls and is reshaped back."
+    if dims is None: return self.reshape(-1).roll(shifts, 0).reshape(self.shape)
+    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
+    dims = _dims(self, dims)
+    if len(shifts) != len(dims): raise ValueError(f"roll: shifts={shifts} and dims={dims} must have the same length")
+    out = self
+    for s, d in zip(shifts, dims):
+        n = out.shape[d]
+        s = int(s) % n if n else 0
+        if s:
+            whole = (slice(None),) * d
+            out = cat([out[whole + (slice(n - s, n),)], out[whole + (slice(0, n - s),)]], d)
+    return out
+
+@patch
+def repeat(self: Tensor, *sizes) -> Tensor:
+    "torch's repeat (numpy's tile): dim d is laid end to end sizes[d] times; extra leading sizes add dims. Expand, then reshape."
+    sizes = _shape_arg(sizes, "sizes")
+    if len(sizes) < self.ndim: raise ValueError(f"repeat: sizes={sizes} has fewer entries than the tensor's {self.ndim} dims")
+    x = self.reshape((1,) * (len(sizes) - self.ndim) + self.shape)
+    grown = x.reshape(tuple(v for s in x.shape for v in (1, s))).expand(tuple(v for r, s in zip(sizes, x.shape) for v in (r, s)))
+    return grown.reshape(tuple(r * s for r, s in zip(sizes, x.shape)))
+
+def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
+    if x.ndim < 2: raise ValueError(f"tril/triu need at least 2 dims, got shape {x.shape}")
+    rows, cols = x.shape[-2:]
+    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]          # j - i
+    keep = Tensor(offset <= diagonal if lower else offset >= diagonal)
+    return where(keep, x, _const(0, x.dtype))
+
+@patch
+def tril(self: Tensor, diagonal: int = 0) -> Tensor:
+    "Keep j - i <= diagonal of the last two dims, zero the rest (torch.tril); the gradient is masked the same way."
+    return _triangle(self, int(diagonal), True)
+@patch
+def triu(self: Tensor, diagonal: int = 0) -> Tensor:
+    "Keep j - i >= diagonal of the last two dims, zero the rest (torch.triu)."
+    return _triangle(self, int(diagonal), False)
+
+# %% ../nbs/limn/02_tensor.ipynb #16256005
+@patch
+def split(self: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    "torch.split: pieces of split_size along dim (the last may be shorter), or of the listed sizes. Each is a shrink (a view)."
+    d = self._axis(dim, name="dim")
+    n = self.shape[d]
+    if isinstance(split_size_or_sections, numbers.Integral):
+        size = int(split_size_or_sections)
+        if size <= 0: raise ValueError(f"split_size={size} must be a positive int")
+        sizes = [min(size, n - start) for start in range(0, n, size)] or [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise ValueError(f"split sections {sizes} must be non-negative and sum to dim {d}'s size {n}")
+    starts = np.cumsum([0] + sizes)
+    whole = (slice(None),) * d
+    return tuple(self[whole + (slice(int(a), int(b)),)] for a, b in zip(starts[:-1], starts[1:]))
+
+@patch
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
+    "torch.chunk: pieces of ceil(size / chunks) along dim, so there may be fewer than `chunks`."
+    if not isinstance(chunks, numbers.Integral) or chunks <= 0: raise ValueError(f"chunks={chunks!r} must be a positive int")
+    n = self.shape[self._axis(dim, name="dim")]
+    return self.split(max(-(-n // int(chunks)), 1), dim)
+
+@patch
+def unbind(self: Tensor, dim: int = 0) -> tuple:
+    "The slices along dim, each without it (torch.unbind)."
+    d = self._axis(dim, name="dim")
+    return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
+
+# %% ../nbs/limn/02_tensor.ipynb #5dd76c43
+@patch
+def scatter_add(self: Tensor, dim: int, index, src) -> Tensor:
+    "torch's scatter_add: self with src[i][j] added into cell [index[i][j]][j] (dim=0). One SCATTER into the flat tensor."
+    d = self._axis(dim, name="dim")
+    index, src = _index_arg(index), _ensure(src, self)
+    _check_index(self, d, index, "scatter_add")
+    if src.ndim != index.ndim or any(i > s for i, s in zip(index.shape, src.shape)):
+        raise ValueError(f"scatter_add: src of shape {src.shape} must cover index's shape {index.shape}")
+    values = src.shrink(tuple((0, i) for i in index.shape)).cast(self.dtype).reshape(index.numel(), 1)
+    return self + values.scatter_rows(_positions(self.shape, d, index).reshape(-1), self.numel()).reshape(self.shape)
+
+@patch
+def index_select(self: Tensor, dim: int, index) -> Tensor:
+    "torch.index_select: the slices along `dim` at the positions of the 1-D `index`."
+    d = self._axis(dim, name="dim")
+    return self[(slice(None),) * d + (_index_arg(index),)]
+
+# %% ../nbs/limn/02_tensor.ipynb #c7573ed2
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+ValuesIndices.__doc__ = "(values, indices), as torch.return_types: what max/min over a dim, sort and topk return."
+
+def _extreme(x: Tensor, dim, keepdim: bool, whole, arg, pair):
+    "torch's max/min: over everything a tensor, over one int dim (values, indices), against a Tensor elementwise."
+    if isinstance(dim, Tensor): return pair(x, dim)
+    if dim is None or isinstance(dim, (tuple, list)): return whole(x, dim, keepdim)
+    d = x._axis(dim, name="dim")
+    indices = arg(x, d, keepdim=True)
+    values = x.gather(d, indices)                 # the gradient goes to the chosen cell only, as in torch
+    if not keepdim: values, indices = values.squeeze(d), indices.squeeze(d)
+    return ValuesIndices(values, indices)
+
+@patch
+def max(self: Tensor, dim=None, keepdim=False, axis=None):
+    "x.max() is a tensor; x.max(dim) is (values, indices); x.max(other) is maximum. A tuple of dims gives amax's tensor."
+    return _extreme(self, axis if dim is None else dim, keepdim, Tensor.amax, Tensor.argmax, maximum)
+@patch
+def min(self: Tensor, dim=None, keepdim=False, axis=None):
+    "x.min() is a tensor; x.min(dim) is (values, indices); x.min(other) is minimum. A tuple of dims gives amin's tensor."
+    return _extreme(self, axis if dim is None else dim, keepdim, Tensor.amin, Tensor.argmin, minimum)
+
+# %% ../nbs/limn/02_tensor.ipynb #b8cfbd80
+def _before(a: Tensor, b: Tensor, descending: bool) -> Tensor:
+    "int8 1 where a sorts strictly before b; NaN sorts as the largest value, as in torch."
+    if a.dtype.is_int: return (b < a if descending else a < b).cast(int8)
+    a_nan, b_nan = a.isnan().cast(int8), b.isnan().cast(int8)
+    plain = (b < a if descending else a < b).cast(int8)
+    nan_order = a_nan * (1 - b_nan) if descending else b_nan * (1 - a_nan)
+    return maximum(plain, nan_order)
+
+@patch
+def argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The int32 permutation that sorts along `dim`, ties in their original order (a stable sort). Composed from
+    comparisons: cell i's rank is how many cells sort before it plus how many equal ones precede it, and the
+    permutation puts i at its rank. That walks every pair of the dim: n**2 work and memory per row, for small dims."""
+    d = self._axis(dim, name="dim")
+    n = self.shape[d]
+    x = self.detach().movedim(d, -1)
+    xi, xj = x.unsqueeze(-1), x.unsqueeze(-2)                 # [..., i, j]
+    earlier = Tensor(np.arange(n)[None, :] < np.arange(n)[:, None])          # j < i
+    tie = 1 - _before(xi, xj, descending) - _before(xj, xi, descending)
+    rank = (_before(xj, xi, descending).cast(int32) + (tie * earlier.cast(int8)).cast(int32)).sum(-1)   # [..., i]
+    at_rank = rank.unsqueeze(-2) == Tensor.arange(n).reshape(n, 1)          # [..., r, i]: cell i has rank r
+    order = where(at_rank, Tensor.arange(n), 0).sum(-1)                      # [..., r]
+    return order.movedim(-1, d)
+
+@patch
+def sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+    "(values, indices) sorted along `dim` (torch.sort); the values are a gather, so the gradient lands where each came from."
+    indices = self.argsort(dim, descending)
+    return ValuesIndices(self.gather(dim, indices), indices)
+
+@patch
+def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    "(values, indices) of the k largest (or smallest) along `dim`, in sorted order (torch.topk)."
+    d = self._axis(dim, name="dim")
+    if not isinstance(k, numbers.Integral) or not 0 <= k <= self.shape[d]:
+        raise ValueError(f"topk: k={k!r} must be an int in [0, {self.shape[d]}] (the size of dim {d})")
+    indices = self.argsort(d, descending=largest)[(slice(None),) * d + (slice(0, int(k)),)]
+    return ValuesIndices(self.gather(d, indices), indices)
+
+@patch
+def movedim(self: Tensor, source: int, destination: int) -> Tensor:
+    "Move dim `source` to position `destination`, the others keeping their order (torch.movedim)."
+    s, t = self._axis(source, name="source"), self._axis(destination, name="destination")
+    order = [d for d in range(self.ndim) if d != s]
+    order.insert(t, s)
+    return self.permute(tuple(order))
+
+# %% ../nbs/limn/02_tensor.ipynb #e08688a4
+@patch
+def cumsum(self: Tensor, dim: int) -> Tensor:
+    """Running totals along `dim` (torch.cumsum). Output i is a SUM over the prefix j <= i of a masked broadcast: one
+    reduce, each total folded in index order as torch folds it, at n**2 work per row."""
+    d = self._axis(dim, name="dim")
+    n = self.shape[d]
+    x = (self.cast(int32) if self.is_bool else self).movedim(d, -1)
+    prefix = Tensor(np.arange(n)[None, :] <= np.arange(n)[:, None])         # [i, j]: j <= i
+    return where(prefix, x.unsqueeze(-2), _const(0, x.dtype)).sum(-1).movedim(-1, d)
+
+def _shifted(x: Tensor, s: int, fill) -> Tensor:
+    "x moved s places along its last dim, the first s cells holding `fill`."
+    n = x.shape[-1]
+    return x[..., :n - s].pad(((0, 0),) * (x.ndim - 1) + ((s, 0),), value=fill)
+
+@patch
+def cumprod(self: Tensor, dim: int) -> Tensor:
+    """Running products along `dim` (torch.cumprod): log2(n) rounds of multiplying by the value s places back
+    (Hillis-Steele), with the gradient of every product through MUL, so zeros need no division."""
+    d = self._axis(dim, name="dim")
+    out = self.movedim(d, -1)
+    s = 1
+    while s < out.shape[-1]:
+        out = out * _shifted(out, s, 1)
+        s *= 2
+    return out.movedim(-1, d)
+
+@patch
+def prod(self: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    "The product over `dim` (all when None), as a tree of pairwise MULs: the halves of the dim, padded with 1, multiply."
+    if dim is None:
+        out = self.reshape(-1).prod(0)
+        return out.reshape((1,) * self.ndim) if keepdim else out
+    d = self._axis(dim, name="dim")
+    out = self.movedim(d, -1)
+    while out.shape[-1] > 1:
+        n = out.shape[-1]
+        if n % 2: out = out.pad(((0, 0),) * (out.ndim - 1) + ((0, 1),), value=1)
+        out = out[..., : (n + 1) // 2] * out[..., (n + 1) // 2:]
+    if out.shape[-1] == 0: out = _const(1, self.dtype, out.shape[:-1] + (1,))
+    out = out.movedim(-1, d)
+    return out if keepdim else out.squeeze(d)
+
+@patch
+def norm(self: Tensor, p="fro", dim=None, keepdim: bool = False) -> Tensor:
+    "torch's vector norm over `dim` (all when None): p = 2 or 'fro', 1, inf, -inf, 0 (count of non-zeros) or any other p."
+    x = _floatify(self)
+    if p in ("fro", 2, 2.0): return (x * x).sum(dim, keepdim).sqrt()
+    if p in (1, 1.0): return x.abs().sum(dim, keepdim)
+    if p == math.inf: return x.abs().amax(dim, keepdim)
+    if p == -math.inf: return x.abs().amin(dim, keepdim)
+    if p == 0: return x.ne(0).cast(x.dtype).sum(dim, keepdim)
+    if isinstance(p, (bool, str)) or not isinstance(p, numbers.Real):
+        raise ValueError(f"norm: p={p!r} must be a number or 'fro'")
+    return (x.abs() ** float(p)).sum(dim, keepdim) ** (1 / float(p))
+
+# %% ../nbs/limn/02_tensor.ipynb #d0842346
+def _round_even(x: Tensor) -> Tensor:
+    """x rounded to the nearest integer, ties to even, with no rounding primitive: below 2**(mantissa bits) adding and
+    subtracting that power leaves |x| rounded (IEEE addition rounds to even); at or above it every float is an integer."""
+    if x.dtype.is_half: return _round_even(x.cast(float32)).cast(x.dtype)     # devices compute halves in float32
+    big = float(2 ** np.finfo(x.dtype.np).nmant)
+    a = x.abs()
+    r = where(a < big, (a + big) - big, a)
+    return where(x < 0, -r, r)
+
+@patch
+def round(self: Tensor) -> Tensor: return self if self.dtype.is_int else _with_rule(self, _round_even, "zero_grad")
+@patch
+def floor(self: Tensor) -> Tensor:
+    if self.dtype.is_int: return self
+    return _with_rule(self, lambda x: (lambda r: r - (x < r).cast(x.dtype))(_round_even(x)), "zero_grad")
+@patch
+def ceil(self: Tensor) -> Tensor:
+    if self.dtype.is_int: return self
+    return _with_rule(self, lambda x: (lambda r: r + (r < x).cast(x.dtype))(_round_even(x)), "zero_grad")
+@patch
+def trunc(self: Tensor) -> Tensor:
+    if self.dtype.is_int: return self
+    return _with_rule(self, lambda x: where(x < 0, x.ceil(), x.floor()), "zero_grad")
+
+# %% ../nbs/limn/02_tensor.ipynb #4d14292c
+def _floor_quotient(a: Tensor, b: Tensor) -> Tensor:
+    """floor(a / b) for operands of one dtype. float32 and narrower divide in float64, where the quotient of two of them
+    cannot round across an integer; ints too (an int32 is exact in float64), cast back to their dtype."""
+    wide = float64 if a.dtype is not float64 else a.dtype
+    q = (a.cast(wide) / b.cast(wide)).floor()
+    return q.cast(a.dtype)
+
+@patch
+def floor_divide(self: Tensor, other) -> Tensor:
+    "torch's a // b: the quotient rounded toward -inf, for ints and floats; no gradient (torch has none either)."
+    a, b = _operands(self, other)
+    with no_grad(): return _floor_quotient(a, b)
+
+@patch
+def remainder(self: Tensor, other) -> Tensor:
+    """torch's a % b = a - floor(a / b) * b, which takes the divisor's sign (Python's %, not C's fmod). Floats compute
+    it in float64, where for float32 operands the product and the difference are exact, then round once."""
+    a, b = _operands(self, other)
+    if a.dtype.is_int:
+        with no_grad(): return a - _floor_quotient(a, b) * b
+    wide = float64 if a.dtype is not float64 else a.dtype
+    with no_grad(): q = (a.cast(wide) / b.cast(wide)).floor()
+    return (a.cast(wide) - q * b.cast(wide)).cast(a.dtype)
+
+@patch
+def fmod(self: Tensor, other) -> Tensor:
+    "C's fmod: a - trunc(a / b) * b, which takes the dividend's sign (torch.fmod)."
+    a, b = _operands(self, other)
+    wide = float64 if a.dtype is not float64 else a.dtype
+    with no_grad(): q = (a.cast(wide) / b.cast(wide)).trunc()
+    return (a.cast(wide) - q * b.cast(wide)).cast(a.dtype)
+
+@patch
+def __floordiv__(self: Tensor, other) -> Tensor: return self.floor_divide(other)
+@patch
+def __rfloordiv__(self: Tensor, other) -> Tensor: return _ensure(other, self).floor_divide(self)
+@patch
+def __mod__(self: Tensor, other) -> Tensor: return self.remainder(other)
+@patch
+def __rmod__(self: Tensor, other) -> Tensor: return _ensure(other, self).remainder(self)
+
+# %% ../nbs/limn/02_tensor.ipynb #60c6a07b
+def einsum(equation: str, *operands) -> Tensor:
+    """torch.einsum over explicit or implicit ('ij,jk') subscripts, '...' included: every operand is permuted and
+    broadcast onto one axis per letter, the product is taken, and the letters missing from the output are summed."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands): raise ValueError(f"einsum: {equation!r} names {len(terms)} operands, got {len(operands)}")
+    operands = [o if isinstance(o, Tensor) else Tensor(o) for o in operands]
+    ell = max((o.ndim - len(t.replace("...", "")) for t, o in zip(terms, operands) if "..." in t), default=0)
+    ell_letters = [chr(0x100 + k) for k in range(ell)]                 # stand-ins for the dims under '...'
+    def spell(term, ndim):
+        n = ndim - len(term.replace("...", ""))
+        return term.replace("...", "".join(ell_letters[ell - n:])) if "..." in term else term
+    terms = [spell(t, o.ndim) for t, o in zip(terms, operands)]
+    for t, o in zip(terms, operands):
+        if len(t) != o.ndim or len(set(t)) != len(t):
+            raise ValueError(f"einsum: subscripts {t!r} do not fit an operand of shape {o.shape} (one distinct letter per dim)")
+    if arrow: out = spell(rhs, len(ell_letters) + len(rhs.replace("...", ""))) if "..." in rhs else rhs
+    else: out = "".join(ell_letters) + "".join(sorted(c for c in set("".join(terms)) - set(ell_letters) if "".join(terms).count(c) == 1))
+    letters = list(out) + sorted(set("".join(terms)) - set(out))
+    product = None
+    for t, o in zip(terms, operands):
+        order = sorted(range(len(t)), key=lambda d: letters.index(t[d]))
+        placed = o.permute(tuple(order)) if order else o
+        have = [t[d] for d in order]
+        shape = tuple(placed.shape[have.index(c)] if c in have else 1 for c in letters)
+        placed = placed.reshape(shape)
+        product = placed if product is None else product * placed
+    summed = tuple(range(len(out), len(letters)))
+    return product.sum(summed) if summed else product
+
+@patch(cls_method=True)
+def einsum(cls: Tensor, equation: str, *operands) -> Tensor: return einsum(equation, *operands)
+
+def manual_seed(seed: int) -> None:
+    "torch.manual_seed's name for `set_seed`: reseeds every draw after it."
+    set_seed(seed)
 
 # %% ../nbs/limn/02_tensor.ipynb #ae05b03e
 def node_label(node: Node) -> str:

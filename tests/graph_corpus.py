@@ -126,7 +126,7 @@ def _(rng, dt):
 @case("max_reduce")
 def _(rng, dt):
     a = _data(rng, (5, 4), dt)
-    return [a.max(1), a.max(0, keepdim=True), a.max()]
+    return [a.amax(1), a.amax(0, keepdim=True), a.max()]
 
 @case("reduce_size_one_dims", (float32, int32))
 def _(rng, dt):
@@ -161,7 +161,7 @@ def _(rng, dt):
 @case("laned_reductions", (float64, float32, int32, int8))
 def _(rng, dt):
     x, y = _data(rng, (5, 83), dt), _data(rng, (5, 83), dt)
-    return [x.sum(1), (x * y).sum(1), x.max(1), x.sum()]
+    return [x.sum(1), (x * y).sum(1), x.amax(1), x.sum()]
 
 # --- softmax family (floats) ----------------------------------------------------------------------------------------
 @case("softmax", FLOAT_DTYPES)
@@ -183,7 +183,7 @@ def _(rng, dt):
 @case("padded_reduce")
 def _(rng, dt):
     a = _data(rng, (3, 5), dt)
-    return [a.pad(((1, 2), (2, 0))).sum(1), a.pad(((0, 0), (1, 1))).max(1)]
+    return [a.pad(((1, 2), (2, 0))).sum(1), a.pad(((0, 0), (1, 1))).amax(1)]
 
 @case("padded_conv1d", (float64, float32, int32))
 def _(rng, dt):
@@ -194,7 +194,7 @@ def _(rng, dt):
 @case("movement_then_reduce")
 def _(rng, dt):
     a = _data(rng, (4, 6), dt)
-    return [a.transpose().reshape(3, 8).sum(1), a.permute(1, 0)[1:5].sum(0), a.reshape(2, 12).transpose().max(1)]
+    return [a.transpose().reshape(3, 8).sum(1), a.permute(1, 0)[1:5].sum(0), a.reshape(2, 12).transpose().amax(1)]
 
 @case("view_chain", (float32, int8))
 def _(rng, dt):
@@ -209,7 +209,7 @@ def _(rng, dt):
 @case("reduce_then_elementwise")
 def _(rng, dt):
     a = _data(rng, (4, 5), dt)
-    return [a - a.max(1, keepdim=True), (a.sum(0) * 2 + 1)]
+    return [a - a.amax(1, keepdim=True), (a.sum(0) * 2 + 1)]
 
 @case("noncontiguous_sink", (float32, int32))
 def _(rng, dt):
@@ -249,7 +249,7 @@ def _(rng, dt):
 def _(rng, dt):
     a = _data(rng, (4, 4), dt)
     e = (a * 2).exp()
-    return [e.sum(1), e.max(0), e + 1]
+    return [e.sum(1), e.amax(0), e + 1]
 
 @case("scalar_result", (float32, int32))
 def _(rng, dt):

@@ -100,7 +100,7 @@ class Case:
             keep = bool(r.random() < 0.5)
             ax = axes[0] if len(axes) == 1 and r.random() < 0.5 else tuple(axes)
             tf = {"max": "amax", "min": "amin"}.get(fn, fn)
-            return both(f"{{a}}.{fn}({ax!r}, keepdim={keep})", f"{{a}}.{tf}({ax!r}, keepdim={keep})", a=A)
+            return both(f"{{a}}.{tf}({ax!r}, keepdim={keep})", f"{{a}}.{tf}({ax!r}, keepdim={keep})", a=A)
         if kind == "softmax" and nd >= 1:
             d = int(r.integers(-nd, nd)); fn = r.choice(["softmax", "log_softmax"])
             return both(f"{{a}}.{fn}({d})", f"{{a}}.{fn}({d})", a=A)

@@ -87,7 +87,7 @@ def test_large_nests_threaded_exactly():
     def graphs():
         xp = Tensor(x).pad(((0, 0), (1, 1), (1, 1)))
         conv = sum(xp[:, i:i + 64, j:j + 64] * float(w[i, j]) for i in range(3) for j in range(3))
-        return [Tensor(a) @ Tensor(b), conv, Tensor(x).sum(1, keepdim=True), Tensor(a).max(0)]
+        return [Tensor(a) @ Tensor(b), conv, Tensor(x).sum(1, keepdim=True), Tensor(a).amax(0)]
     default, serial = CDevice(), CDevice(**PLAIN)
     got = default.realize([t.node for t in graphs()])
     ref = serial.realize([t.node for t in graphs()])
@@ -235,7 +235,7 @@ def _padded_graphs(seed=3):
     conv1 = sum(x1p[:, k:k + 50] * float(w[k]) for k in range(3))
     x2p = Tensor(x2).pad(((0, 0), (0, 0), (1, 1), (1, 1)))
     conv2 = sum(x2p[:, :, i:i + 20, j:j + 24] * float(w[3 * i + j]) for i in range(3) for j in range(3))
-    return [conv1, conv2, Tensor(x2).pad(((0, 0), (0, 0), (2, 0), (1, 3))).max(-1)]
+    return [conv1, conv2, Tensor(x2).pad(((0, 0), (0, 0), (2, 0), (1, 3))).amax(-1)]
 
 @pytest.mark.parametrize("sorted_cuts", [True, False])
 def test_mask_cuts_bit_identical(sorted_cuts, tmp_path):
@@ -307,7 +307,7 @@ def test_laned_reductions_threaded_bit_identical(rows, k):
     rng = np.random.default_rng(rows * k)
     x, y = rng.standard_normal((rows, k)).astype(np.float32), rng.standard_normal((rows, k)).astype(np.float32)
     xd = rng.standard_normal((rows, k))
-    graph = lambda: [Tensor(x).sum(1).node, (Tensor(x) * Tensor(y)).sum(1).node, Tensor(x).max(1).node, (Tensor(xd) * Tensor(xd)).sum(1).node]
+    graph = lambda: [Tensor(x).sum(1).node, (Tensor(x) * Tensor(y)).sum(1).node, Tensor(x).amax(1).node, (Tensor(xd) * Tensor(xd)).sum(1).node]
     kernels = schedule(graph()).kernels
     assert all("_lane" in render_c(kr, parallel_work=0) and "#pragma omp parallel for" in render_c(kr, parallel_work=0) for kr in kernels)
     threaded = [r.array for r in CDevice(parallel_work=0).realize(graph())]
@@ -362,7 +362,7 @@ def test_column_chunks_threaded_bit_identical(cols):
     rng = np.random.default_rng(cols)
     x, y = rng.standard_normal((67, cols)).astype(np.float32), rng.standard_normal((67, cols)).astype(np.float32)
     xd = rng.standard_normal((67, cols))
-    graph = lambda: [Tensor(x).sum(0).node, Tensor(x).max(0).node, (Tensor(x) * Tensor(y)).sum(0).node, Tensor(xd).sum(0).node]
+    graph = lambda: [Tensor(x).sum(0).node, Tensor(x).amax(0).node, (Tensor(x) * Tensor(y)).sum(0).node, Tensor(xd).sum(0).node]
     kernels = schedule(graph()).kernels
     assert all("_chunk += 64) limn_nest" in render_c(k, parallel_work=0) for k in kernels)
     plain = [r.array for r in CDevice(**PLAIN).realize(graph())]

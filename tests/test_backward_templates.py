@@ -14,7 +14,7 @@ def forwards():
     return {
         "mlp":     ([(4, 3), (3, 5), (5,)], lambda x, w, b: ((x @ w + b).tanh() ** 2).mean()),
         "softmax": ([(4, 6)],               lambda x: (x.softmax(-1) * x).sum()),
-        "max":     ([(3, 5)],               lambda x: x.max(1).sum() + x.abs().max()),
+        "max":     ([(3, 5)],               lambda x: x.amax(1).sum() + x.abs().max()),
         "gather":  ([(3, 4)],               lambda t: t[idx].exp().sum()),
         "views":   ([(2, 3, 4)],            lambda x: x.permute(2, 0, 1).reshape(4, 6).pad(((1, 0), (0, 2))).shrink(((0, 4), (1, 7))).sum()),
         "casts":   ([(5,)],                 lambda x: (x.double() * 3).exp().sum().float()),

@@ -28,7 +28,7 @@ def large_graphs(dtype):
                           Tensor(rng.integers(-3, 4, shape).astype(np.int32)).cast(dtype)
     a, b, c = data(70, 40), data(40, 50), data(50, 40)
     return {"matmul": [a @ b], "matmul_bt": [a @ c.T], "batched": [data(3, 70, 40) @ b], "sum_all": [data(5000).sum()],
-            "column_sums": [data(3000, 4).sum(0)], "rows_max": [data(64, 4096).max(1)]}
+            "column_sums": [data(3000, 4).sum(0)], "rows_max": [data(64, 4096).amax(1)]}
 
 def corpus_kernels():
     "(case name, kernel) for every non-CUSTOM kernel of every corpus case, and of the large graphs at every dtype."

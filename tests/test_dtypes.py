@@ -64,13 +64,15 @@ def test_narrow_int_arithmetic_wraps_exactly(dt):
     cases = {
         "add": (X + Y, x64 + y64), "sub": (X - Y, x64 - y64), "mul": (X * Y, x64 * y64), "neg": (-X, -x64),
         "sum": (X.sum(1), x64.sum(1)), "sum_all": (X.sum(), x64.sum()), "matmul": (X @ Y.T, x64 @ y64.T),
-        "square": (X ** 2, x64 ** 2), "max": (X.max(0), x64.max(0)), "min": (X.min(0), x64.min(0)),
+        "square": (X ** 2, x64 ** 2), "max": (X.amax(0), x64.max(0)), "min": (X.amin(0), x64.min(0)),
         "maximum": (limn.maximum(X, Y), np.maximum(x64, y64)), "minimum": (limn.minimum(X, Y), np.minimum(x64, y64)),
-        "cmp": (X < Y, (x64 < y64).astype(np.int64)), "eq": (X == X, np.ones_like(x64)),
     }
     for name, (mine, exact) in cases.items():
         assert mine.dtype is dt, name
         np.testing.assert_array_equal(mine.numpy(), wrap(np.asarray(exact), dt), err_msg=name)
+    for name, (mine, exact) in {"cmp": (X < Y, x64 < y64), "eq": (X == X, np.ones(x64.shape, bool))}.items():
+        assert mine.is_bool and mine.dtype is int8, name                # comparisons are boolean, stored as int8
+        np.testing.assert_array_equal(mine.numpy(), exact, err_msg=name)
     assert Tensor(np.array([hi], dt.np)).add(1).tolist() == [lo] and (-Tensor(np.array([lo], dt.np))).tolist() == [lo]
 
 
@@ -102,7 +104,7 @@ def test_half_widths_compute_in_float32_and_round_once(dt):
     X, Y = Tensor(x), Tensor(y)
     for name, mine, fn in [("exp", X.exp(), np.exp), ("mul", X * Y, lambda a, b: a * b), ("add", X + Y, lambda a, b: a + b),
                            ("recip", X.reciprocal(), lambda a: 1 / a), ("sqrt", X.abs().sqrt(), lambda a: np.sqrt(np.abs(a))),
-                           ("sum", X.sum(1), lambda a: a.sum(1)), ("max", X.max(1), lambda a: a.max(1))]:
+                           ("sum", X.sum(1), lambda a: a.sum(1)), ("max", X.amax(1), lambda a: a.max(1))]:
         args = (x, y) if name in ("mul", "add") else (x,)
         assert mine.dtype is dt
         np.testing.assert_array_equal(mine.numpy(), half_reference(fn, *args, dtype=dt), err_msg=name)
@@ -166,9 +168,11 @@ def test_ints_never_have_gradients():
 
 def test_comparisons_and_division():
     x = Tensor(np.array([3, 4], np.int16))
-    assert (x < 4).dtype is int16 and (x < 4).tolist() == [1, 0]
+    assert (x < 4).dtype is int8 and (x < 4).is_bool and (x < 4).tolist() == [True, False]
     assert (x / 2).dtype is float32 and (x / 2).tolist() == [1.5, 2.0]
-    assert (Tensor(np.array([1.0], np.float16)) < 2).dtype is float16
+    assert (Tensor(np.array([1.0], np.float16)) < 2).is_bool
+    assert ((x < 4) * x).dtype is int16 and ((Tensor(np.array([1.0], np.float16)) < 2) * 1.5).dtype is float32
+    assert ((x < 4) * Tensor(np.array([2.0, 2.0], np.float16))).dtype is float16      # a mask takes its partner's dtype
 
 
 def _bits(x, dtype):

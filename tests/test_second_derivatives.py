@@ -32,7 +32,7 @@ EXPRESSIONS = {
     "matmul_weight": (lambda x: ((x @ Tensor(W1)).tanh() ** 2).sum(), lambda x: ((x @ torch.tensor(W1)).tanh() ** 2).sum()),
     "mlp_loss": (lambda x, w1, w2: ((((x @ w1 + Tensor(B1)).gelu() @ w2) + Tensor(B2) - Tensor(Y)) ** 2).mean(),
                  lambda x, w1, w2: ((((x @ w1 + torch.tensor(B1)).nn_gelu() @ w2) + torch.tensor(B2) - torch.tensor(Y)) ** 2).mean()),
-    "var_max": (lambda x: x.var(-1).sum() + (x.max(-1) ** 2).sum(), lambda x: x.var(-1).sum() + (x.amax(-1) ** 2).sum()),
+    "var_max": (lambda x: x.var(-1).sum() + (x.amax(-1) ** 2).sum(), lambda x: x.var(-1).sum() + (x.amax(-1) ** 2).sum()),
     "maximum_where": (lambda x: (limn.maximum(x, 0.3 * x) ** 2 + limn.where(x < 0, x * x * x, x)).sum(),
                       lambda x: (torch.maximum(x, 0.3 * x) ** 2 + torch.where(x < 0, x * x * x, x)).sum()),
     "movement": (lambda x: (x.T.reshape(2, 6).pad(((1, 0), (0, 2)))[:, 1:] ** 3).sum(),
