@@ -402,12 +402,24 @@ def _divides(p, m):
     "Every coefficient of `p` is a multiple of `m`: then `p` is, whatever integers its factors take."
     return all(c % m == 0 for c in p.terms.values())
 
+def _assume_proof(model, hint):
+    "`tl.assume(cond)`: each conjunct of `cond` proved for every size, program and lane where the call is reached."
+    prover = Prover(model.symbols, *floor_facts(model))
+    hyps = hypotheses(hint.guard) + [h for f in model.facts for h in hypotheses(f)]
+    if hint.formula is None: return Proof('hint', hint.text, hint.line, False, ['its condition is not one the model reads'])
+    for c in conjuncts(hint.formula):
+        goals = [c.lhs] if isinstance(c, Cmp) and c.op == '<=' else [c.lhs, -c.lhs] if isinstance(c, Cmp) and c.op == '==' else None
+        if goals is None or not all(prover.le0(g, hyps) for g in goals):
+            return Proof('hint', hint.text, hint.line, False, [f'{c} is not proved where the call is reached'])
+    return Proof('hint', hint.text, hint.line, True, [f'{hint.formula} holds wherever the call is reached'])
+
 def hint_proof(model, hint):
     """The obligation a hint states, proved at the launch's constexprs for every size, program and lane, or not proved.
     Along each axis with value `v` (Triton's AxisInfo): `max_constancy` needs the value not to vary with the axis's lane;
     `max_contiguous` needs it to step by exactly 1 with the lane over an extent `v` divides; `multiple_of` needs the
     first element of each contiguous run (the lane at 0) to be a multiple of `v`, and every element when it does not
     step by 1. A hint on a pointer counts bytes: element offset times the item size, from a 16-byte-aligned start."""
+    if hint.kind == 'assume': return _assume_proof(model, hint)
     fixed = {n: e.value() for n, e in model.constexprs.items() if e.value() is not None}
     x = hint.value.subs(fixed)
     scale = _ITEMSIZE.get(model.tensors[hint.tensor].dtype, 0) if hint.tensor else 1

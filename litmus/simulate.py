@@ -345,6 +345,8 @@ class _TL:
     def static_assert(self, cond, msg=""):
         if not cond: raise AssertionError(f"tl.static_assert failed: {msg}")
     def device_assert(self, cond, msg="", mask=None): pass
+    def assume(self, cond):  # the compiler takes it as a fact; a false one is undefined behaviour, so the run fails
+        if not np.all(np.asarray(cond)): raise ValueError(f"tl.assume is false on some lane {_kernel_line()}")
     def static_print(self, *args, **_): pass
     def device_print(self, *args, **_): pass
     static_range = staticmethod(range)

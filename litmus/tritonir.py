@@ -7,7 +7,7 @@ __all__ = ['MAX_EXPRESSION_SIZE', 'TRUE', 'FALSE', 'MAX_CASES', 'MAX_LOOP_DEPTH'
            'factor_key', 'Poly', 'next_pow2', 'ceil_div', 'tdiv', 'tmod', 'make_atom', 'cdiv', 'evaluate_poly',
            'Formula', 'Cmp', 'Const', 'And', 'Or', 'Not', 'Opaque', 'compare', 'conj', 'disj', 'negate',
            'evaluate_formula', 'conjuncts', 'parse_expr', 'IndexValue', 'BoolValue', 'PointerValue', 'ChosenValue',
-           'TooManyPaths', 'DataValue', 'UnsupportedValue', 'Access', 'Barrier', 'Int32Value', 'Hint', 'Unsupported',
+           'TooManyPaths', 'DataValue', 'UnsupportedValue', 'Access', 'Barrier', 'Unsupported', 'Int32Value', 'Hint',
            'Symbol', 'TensorInfo', 'KernelModel', 'KernelSource', 'read_kernel', 'build_model', 'numeric_ranges',
            'executions', 'draw_accesses', 'triton_available', 'jit_only_source', 'ttir', 'ttir_memory_ops',
            'model_memory_ops']
@@ -435,6 +435,20 @@ class Barrier:
     certain: bool = True
 
 @dataclass
+class Unsupported:
+    """A construct the model cannot interpret, by name and line: its presence makes a safety result UNKNOWN. `kind`:
+    'construct' (not modelled), 'data_address' (an address computed from loaded data: a histogram, a scatter; only a
+    dynamic search can check it) or 'limit' (too many paths, an expression too large, the time budget)."""
+    construct: str
+    line: int
+    why: str
+    kind: str = 'construct'
+    end: int = 0  # the last line of the construct (a skipped `while` spans its body); 0: the same line
+    def lines(self): return range(self.line, max(self.line, self.end) + 1)
+    def __str__(self): return f"line {self.line}: {self.construct} ({self.why})"
+
+# %% ../nbs/litmus/03_tritonir.ipynb #3d0e0005
+@dataclass
 class Int32Value:
     """An int32 index value whose wrap changes what the kernel does: an offset added to a pointer (sign-extended, so a
     wrapped one points far before the tensor), a side of a comparison, an operand of `//` or `%`. Sums and products
@@ -447,9 +461,9 @@ class Int32Value:
 
 @dataclass
 class Hint:
-    """A compiler hint: `tl.multiple_of(x, m)`, `tl.max_contiguous(x, c)` or `tl.max_constancy(x, c)` on the index
-    `value` (its lane `axes`) with `values` (one per axis, or one for all). On a GPU a false hint changes the code
-    emitted, so each is a proof obligation (chapter 06), never an assumption."""
+    """A compiler hint: `tl.multiple_of(x, m)`, `tl.max_contiguous(x, c)`, `tl.max_constancy(x, c)` on the index
+    `value` (its lane `axes`) with `values` (one per axis, or one for all), or `tl.assume(cond)` (kind 'assume', its
+    `formula`). On a GPU a false hint changes the code emitted, so each is a proof obligation (chapter 06), never an assumption."""
     kind: str
     value: Poly
     axes: tuple
@@ -458,19 +472,7 @@ class Hint:
     line: int
     text: str
     tensor: str = ''  # a hint on a pointer into this tensor: `value` is its element offset
-
-@dataclass
-class Unsupported:
-    """A construct the model cannot interpret, by name and line: its presence makes a safety result UNKNOWN. `kind`:
-    'construct' (not modelled), 'data_address' (an address computed from loaded data: a histogram, a scatter; only a
-    dynamic search can check it) or 'limit' (too many paths, an expression too large, the time budget)."""
-    construct: str
-    line: int
-    why: str
-    kind: str = 'construct'
-    end: int = 0  # the last line of the construct (a skipped `while` spans its body); 0: the same line
-    def lines(self): return range(self.line, max(self.line, self.end) + 1)
-    def __str__(self): return f"line {self.line}: {self.construct} ({self.why})"
+    formula: object = None  # `tl.assume(cond)`: the condition the compiler is told holds (kind 'assume')
 
 # %% ../nbs/litmus/03_tritonir.ipynb #50d6bcd8
 @dataclass
@@ -1102,6 +1104,12 @@ def _tl_memory(self:_Interpreter, short, fname, n):
         return self._access('atomic', fname, n, self._kwargs(n, names))
     if short == 'debug_barrier':
         self.barriers.append(Barrier(self.path_condition, self.loops, n.lineno, ast.unparse(n), not self.control_unknown)); return None
+    if short == 'assume' and n.args:  # the compiler takes it as a fact: recorded as an obligation, like a hint
+        c = self.eval(n.args[0])
+        f = c.formula if isinstance(c, BoolValue) else compare(c.poly, '!=', 0) if isinstance(c, IndexValue) else None
+        self.hints.append(Hint('assume', Poly.const(0), getattr(c, 'axes', ()), (), self.path_condition, n.lineno,
+                               ast.unparse(n)[:120], formula=f))
+        return None
     if short in _NOOP_FNS: return None
     if short == 'where' and len(n.args) == 3 and not n.keywords:
         c, a, b = [self.eval(x) for x in n.args]

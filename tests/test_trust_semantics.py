@@ -88,6 +88,14 @@ def test_a_false_hint_is_not_trusted_and_a_true_one_is_proved():
     assert sum(p.prop == 'hint' and p.proved for p in ok.proofs) == 2
 
 
+def test_a_false_assume_is_not_trusted_and_a_true_one_is_proved():
+    "tl.assume(offs < n) fails on the tail tile's masked lanes: UNKNOWN naming it; tl.assume(offs >= 0) is proved."
+    r = GPUSafetyCheck(KERNELS / 'trust_false_assume.py').run()
+    assert r.verdict == 'UNKNOWN' and any('tl.assume(offs < n)' in o for o in r.open), str(r)
+    ok = GPUSafetyCheck(KERNELS / 'trust_true_assume.py').run()
+    assert ok.verdict == 'ACCEPT' and any(p.prop == 'hint' and p.proved for p in ok.proofs), str(ok)
+
+
 def test_where_between_pointers_is_accepted():
     "A correct kernel choosing its load pointer with tl.where runs in the model and is ACCEPTed end to end."
     r = check(KERNELS / 'trust_where_pointers.py')
