@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['SAFETY_WEIGHT', 'BOUND_WEIGHT', 'SEARCH_WEIGHT', 'PARTIAL', 'UNKNOWN_CAP', 'COUNTEREXAMPLE_CAP', 'UNMODELLED_CAP',
            'STATIC_CAP', 'SAFETY_KINDS', 'TASK_KEYS', 'LAUNCH_KEYS', 'OWN_LAUNCH_KEYS', 'RewardBreakdown', 'breakdown',
-           'completion_text', 'extract_kernel', 'task_of', 'checked_task', 'load_completion', 'score_source',
-           'LitmusReward', 'litmus_reward', 'litmus_reward_func']
+           'completion_text', 'extract_kernel', 'task_of', 'checked_task', 'pinned_sizes', 'load_completion',
+           'score_source', 'LitmusReward', 'litmus_reward', 'litmus_reward_func']
 
 # %% ../nbs/litmus/13_rewards.ipynb #3247ed28
 import ast, dataclasses, hashlib, json, os, re, tempfile, time, multiprocessing
@@ -25,7 +25,7 @@ COUNTEREXAMPLE_CAP = 0.10   # a concrete input over the threshold: "plausible bu
 UNMODELLED_CAP = 0.05       # the kernel made litmus blind (a construct it does not model, a run that failed or timed out):
                             # below a counterexample, so hiding a bug from the checker never beats being caught
 STATIC_CAP = 0.65           # no reference: numerical correctness is unverified and unpaid
-SAFETY_KINDS = ("out_of_bounds", "race", "barrier_divergence")
+SAFETY_KINDS = ("out_of_bounds", "race", "barrier_divergence", "input_write")
 
 @dataclass
 class RewardBreakdown:
@@ -55,15 +55,20 @@ def _parts(evidence: dict, static: bool) -> tuple[dict, list, dict | None]:
     defects = [d["kind"] for d in safety.get("defects", [])] + ([cx["kind"]] if cx and cx.get("kind") in SAFETY_KINDS else [])
     safe = 1.0 if safety.get("verdict") == "ACCEPT" and not defects else (0.0 if defects else PARTIAL)
     bound = 0.0 if static else (1.0 if evidence.get("certified") else PARTIAL)
-    clean = not static and bool(search) and cx is None and not search.get("failure")
+    clean = not static and bool(search) and cx is None and _complete(search)
     return {"safety": safe, "bound": bound, "search": 1.0 if clean else 0.0}, defects, cx
 
+def _complete(search: dict) -> bool:
+    "The search ran at least one launch, in every class of its plan, and finished."
+    return int(search.get("evaluations") or 0) > 0 and not search.get("skipped") and not search.get("failure")
+
 def _blind(evidence: dict, static: bool) -> bool:
-    """Did the kernel keep litmus from looking? With a spec: the search could not run it or did not finish (what the prover
-    could not read, the run still checks: out-of-bounds writes, races, numbers). Without one: the prover could not read it."""
-    if static: return bool((evidence.get("safety") or {}).get("unsupported"))
+    """Did the kernel keep litmus from looking, in any mode? A construct the prover does not model, a launch size the
+    completion pinned, and (with a spec) a search that could not run it, skipped a class, ran no launch or did not finish."""
+    if (evidence.get("safety") or {}).get("unsupported") or evidence.get("pinned"): return True
+    if static: return False
     search = evidence.get("falsification")
-    return not search or bool(search.get("failure"))
+    return not search or not _complete(search)
 
 def breakdown(evidence: dict, static: bool, source_hash: str = "", seconds: float = 0.0) -> RewardBreakdown:
     "The score chapter 11's evidence earns, by the seven rules above (first match decides)."
@@ -110,7 +115,8 @@ def extract_kernel(completion) -> str | None:
 # %% ../nbs/litmus/13_rewards.ipynb #1de983d1
 TASK_KEYS = ("spec", "domain", "dims", "launch")
 LAUNCH_KEYS = ("dims", "args", "grid", "reduce", "pads", "accumulate", "ranges")
-OWN_LAUNCH_KEYS = ("dims", "args", "grid", "pads")    # what a completion may say about its own launch when the task gives none
+OWN_LAUNCH_KEYS = ("dims", "args", "grid")    # what a completion may say about its own launch when the task gives none
+                                               # (no pads, no ranges: those would shrink the search)
 
 def task_of(kernel) -> dict:
     "The task a corpus kernel poses: its spec, domain and launch (its label, answer key and reference left out)."
@@ -135,7 +141,7 @@ def checked_task(task: dict | None) -> dict:
 # %% ../nbs/litmus/13_rewards.ipynb #3e1c9069
 def _with_launch(source: str, task: dict) -> str:
     """The completion's file with every `LITMUS = ...` statement replaced by one trusted literal: the task's launch (or,
-    without one, only the completion's sizes, arguments, grid and padded dims) and the task's spec."""
+    without one, only the completion's sizes, arguments and grid) and the task's spec."""
     tree, lines = ast.parse(source), source.splitlines(keepends=True)
     own = {}
     for node in reversed(tree.body):
@@ -150,6 +156,14 @@ def _with_launch(source: str, task: dict) -> str:
     # The loader wants a spec (or a label) to accept a user's file; in static mode a placeholder, dropped after loading.
     trusted = {**launch, "spec": task.get("spec") or "x"}
     return "".join(lines) + f"\n\nLITMUS = {trusted!r}\n"
+
+def pinned_sizes(kernel: corpus.Kernel, task: dict) -> list:
+    """The tensor sizes of a completion's own launch that name no dim (`"shape": ["1000"]`): the search cannot vary them,
+    so they would hide every other size from it. None when the task gives the launch."""
+    if task.get("launch"): return []
+    names = lambda expr: {n.id for n in ast.walk(ast.parse(str(expr), mode="eval")) if isinstance(n, ast.Name)}
+    return [f"{a['name']} shape[{i}] = {s!r}" for a in kernel.args if a["kind"] == "tensor"
+            for i, s in enumerate(a["shape"]) if not names(s) & set(kernel.dims)]
 
 def load_completion(source: str, task: dict, folder) -> corpus.Kernel:
     "The completion's kernel, parsed by chapter 10's loader from a file in `folder`, holding only what the task trusts it with."
@@ -179,7 +193,12 @@ def score_source(source: str | None, task: dict, quick: bool = True, budget: int
             return {"unreadable": f"{type(e).__name__}: {e}"}
         except Exception as e:    # a fault in litmus itself: score 0 and say so, never stop the trainer
             return {"error": f"litmus failed on this kernel: {type(e).__name__}: {e}"}
-    return result.as_dict()
+        evidence, pinned = result.as_dict(), pinned_sizes(kernel, task)
+    if pinned:                    # a pinned size is UNKNOWN at best: the search never saw the other sizes
+        evidence["pinned"] = pinned
+        evidence["reasons"] = evidence["reasons"] + [f"the completion pins sizes the task did not give: {', '.join(pinned)}"]
+        evidence["verdict"] = "UNKNOWN" if evidence["verdict"] == "ACCEPT" else evidence["verdict"]
+    return evidence
 
 # %% ../nbs/litmus/13_rewards.ipynb #571f25cb
 class LitmusReward:

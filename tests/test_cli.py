@@ -100,5 +100,5 @@ def test_the_kernel_file_cannot_choose_the_exit_code(tmp_path):
                       "tl.store(y_ptr + row * n_cols + cols + 100000, num / tl.sum(num, axis=0), mask=mask)\n    os._exit(0)")
     path = tmp_path / "exit_zero.py"; path.write_text(src)
     code, out, err = litmus("check", path, "--quick")
-    assert code in (1, 2), (code, out, err)
-    assert main(["check", str(path), "--quick"]) in (1, 2)       # in-process too: the verifier survives and decides
+    assert code == 3 and "line 17" in err, (code, out, err)       # refused by the loader: an error, never exit 0
+    assert main(["check", str(path), "--quick"]) == 3            # in-process too: the verifier survives and decides

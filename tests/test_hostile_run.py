@@ -68,34 +68,53 @@ def test_a_huge_grid_is_refused_before_anything_runs():
     assert time.monotonic() - t0 < 2
 
 
+def refused(tmp_path, name, body, top=""):
+    "A kernel whose body reaches outside Triton is refused by the loader, naming the line, before anything runs."
+    with pytest.raises(KernelFileError, match=r"line \d+: ") as e:
+        kernel(tmp_path, name, body, top=top)
+    return str(e.value)
+
+
 def test_huge_allocations_are_errors_not_crashes(tmp_path):
-    numpy_alloc = kernel(tmp_path, "numpy_alloc", "import numpy\nbig = numpy.ones(1 << 28)\n")
+    assert "an import" in refused(tmp_path, "numpy_alloc", "import numpy\nbig = numpy.ones(1 << 28)\n")
+    (r1,) = corpus.boxed(lambda _: {"x": np.ones(1 << 28)}, [None], FAST)   # the box itself, on the same allocation
     block = kernel(tmp_path, "block_alloc", "big = tl.zeros([1 << 40], tl.float32)\n")
-    r1, r2 = simulate.execute([(numpy_alloc, None, X), (block, None, X)], "model", FAST)
-    assert r1.failed and "MemoryError" in r1.error and not r1.timed_out
+    (r2,) = simulate.execute([(block, None, X)], "model", FAST)
+    assert not r1.ok and "MemoryError" in r1.error and not r1.timed_out
     assert r2.failed and "lane limit" in r2.error
 
 
-@pytest.mark.parametrize("body", ["import ctypes\nctypes.string_at(0)\n", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"])
-def test_a_segfault_is_a_verdict(tmp_path, body):
-    k = kernel(tmp_path, "segv", body)
-    run, after = simulate.execute([(k, None, X), (corpus.get("vadd"), None, X)], "model", FAST)
-    assert run.failed and "SIGSEGV" in run.error and not run.timed_out and correct_result(after)
+def _segfault(_):
+    import ctypes
+    ctypes.string_at(0)
+
+
+def test_a_segfault_is_a_verdict(tmp_path):
+    assert "an import" in refused(tmp_path, "segv", "import ctypes\nctypes.string_at(0)\n")
+    crash, after = corpus.boxed(lambda i: _segfault(i) if i == 0 else {"ok": 1}, [0, 1], FAST)
+    assert not crash.ok and "SIGSEGV" in crash.error and not crash.timed_out and after.ok and after.value == {"ok": 1}
 
 
 def test_a_child_that_exits_or_kills_its_group_is_a_verdict(tmp_path):
-    exits = kernel(tmp_path, "exits", "import os\nos._exit(0)\n")
-    killer = kernel(tmp_path, "killer", "import os, signal\nos.killpg(0, signal.SIGKILL)\n")
-    runs = simulate.execute([(exits, None, X), (killer, None, X), (corpus.get("vadd"), None, X)], "model", FAST)
-    assert "exited with status 0" in runs[0].error and "SIGKILL" in runs[1].error and correct_result(runs[2])
+    refused(tmp_path, "exits", "import os\nos._exit(0)\n")
+    def attack(what):
+        if what == "exit": os._exit(0)
+        if what == "killpg": os.killpg(0, signal.SIGKILL)           # the box may not signal anything, its group included
+        return {"fine": True}
+    exits, killer, fine = corpus.boxed(attack, ["exit", "killpg", "fine"], FAST)
+    assert "exited with status 0" in exits.error and fine.ok
+    assert not killer.ok and ("PermissionError" in killer.error or "SIGKILL" in killer.error)
 
 
 def test_flooding_stdout_or_the_answer_pipe(tmp_path, capfd):
     printer = kernel(tmp_path, "printer", "while True:\n    print('x' * 1000)\n")
-    flood = kernel(tmp_path, "flood", "import os\nwhile True:\n    os.write(3, b'x' * 65536)\n")
+    refused(tmp_path, "flood", "import os\nwhile True:\n    os.write(3, b'x' * 65536)\n")
+    def flood(_):
+        while True: os.write(3, b"x" * 65536)
     t0 = time.monotonic()
-    r1, r2 = simulate.execute([(printer, None, X), (flood, None, X)], "model", FAST)
-    assert r1.timed_out and r2.failed and "token" in r2.error and time.monotonic() - t0 < 3 + 10
+    (r1,) = simulate.execute([(printer, None, X)], "model", FAST)
+    (r2,) = corpus.boxed(flood, [None], FAST)
+    assert r1.timed_out and not r2.ok and "token" in r2.error and time.monotonic() - t0 < 3 + 10
     assert "x" * 1000 not in capfd.readouterr().out                 # the child's stdout is /dev/null
 
 
@@ -113,28 +132,49 @@ def test_a_trickle_does_not_reset_the_watchdog(tmp_path):
 
 
 def test_forged_answers_are_errors(tmp_path):
-    forged = kernel(tmp_path, "forged", "import os\nos.write(3, b'LTMS' + bytes(16) + bytes(16))\nos._exit(0)\n")
+    "A forged frame and a lying one, sent by boxed functions (a kernel file cannot even import os: the loader refuses it)."
+    refused(tmp_path, "forged", "import os\nos.write(3, b'LTMS' + bytes(16) + bytes(16))\nos._exit(0)\n")
+    def forge(_):
+        os.write(3, b"LTMS" + bytes(16) + bytes(16)); os._exit(0)
+    (r1,) = corpus.boxed(forge, [None], FAST)
+    assert not r1.ok and "token" in r1.error
     t = tmp_path / "lying.py"
     # a child that finds its token and sends a well-formed frame with the wrong output shape
     lying_body = ("import os, sys, json, struct\nf = sys._getframe()\n"
                   "while 'token' not in f.f_locals:\n    f = f.f_back\n"
                   "h = json.dumps({'ok': True, 'value': {'outputs': {'out_ptr': [1.0]}}}).encode()\n"
                   "os.write(3, struct.pack('<4s16sQQ', b'LTMS', f.f_locals['token'], len(h), 0) + h)\nos._exit(0)\n")
-    lying = kernel(tmp_path, "lying", lying_body)
-    r1, r2, r3 = simulate.execute([(forged, None, X), (lying, None, X), (corpus.get("vadd"), None, X)], "model", FAST)
-    assert "token" in r1.error and "malformed result" in r2.error and correct_result(r3)
+    refused(tmp_path, "lying", lying_body)
+    def lie(_):
+        import json
+        f = sys._getframe()
+        while "token" not in f.f_locals: f = f.f_back
+        h = json.dumps({"ok": True, "value": {"outputs": {"out_ptr": [1.0]}}}).encode()
+        os.write(3, struct.pack("<4s16sQQ", b"LTMS", f.f_locals["token"], len(h), 0) + h); os._exit(0)
+    (lied,) = corpus.boxed(lie, [None], FAST)
+    run = simulate._checked_run(corpus.get("vadd"), None, lied, "model")       # what a caller does with the answer
+    assert lied.ok and run.failed and "malformed result" in run.error
 
 
 def test_processes_a_kernel_spawns_die_with_it(tmp_path):
-    pidfile = tmp_path / "child.pid"
-    body = f"import subprocess\np = subprocess.Popen(['sleep', '600'])\nopen({str(pidfile)!r}, 'w').write(str(p.pid))\nwhile True:\n    pass\n"
-    run = simulate.run_model(kernel(tmp_path, "spawner", body), None, X, limits=FAST)
-    assert run.timed_out
-    pid = int(pidfile.read_text())
+    "The loader refuses the spawn; a boxed function cannot start a process at all, and the box's tree is killed whole."
+    refused(tmp_path, "spawner", "import subprocess\np = subprocess.Popen(['sleep', '600'])\n")
+    def spawn(_):
+        import subprocess
+        try: p = subprocess.Popen(["sleep", "600"])
+        except OSError as e: return {"spawned": False, "why": str(e)}
+        return {"spawned": True, "pid": p.pid}
+    (r,) = corpus.boxed(spawn, [None], FAST)
+    assert r.ok and r.value["spawned"] is False, r.value
+    from litmus.sandbox import kill_tree
+    pid = os.fork()
+    if pid == 0:                                      # a process tree without the box's seccomp: kill_tree takes it whole
+        os.setsid()
+        if os.fork() == 0: time.sleep(600)
+        time.sleep(600)
     time.sleep(0.2)
-    try: os.kill(pid, 0); alive = open(f"/proc/{pid}/stat").read().split()[2] != "Z"
-    except (ProcessLookupError, FileNotFoundError): alive = False
-    assert not alive
+    assert kill_tree(pid) >= 2
+    os.waitpid(pid, 0)
 
 
 def test_a_hostile_reference_is_an_error_verdict(tmp_path):
@@ -148,12 +188,12 @@ def test_a_hostile_reference_is_an_error_verdict(tmp_path):
 @needs_triton
 def test_the_interpreter_boxes_each_kernel_file(tmp_path):
     spin = kernel(tmp_path, "spin", "while True:\n    pass\n")
-    segv = kernel(tmp_path, "segv", "import ctypes\nctypes.string_at(0)\n")
+    broken = kernel(tmp_path, "broken", "q = [][1]\n")
     good = corpus.get("vadd")
     t0 = time.monotonic()
-    runs = simulate.run_interpreter([(spin, None, X), (good, None, X), (segv, None, X)], FAST)
+    runs = simulate.run_interpreter([(spin, None, X), (good, None, X), (broken, None, X)], FAST)
     assert time.monotonic() - t0 < 120
-    assert runs[0].timed_out and correct_result(runs[1]) and "SIGSEGV" in runs[2].error
+    assert runs[0].timed_out and correct_result(runs[1]) and "IndexError" in runs[2].error
 
 
 @needs_triton
@@ -164,10 +204,6 @@ def test_an_interpreter_worker_that_cannot_start_loses_no_caller(monkeypatch):
 
 
 def test_a_kernel_whose_imports_fail_gets_its_own_error(tmp_path):
-    "Top-level imports are not executed for a run; a body that needs a missing module fails alone, with the reason."
-    broken = kernel(tmp_path, "broken", "nonexistent_module_xyz.launch()\n", top="import nonexistent_module_xyz\n")
-    runs = simulate.execute([(broken, None, X), (corpus.get("vadd"), None, X)], "model", FAST)
-    assert runs[0].failed and "nonexistent_module_xyz" in runs[0].error and correct_result(runs[1])
-    if simulate.triton_available():
-        runs = simulate.run_interpreter([(broken, None, X), (corpus.get("vadd"), None, X)], FAST)
-        assert runs[0].failed and "nonexistent_module_xyz" in runs[0].error and correct_result(runs[1])
+    "A body that reads an imported module is refused by the loader, naming the module and the line of its import."
+    message = refused(tmp_path, "broken", "nonexistent_module_xyz.launch()\n", top="import nonexistent_module_xyz\n")
+    assert "reads `nonexistent_module_xyz`, bound at line 1" in message

@@ -21,7 +21,7 @@ def reward_of(name: str, **task):
 
 CLEAN = {"verdict": "ACCEPT", "certified": True, "reasons": [], "witness": "w",
          "safety": {"verdict": "ACCEPT", "defects": []},
-         "falsification": {"counterexample": None, "configs": 9, "failure": ""}}
+         "falsification": {"counterexample": None, "configs": 9, "evaluations": 60, "failure": ""}}
 
 
 # silence is not success: UNKNOWN strictly below ACCEPT, an unreadable kernel scores 0
