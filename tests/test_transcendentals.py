@@ -217,3 +217,18 @@ def test_half_widths_compute_in_float32_and_round_once(dtype):
         assert got.dtype.name == dtype
         want = torch.tensor(exact[name]).float().to(tdt)                      # the float32 answer, rounded once more
         np.testing.assert_array_equal(got.cast("float32").numpy(), want.float().numpy(), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_every_composition_compiles_for_cuda_under_nvrtc(dtype):
+    "The cuda device has no GPU here, but its source must compile: float64 working precision, the rounding constant, casts."
+    from limn.schedule import schedule
+    from limn.codegen import lower_schedule
+    from limn.cuda_emit import emit
+    from limn.backend_cuda import Nvrtc, CudaUnavailable
+    try: nvrtc = Nvrtc()
+    except CudaUnavailable as e: pytest.skip(f"NVRTC is not installed here ({e})")
+    x = Tensor(np.linspace(-5, 5, 64, dtype=np.float32)).cast(dtype)
+    for name, build in FUNCTIONS.items():
+        for kernel in lower_schedule(schedule([build(x).node])).kernels:
+            nvrtc.compile(emit(kernel).source, max(nvrtc.archs))
