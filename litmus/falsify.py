@@ -477,10 +477,10 @@ def _launch_job(variants: dict, item) -> dict:
 # %% ../nbs/litmus/09_falsify.ipynb #3ce09c85
 _TRACE_OPS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and", "atomic_or", "atomic_xor"}
 
-def _checked_launch(kernel, dims, outcome: Boxed):
+def _checked_launch(kernel, dims, outcome: Boxed, launch=None):
     """(Run, inputs after the launch) from a box's answer, every field checked against the launch; a malformed answer
     is a failed run that says why (it never counts as evidence either way)."""
-    launch = corpus.resolve(kernel, dims)
+    launch = launch or corpus.resolve(kernel, dims)
     value = outcome.value if outcome.ok else None
     trace, after = None, {}
     if isinstance(value, dict):
@@ -521,7 +521,7 @@ def _execute(self: TargetedFalsification, case: Case):
         variants = dict(self._variants)
         self._box = Box(lambda item: _launch_job(variants, item), self.limits)
     outcome = self._box((key, case.dims, case.inputs, self.race_search))
-    return _checked_launch(case.kernel, case.dims, outcome)
+    return _checked_launch(case.kernel, case.dims, outcome, self._launch(case.kernel, case.dims))
 
 @patch
 def close(self: TargetedFalsification):
