@@ -917,7 +917,7 @@ def _sigmoid(x: Tensor) -> Tensor:
 @patch
 def sigmoid(self: Tensor) -> Tensor:
     "1 / (1 + exp(-x)); its gradient is g * (1 - out) * out (torch's formula), read from the output, not rebuilt from x."
-    return _with_rule(_floatify(self), _sigmoid, "sigmoid")
+    return _composite(_floatify(self), _sigmoid, "sigmoid")      # _composite: a half width runs in float32 (below)
 @patch
 def abs(self: Tensor) -> Tensor: return where(0 < self, self, where(self < 0, -self, self * 0))
 @patch

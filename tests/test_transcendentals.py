@@ -212,7 +212,7 @@ def test_half_widths_compute_in_float32_and_round_once(dtype):
     tdt = getattr(torch, dtype)
     half = Tensor(x).cast(dtype)
     exact = exact_values(torch.tensor(x).to(tdt).double().numpy())          # at the half-width inputs
-    for name in ("tanh", "silu", "softplus", "erf", "gelu_none", "gelu_tanh", "sin", "cos", "log_softmax", "logsumexp"):
+    for name in ("tanh", "sigmoid", "silu", "softplus", "erf", "gelu_none", "gelu_tanh", "sin", "cos", "log_softmax", "logsumexp"):
         got = FUNCTIONS[name](half)
         assert got.dtype.name == dtype
         want = torch.tensor(exact[name]).float().to(tdt)                      # the float32 answer, rounded once more
