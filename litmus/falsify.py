@@ -645,6 +645,7 @@ def run(self: TargetedFalsification) -> FalsifyResult:
 @patch
 def _run(self: TargetedFalsification) -> FalsifyResult:
     start, self.evaluations, self.skipped = time.monotonic(), 0, []
+    self._started = start
     items, seen_configs, reached = self.plan(), set(), set()
     best, best_case, failures = None, None, []
     for dtype in {d for _, _, d, _, _ in items if d is not None}:
@@ -703,6 +704,7 @@ def spsa(self: TargetedFalsification, case: Case, start: Outcome, a=0.2, c=0.05)
     score = lambda o: math.log(max(o.ratio, 1e-300)) if math.isfinite(o.ratio) else 700.0
     for k in range(self.spsa_steps):
         if self.evaluations + 2 > self.budget + 2 * self.spsa_steps: break
+        if self.time_limit and time.monotonic() - getattr(self, "_started", time.monotonic()) > self.time_limit: break
         ck, ak = c / (k + 1) ** 0.101, a / (k + 1) ** 0.602
         delta = rng.choice([-1.0, 1.0], theta.size)
         plus, minus = at(theta + ck * delta), at(theta - ck * delta)
