@@ -73,10 +73,12 @@ VJP = {
 def _vjp_step(out, g, parents, steps):
     "Undo `View.step`: g reversed where the step was negative, then every element spread |k| apart and cut back."
     x, = parents
-    if any(k < 0 for k in steps): g = g._step(tuple(-1 if k < 0 else 1 for k in steps))
+    if any(k < 0 for k in steps):
+        g = g._step(tuple(-1 if k < 0 else 1 for k in steps))
     for d, k in enumerate(steps):
         n, m, count = x.shape[d], abs(k), g.shape[d]
-        if m == 1 and k > 0: continue
+        if m == 1 and k > 0:
+            continue
         first = (n - 1 - (count - 1) * m) if k < 0 and count else 0          # the element the reversed walk ends on
         spread = g.unsqueeze(d + 1).pad(tuple((0, m - 1) if e == d + 1 else (0, 0) for e in range(g.ndim + 1)))
         spread = spread.reshape(g.shape[:d] + (count * m,) + g.shape[d + 1:])
@@ -93,7 +95,8 @@ def _vjp_gather(out, g, parents, arg):
     the same numbers, with no scatter kernel for one row."""
     table, idx = parents
     rows, cols = table.shape
-    if idx.numel() != 1: return (g.scatter_rows(idx, rows), None)
+    if idx.numel() != 1:
+        return (g.scatter_rows(idx, rows), None)
     hit = type(g).arange(rows).reshape(rows, 1) == idx.reshape(1, 1).cast(idx.dtype)
     return (g.reshape(1, cols).expand(rows, cols).where(hit, 0), None)
 

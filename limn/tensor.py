@@ -481,7 +481,8 @@ def _step(self: Tensor, steps: tuple) -> Tensor:
     "Every |k|-th element of each dim, from the end where k < 0: one View (chapter 01's `View.step`), no copy."
     if len(steps) != self.ndim or any(not isinstance(k, numbers.Integral) or k == 0 for k in steps):
         raise ValueError(f"steps={steps} must hold one non-zero int per dim of {self.shape}")
-    if all(k == 1 for k in steps): return self
+    if all(k == 1 for k in steps):
+        return self
     return _movement(self, "step", tuple(int(k) for k in steps), lambda v: v.step(steps))
 
 def _dims(x: Tensor, dims, name="dims") -> tuple:
@@ -539,18 +540,22 @@ def broadcast_to(self: Tensor, shape) -> Tensor:
 def _weak_bools(values) -> list:
     "A boolean operand takes the other tensors' dtype (torch's rule: a mask never widens or narrows its partner)."
     others = [v.node.dtype for v in values if isinstance(v, Tensor) and not v.is_bool]
-    if not others: return list(values)
+    if not others:
+        return list(values)
     dt = others[0]
-    for o in others[1:]: dt = promote(dt, o)
+    for o in others[1:]:
+        dt = promote(dt, o)
     return [v.cast(dt) if isinstance(v, Tensor) and v.is_bool else v for v in values]
 
 def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
     "Tensors (first one is a Tensor) promoted to one dtype and broadcast to one shape."
-    if any(isinstance(v, Tensor) and v.is_bool for v in values): values = _weak_bools(values)
+    if any(isinstance(v, Tensor) and v.is_bool for v in values):
+        values = _weak_bools(values)
     if dtype is None and len(values) == 2 and isinstance(values[0], Tensor) and values[0].node.op is not Ops.CONST:
         a, b = values                      # fast paths for the two commonest cases; they return what the general path does
         if isinstance(b, Tensor):
-            if b.node.dtype is a.node.dtype and b.node.shape == a.node.shape and b.node.op is not Ops.CONST: return [a, b]
+            if b.node.dtype is a.node.dtype and b.node.shape == a.node.shape and b.node.op is not Ops.CONST:
+                return [a, b]
         elif isinstance(b, (int, float)) and not isinstance(b, bool) and a.node.dtype.is_float:
             return [a, _const(b, a.node.dtype, a.node.shape)]
     anchor = next(v for v in values if isinstance(v, Tensor))
@@ -559,7 +564,8 @@ def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
     if dt is None:
         dt = tensors[0].node.dtype
         for t in tensors[1:]:
-            if t.node.dtype is not dt: dt = promote(dt, t.node.dtype)
+            if t.node.dtype is not dt:
+                dt = promote(dt, t.node.dtype)
     shapes = [t.node.shape for t in tensors]
     shape = shapes[0] if all(s == shapes[0] for s in shapes[1:]) else broadcast_shape(*shapes)
     out = []
@@ -567,7 +573,8 @@ def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
         node = t.node
         if node.op is Ops.CONST and not t._requires_grad:
             out.append(_const(node.arg if node.dtype is dt else np.array(node.arg, node.dtype.np).item(), dt, shape))
-        else: out.append(t if node.dtype is dt and node.shape == shape else t.cast(dt).broadcast_to(shape))
+        else:
+            out.append(t if node.dtype is dt and node.shape == shape else t.cast(dt).broadcast_to(shape))
     return out
 
 # %% ../nbs/limn/02_tensor.ipynb #e6d6c8b8
@@ -663,7 +670,8 @@ def __eq__(self: Tensor, other) -> Tensor: return self.eq(other)
 # %% ../nbs/limn/02_tensor.ipynb #902f43b1
 def where(cond, a, b) -> Tensor:
     "Elementwise `a` where `cond` is nonzero, else `b`; all three broadcast together."
-    if not isinstance(cond, Tensor): raise TypeError(f"cond must be a Tensor, got {type(cond).__name__}")
+    if not isinstance(cond, Tensor):
+        raise TypeError(f"cond must be a Tensor, got {type(cond).__name__}")
     anchor = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else cond
     a, b = _operands(_ensure(a, anchor), _ensure(b, anchor))
     shape = broadcast_shape(cond.shape, a.shape)
@@ -673,12 +681,14 @@ def where(cond, a, b) -> Tensor:
 def maximum(a, b) -> Tensor:
     "Elementwise max; at ties each side gets half the gradient (floats)."
     a, b = _operands(a, b)
-    if a.dtype.is_int: return where(a < b, b, a)
+    if a.dtype.is_int:
+        return where(a < b, b, a)
     return where(a < b, b, where(b < a, a, (a + b) * 0.5))
 def minimum(a, b) -> Tensor:
     "Elementwise min; at ties each side gets half the gradient (floats)."
     a, b = _operands(a, b)
-    if a.dtype.is_int: return where(b < a, b, a)
+    if a.dtype.is_int:
+        return where(b < a, b, a)
     return where(b < a, b, where(a < b, a, (a + b) * 0.5))
 
 @patch
@@ -1371,20 +1381,24 @@ def any(self: Tensor, dim=None, keepdim=False) -> Tensor: return _boolean(_max(s
 @patch
 def all(self: Tensor, dim=None, keepdim=False) -> Tensor: return _boolean(1 - _max(self.logical_not(), dim, keepdim))
 
+# %% ../nbs/limn/02_tensor.ipynb #0b3d19a5
 @patch
 def isnan(self: Tensor) -> Tensor:
     "x is NaN iff neither x < inf nor -inf < x holds (every other float satisfies one); ints are never NaN."
-    if self.dtype.is_int: return _boolean(_const(0, int8, self.shape))
+    if self.dtype.is_int:
+        return _boolean(_const(0, int8, self.shape))
     return _boolean(1 - _ordered(self, self))
 @patch
 def isinf(self: Tensor) -> Tensor:
     "x is infinite iff exactly one of -inf < x and x < inf holds (both for finite x, neither for NaN)."
-    if self.dtype.is_int: return _boolean(_const(0, int8, self.shape))
+    if self.dtype.is_int:
+        return _boolean(_const(0, int8, self.shape))
     inf, ninf = _const(math.inf, self.dtype, self.shape), _const(-math.inf, self.dtype, self.shape)
     return _boolean(_lt01(ninf, self).ne(_lt01(self, inf)).cast(int8))
 @patch
 def isfinite(self: Tensor) -> Tensor:
-    if self.dtype.is_int: return _boolean(_const(1, int8, self.shape))
+    if self.dtype.is_int:
+        return _boolean(_const(1, int8, self.shape))
     inf, ninf = _const(math.inf, self.dtype, self.shape), _const(-math.inf, self.dtype, self.shape)
     return _boolean(_lt01(ninf, self) * _lt01(self, inf))
 @patch
@@ -1398,10 +1412,12 @@ def masked_fill(self: Tensor, mask, value) -> Tensor:
 @patch
 def roll(self: Tensor, shifts, dims=None) -> Tensor:
     "torch.roll: element i moves to i + shift (mod the size); with dims=None the flattened tensor rolls and is reshaped back."
-    if dims is None: return self.reshape(-1).roll(shifts, 0).reshape(self.shape)
+    if dims is None:
+        return self.reshape(-1).roll(shifts, 0).reshape(self.shape)
     shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
     dims = _dims(self, dims)
-    if len(shifts) != len(dims): raise ValueError(f"roll: shifts={shifts} and dims={dims} must have the same length")
+    if len(shifts) != len(dims):
+        raise ValueError(f"roll: shifts={shifts} and dims={dims} must have the same length")
     out = self
     for s, d in zip(shifts, dims):
         n = out.shape[d]
@@ -1415,13 +1431,15 @@ def roll(self: Tensor, shifts, dims=None) -> Tensor:
 def repeat(self: Tensor, *sizes) -> Tensor:
     "torch's repeat (numpy's tile): dim d is laid end to end sizes[d] times; extra leading sizes add dims. Expand, then reshape."
     sizes = _shape_arg(sizes, "sizes")
-    if len(sizes) < self.ndim: raise ValueError(f"repeat: sizes={sizes} has fewer entries than the tensor's {self.ndim} dims")
+    if len(sizes) < self.ndim:
+        raise ValueError(f"repeat: sizes={sizes} has fewer entries than the tensor's {self.ndim} dims")
     x = self.reshape((1,) * (len(sizes) - self.ndim) + self.shape)
     grown = x.reshape(tuple(v for s in x.shape for v in (1, s))).expand(tuple(v for r, s in zip(sizes, x.shape) for v in (r, s)))
     return grown.reshape(tuple(r * s for r, s in zip(sizes, x.shape)))
 
 def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
-    if x.ndim < 2: raise ValueError(f"tril/triu need at least 2 dims, got shape {x.shape}")
+    if x.ndim < 2:
+        raise ValueError(f"tril/triu need at least 2 dims, got shape {x.shape}")
     rows, cols = x.shape[-2:]
     offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]          # j - i
     keep = Tensor(offset <= diagonal if lower else offset >= diagonal)
@@ -1444,7 +1462,8 @@ def split(self: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     n = self.shape[d]
     if isinstance(split_size_or_sections, numbers.Integral):
         size = int(split_size_or_sections)
-        if size <= 0: raise ValueError(f"split_size={size} must be a positive int")
+        if size <= 0:
+            raise ValueError(f"split_size={size} must be a positive int")
         sizes = [min(size, n - start) for start in range(0, n, size)] or [0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
@@ -1457,7 +1476,8 @@ def split(self: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 @patch
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
     "torch.chunk: pieces of ceil(size / chunks) along dim, so there may be fewer than `chunks`."
-    if not isinstance(chunks, numbers.Integral) or chunks <= 0: raise ValueError(f"chunks={chunks!r} must be a positive int")
+    if not isinstance(chunks, numbers.Integral) or chunks <= 0:
+        raise ValueError(f"chunks={chunks!r} must be a positive int")
     n = self.shape[self._axis(dim, name="dim")]
     return self.split(max(-(-n // int(chunks)), 1), dim)
 
@@ -1491,12 +1511,15 @@ ValuesIndices.__doc__ = "(values, indices), as torch.return_types: what max/min 
 
 def _extreme(x: Tensor, dim, keepdim: bool, whole, arg, pair):
     "torch's max/min: over everything a tensor, over one int dim (values, indices), against a Tensor elementwise."
-    if isinstance(dim, Tensor): return pair(x, dim)
-    if dim is None or isinstance(dim, (tuple, list)): return whole(x, dim, keepdim)
+    if isinstance(dim, Tensor):
+        return pair(x, dim)
+    if dim is None or isinstance(dim, (tuple, list)):
+        return whole(x, dim, keepdim)
     d = x._axis(dim, name="dim")
     indices = arg(x, d, keepdim=True)
     values = x.gather(d, indices)                 # the gradient goes to the chosen cell only, as in torch
-    if not keepdim: values, indices = values.squeeze(d), indices.squeeze(d)
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
     return ValuesIndices(values, indices)
 
 @patch
@@ -1511,7 +1534,8 @@ def min(self: Tensor, dim=None, keepdim=False, axis=None):
 # %% ../nbs/limn/02_tensor.ipynb #b8cfbd80
 def _before(a: Tensor, b: Tensor, descending: bool) -> Tensor:
     "int8 1 where a sorts strictly before b; NaN sorts as the largest value, as in torch."
-    if a.dtype.is_int: return (b < a if descending else a < b).cast(int8)
+    if a.dtype.is_int:
+        return (b < a if descending else a < b).cast(int8)
     a_nan, b_nan = a.isnan().cast(int8), b.isnan().cast(int8)
     plain = (b < a if descending else a < b).cast(int8)
     nan_order = a_nan * (1 - b_nan) if descending else b_nan * (1 - a_nan)
@@ -1584,6 +1608,7 @@ def cumprod(self: Tensor, dim: int) -> Tensor:
         s *= 2
     return out.movedim(-1, d)
 
+# %% ../nbs/limn/02_tensor.ipynb #a9a4a472
 @patch
 def prod(self: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     "The product over `dim` (all when None), as a tree of pairwise MULs: the halves of the dim, padded with 1, multiply."
@@ -1594,9 +1619,11 @@ def prod(self: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     out = self.movedim(d, -1)
     while out.shape[-1] > 1:
         n = out.shape[-1]
-        if n % 2: out = out.pad(((0, 0),) * (out.ndim - 1) + ((0, 1),), value=1)
+        if n % 2:
+            out = out.pad(((0, 0),) * (out.ndim - 1) + ((0, 1),), value=1)
         out = out[..., : (n + 1) // 2] * out[..., (n + 1) // 2:]
-    if out.shape[-1] == 0: out = _const(1, self.dtype, out.shape[:-1] + (1,))
+    if out.shape[-1] == 0:
+        out = _const(1, self.dtype, out.shape[:-1] + (1,))
     out = out.movedim(-1, d)
     return out if keepdim else out.squeeze(d)
 
@@ -1604,11 +1631,16 @@ def prod(self: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 def norm(self: Tensor, p="fro", dim=None, keepdim: bool = False) -> Tensor:
     "torch's vector norm over `dim` (all when None): p = 2 or 'fro', 1, inf, -inf, 0 (count of non-zeros) or any other p."
     x = _floatify(self)
-    if p in ("fro", 2, 2.0): return (x * x).sum(dim, keepdim).sqrt()
-    if p in (1, 1.0): return x.abs().sum(dim, keepdim)
-    if p == math.inf: return x.abs().amax(dim, keepdim)
-    if p == -math.inf: return x.abs().amin(dim, keepdim)
-    if p == 0: return x.ne(0).cast(x.dtype).sum(dim, keepdim)
+    if p in ("fro", 2, 2.0):
+        return (x * x).sum(dim, keepdim).sqrt()
+    if p in (1, 1.0):
+        return x.abs().sum(dim, keepdim)
+    if p == math.inf:
+        return x.abs().amax(dim, keepdim)
+    if p == -math.inf:
+        return x.abs().amin(dim, keepdim)
+    if p == 0:
+        return x.ne(0).cast(x.dtype).sum(dim, keepdim)
     if isinstance(p, (bool, str)) or not isinstance(p, numbers.Real):
         raise ValueError(f"norm: p={p!r} must be a number or 'fro'")
     return (x.abs() ** float(p)).sum(dim, keepdim) ** (1 / float(p))
@@ -1617,7 +1649,8 @@ def norm(self: Tensor, p="fro", dim=None, keepdim: bool = False) -> Tensor:
 def _round_even(x: Tensor) -> Tensor:
     """x rounded to the nearest integer, ties to even, with no rounding primitive: below 2**(mantissa bits) adding and
     subtracting that power leaves |x| rounded (IEEE addition rounds to even); at or above it every float is an integer."""
-    if x.dtype.is_half: return _round_even(x.cast(float32)).cast(x.dtype)     # devices compute halves in float32
+    if x.dtype.is_half:
+        return _round_even(x.cast(float32)).cast(x.dtype)     # devices compute halves in float32
     big = float(2 ** np.finfo(x.dtype.np).nmant)
     a = x.abs()
     r = where(a < big, (a + big) - big, a)
@@ -1627,15 +1660,18 @@ def _round_even(x: Tensor) -> Tensor:
 def round(self: Tensor) -> Tensor: return self if self.dtype.is_int else _with_rule(self, _round_even, "zero_grad")
 @patch
 def floor(self: Tensor) -> Tensor:
-    if self.dtype.is_int: return self
+    if self.dtype.is_int:
+        return self
     return _with_rule(self, lambda x: (lambda r: r - (x < r).cast(x.dtype))(_round_even(x)), "zero_grad")
 @patch
 def ceil(self: Tensor) -> Tensor:
-    if self.dtype.is_int: return self
+    if self.dtype.is_int:
+        return self
     return _with_rule(self, lambda x: (lambda r: r + (r < x).cast(x.dtype))(_round_even(x)), "zero_grad")
 @patch
 def trunc(self: Tensor) -> Tensor:
-    if self.dtype.is_int: return self
+    if self.dtype.is_int:
+        return self
     return _with_rule(self, lambda x: where(x < 0, x.ceil(), x.floor()), "zero_grad")
 
 # %% ../nbs/limn/02_tensor.ipynb #4d14292c
@@ -1650,7 +1686,8 @@ def _floor_quotient(a: Tensor, b: Tensor) -> Tensor:
 def floor_divide(self: Tensor, other) -> Tensor:
     "torch's a // b: the quotient rounded toward -inf, for ints and floats; no gradient (torch has none either)."
     a, b = _operands(self, other)
-    with no_grad(): return _floor_quotient(a, b)
+    with no_grad():
+        return _floor_quotient(a, b)
 
 @patch
 def remainder(self: Tensor, other) -> Tensor:
@@ -1658,9 +1695,11 @@ def remainder(self: Tensor, other) -> Tensor:
     it in float64, where for float32 operands the product and the difference are exact, then round once."""
     a, b = _operands(self, other)
     if a.dtype.is_int:
-        with no_grad(): return a - _floor_quotient(a, b) * b
+        with no_grad():
+            return a - _floor_quotient(a, b) * b
     wide = float64 if a.dtype is not float64 else a.dtype
-    with no_grad(): q = (a.cast(wide) / b.cast(wide)).floor()
+    with no_grad():
+        q = (a.cast(wide) / b.cast(wide)).floor()
     return (a.cast(wide) - q * b.cast(wide)).cast(a.dtype)
 
 @patch
@@ -1668,7 +1707,8 @@ def fmod(self: Tensor, other) -> Tensor:
     "C's fmod: a - trunc(a / b) * b, which takes the dividend's sign (torch.fmod)."
     a, b = _operands(self, other)
     wide = float64 if a.dtype is not float64 else a.dtype
-    with no_grad(): q = (a.cast(wide) / b.cast(wide)).trunc()
+    with no_grad():
+        q = (a.cast(wide) / b.cast(wide)).trunc()
     return (a.cast(wide) - q * b.cast(wide)).cast(a.dtype)
 
 @patch
@@ -1684,11 +1724,13 @@ def __rmod__(self: Tensor, other) -> Tensor: return _ensure(other, self).remaind
 def einsum(equation: str, *operands) -> Tensor:
     """torch.einsum over explicit or implicit ('ij,jk') subscripts, '...' included: every operand is permuted and
     broadcast onto one axis per letter, the product is taken, and the letters missing from the output are summed."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
-    if len(terms) != len(operands): raise ValueError(f"einsum: {equation!r} names {len(terms)} operands, got {len(operands)}")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: {equation!r} names {len(terms)} operands, got {len(operands)}")
     operands = [o if isinstance(o, Tensor) else Tensor(o) for o in operands]
     ell = max((o.ndim - len(t.replace("...", "")) for t, o in zip(terms, operands) if "..." in t), default=0)
     ell_letters = [chr(0x100 + k) for k in range(ell)]                 # stand-ins for the dims under '...'
@@ -1699,8 +1741,10 @@ def einsum(equation: str, *operands) -> Tensor:
     for t, o in zip(terms, operands):
         if len(t) != o.ndim or len(set(t)) != len(t):
             raise ValueError(f"einsum: subscripts {t!r} do not fit an operand of shape {o.shape} (one distinct letter per dim)")
-    if arrow: out = spell(rhs, len(ell_letters) + len(rhs.replace("...", ""))) if "..." in rhs else rhs
-    else: out = "".join(ell_letters) + "".join(sorted(c for c in set("".join(terms)) - set(ell_letters) if "".join(terms).count(c) == 1))
+    if arrow:
+        out = spell(rhs, len(ell_letters) + len(rhs.replace("...", ""))) if "..." in rhs else rhs
+    else:
+        out = "".join(ell_letters) + "".join(sorted(c for c in set("".join(terms)) - set(ell_letters) if "".join(terms).count(c) == 1))
     letters = list(out) + sorted(set("".join(terms)) - set(out))
     product = None
     for t, o in zip(terms, operands):

@@ -184,14 +184,17 @@ def step(self: View, steps) -> View:
     """Every |k|-th element of each dim, counted from the end where k < 0 (so k = -1 is a flip). Still one View: the
     stride is multiplied by k, a negative k moves the offset to the dim's last element, and a mask maps onto the
     kept elements, so a step composes with every other movement and costs no copy."""
-    steps = tuple(int(k) for k in steps); _check_len("steps", steps, len(self.shape))
-    if any(k == 0 for k in steps): raise ValueError(f"steps={steps} has a 0; a step must be a non-zero int")
+    steps = tuple(int(k) for k in steps)
+    _check_len("steps", steps, len(self.shape))
+    if any(k == 0 for k in steps):
+        raise ValueError(f"steps={steps} has a 0; a step must be a non-zero int")
     shape, strides, offset, mask = [], [], self.offset, []
     for s, st, k, (lo, hi) in zip(self.shape, self.strides, steps, self.mask or [(0, s) for s in self.shape]):
         m = abs(k)
         shape.append(-(-s // m))
         strides.append(st * k)
-        if k > 0: mask.append((-(-lo // m), -(-hi // m)))                      # j kept iff lo <= j*m < hi
+        if k > 0:
+            mask.append((-(-lo // m), -(-hi // m)))                      # j kept iff lo <= j*m < hi
         else:                                                                  # j reads n-1 - j*m
             offset += (s - 1) * st
             mask.append((-(-(s - hi) // m), (s - 1 - lo) // m + 1))
