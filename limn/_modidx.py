@@ -991,6 +991,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'limn.tensor._realize_now': ('limn/tensor.html#_realize_now', 'limn/tensor.py'),
                              'limn.tensor._reduce': ('limn/tensor.html#_reduce', 'limn/tensor.py'),
                              'limn.tensor._reduce_op': ('limn/tensor.html#_reduce_op', 'limn/tensor.py'),
+                             'limn.tensor._root_or_zero': ('limn/tensor.html#_root_or_zero', 'limn/tensor.py'),
                              'limn.tensor._round': ('limn/tensor.html#_round', 'limn/tensor.py'),
                              'limn.tensor._round_even': ('limn/tensor.html#_round_even', 'limn/tensor.py'),
                              'limn.tensor._series': ('limn/tensor.html#_series', 'limn/tensor.py'),

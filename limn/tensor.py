@@ -1627,12 +1627,18 @@ def prod(self: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     out = out.movedim(-1, d)
     return out if keepdim else out.squeeze(d)
 
+def _root_or_zero(total: Tensor, p: float) -> Tensor:
+    "total ** (1/p), with a zero gradient where total is 0 (as torch's norm has) rather than the root's infinite one."
+    live = total > 0
+    safe = where(live, total, 1)
+    return where(live, safe.sqrt() if p == 2 else safe ** (1 / p), 0)
+
 @patch
 def norm(self: Tensor, p="fro", dim=None, keepdim: bool = False) -> Tensor:
     "torch's vector norm over `dim` (all when None): p = 2 or 'fro', 1, inf, -inf, 0 (count of non-zeros) or any other p."
     x = _floatify(self)
     if p in ("fro", 2, 2.0):
-        return (x * x).sum(dim, keepdim).sqrt()
+        return _root_or_zero((x * x).sum(dim, keepdim), 2)
     if p in (1, 1.0):
         return x.abs().sum(dim, keepdim)
     if p == math.inf:
@@ -1643,7 +1649,7 @@ def norm(self: Tensor, p="fro", dim=None, keepdim: bool = False) -> Tensor:
         return x.ne(0).cast(x.dtype).sum(dim, keepdim)
     if isinstance(p, (bool, str)) or not isinstance(p, numbers.Real):
         raise ValueError(f"norm: p={p!r} must be a number or 'fro'")
-    return (x.abs() ** float(p)).sum(dim, keepdim) ** (1 / float(p))
+    return _root_or_zero((x.abs() ** float(p)).sum(dim, keepdim), float(p))
 
 # %% ../nbs/limn/02_tensor.ipynb #d0842346
 def _round_even(x: Tensor) -> Tensor:

@@ -183,6 +183,10 @@ def test_cumsum_cumprod_prod_norm(device):
     check(lambda x: x.norm(1, dim=0, keepdim=True), lambda x: x.norm(1, dim=0, keepdim=True), X)
     check(lambda x: x.norm(3, dim=1), lambda x: x.norm(3, dim=1), X, rtol=1e-4)
     check(lambda x: x.norm(float("inf"), dim=1), lambda x: x.norm(float("inf"), dim=1), X)
+    zero_row = X.copy()
+    zero_row[1] = 0.0
+    check(lambda x: x.norm(dim=1), lambda x: x.norm(dim=1), zero_row)         # a zero gradient at 0, not nan
+    check(lambda x: x.norm(3, dim=1), lambda x: x.norm(3, dim=1), zero_row, rtol=1e-4)
     assert Tensor([[True, False], [True, True]]).cumsum(1).tolist() == [[1, 1], [1, 2]]
 
 
