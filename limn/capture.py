@@ -14,6 +14,18 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['CaptureMismatch', 'Captured', 'capture', 'draw_recording']
 
+# %% ../nbs/limn/09_capture.ipynb #9ca9e001
+from .ops import toposort
+from .tensor import _readers, _DEVICE_RNG
+
+def _settle() -> None:
+    """Compute what is lazy and held, and dropout's pending advance, before a recording or check call starts: left
+    pending, the first realize of the step would take them in on one call and not the next, a graph that differs.
+    (A template's stand-ins, graphs over placeholders that hold no buffer, are not values and are left alone.)"""
+    held = [t for t in _readers(None, set())
+            if all(n.op is not Ops.BUFFER or n.arg is not None for n in toposort([t.node], stop=lambda n: n.realized is not None))]
+    realize(*held, _DEVICE_RNG[0].counter)
+
 # %% ../nbs/limn/09_capture.ipynb #f59f91cd
 def _buffer_of(t: Tensor, name: str) -> Buffer:
     if not isinstance(t, Tensor): raise TypeError(f"{name} must be a Tensor, got {type(t).__name__}")
@@ -61,6 +73,7 @@ def _run(self: Captured, device, args) -> tuple[list, str, list]:
     "Run the Python step with the executor recording: (outputs, their container kind, the records of every realize)."
     executor = device.executor
     if executor.recorder is not None: raise RuntimeError("the executor is already recording; captures do not nest")
+    _settle()
     executor.recorder = records = []
     _RUNNING.append(self)
     try:
@@ -161,8 +174,8 @@ def _difference(self: Captured, records, buffers) -> str | None:
             if now is was or index in dict(new_swaps) or any(np.may_share_memory(now.array, m) for m in produced): continue
             if now.shape == was.shape and now.dtype is was.dtype and np.array_equal(now.array, was.array): continue
             return (f"in realize {r}, the step reads a {now.dtype.name}{list(now.shape)} tensor that is not an argument and is not the "
-                    f"buffer recorded, and its values changed (a tensor built from host data inside the step, such as a dropout mask "
-                    f"or Tensor(numpy array)); pass it as an argument, or keep it in a buffer and assign to it")
+                    f"buffer recorded, and its values changed (a tensor built from host data inside the step, such as a mask drawn "
+                    f"with numpy, or Tensor(numpy array)); pass it as an argument, or keep it in a buffer and assign to it")
     return None
 
 @patch

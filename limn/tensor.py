@@ -18,16 +18,20 @@ from .autograd import no_grad, grad
 # %% auto #0
 __all__ = ['SQUARING_LIMIT', 'TANH_SERIES', 'ERF_SERIES', 'SIN_SERIES', 'COS_SERIES', 'TANH_SMALL', 'ERF_SMALL', 'ERFC_FIT',
            'GELU_TANH', 'TWO_OVER_PI', 'ValuesIndices', 'set_seed', 'IndexOutOfRange', 'Tensor', 'realize',
-           'broadcast_shape', 'where', 'maximum', 'minimum', 'cat', 'stack', 'custom', 'einsum', 'manual_seed',
-           'node_label', 'draw']
+           'broadcast_shape', 'where', 'maximum', 'minimum', 'cat', 'stack', 'DeviceRNG', 'custom', 'einsum',
+           'manual_seed', 'node_label', 'draw']
 
 # %% ../nbs/limn/02_tensor.ipynb #7be9745f
 _RNG = [np.random.default_rng(0)]
+_SEED = [0]                                         # the last seed, for dropout's stream
+_DEVICE_RNG: list = []                              # that stream, once made (below)
 
 def set_seed(seed: int) -> None:
-    "Reseed the one generator behind randn, rand, randint and dropout, making every draw after it reproducible."
+    "Reseed the generator behind randn, rand and randint and dropout's device stream: every draw after it is reproducible."
     if not isinstance(seed, numbers.Integral): raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     _RNG[0] = np.random.default_rng(int(seed))
+    _SEED[0] = int(seed)
+    if _DEVICE_RNG: _DEVICE_RNG[0].seed(int(seed))   # dropout's stream ("Dropout draws on the device", below)
 
 class IndexOutOfRange(IndexError, ValueError):
     "An index outside a dim: an IndexError (so Python protocols see one) that is also a ValueError."
@@ -106,6 +110,7 @@ from collections import Counter
 
 _LIVE: list = []                 # weak references to lazy tensors and autograd records, pruned as they go
 _LIVE_PRUNE_AT = [4096]
+_JOINERS: list = []              # f(tensors) -> tensors a realize of them must compute too (the dropout stream's)
 _FAILED = weakref.WeakSet()       # nodes whose realize failed: they would fail again, so they join no other
 
 def _kept(t: Tensor) -> bool: return t._ctx is not None or resolve(t.node).op is not Ops.BUFFER
@@ -131,19 +136,19 @@ def _reading(roots: list[Node], targets: set) -> set:
         elif any(s in hit for s in node.srcs): hit.add(node)
     return hit
 
-def _readers(targets: set, skip: set) -> list[Tensor]:
+def _readers(targets: set | None, skip: set) -> list[Tensor]:
     """The lazy tensors someone still holds (a name, a list, an attribute: more than the autograd records of other
-    tensors) whose graphs read a Buffer in `targets` (ids), leaving out nodes in `skip` (ids)."""
+    tensors) whose graphs read a Buffer in `targets` (ids; None: any), leaving out nodes in `skip` (ids)."""
     alive = list({id(x): x for r in _LIVE if (x := r()) is not None and _kept(x)}.values())
     _LIVE[:] = [weakref.ref(x) for x in alive]
     records = {id(x._ctx[1]): x._ctx[1] for x in alive if x._ctx is not None}
     in_records = Counter(id(p) for parents in records.values() for p in parents)
     candidates = [x for x in alive if resolve(x.node).op is not Ops.BUFFER and id(resolve(x.node)) not in skip
                   and resolve(x.node) not in _FAILED]
-    hit = _reading([resolve(x.node) for x in candidates], targets)
+    hit = None if targets is None else _reading([resolve(x.node) for x in candidates], targets)
     out = []
     for x in candidates:                            # 4 references are this function's: alive, candidates, x, the call
-        if resolve(x.node) in hit and sys.getrefcount(x) - 4 - in_records[id(x)] > 0: out.append(x)
+        if (hit is None or resolve(x.node) in hit) and sys.getrefcount(x) - 4 - in_records[id(x)] > 0: out.append(x)
     return out
 
 # %% ../nbs/limn/02_tensor.ipynb #17007963
@@ -156,6 +161,7 @@ def realize(*tensors) -> None:
         if not isinstance(t, Tensor): raise TypeError(f"realize() takes Tensors, got {type(t).__name__}")
         t.node = resolve(t.node)
     if all(t.node.op is Ops.BUFFER for t in flat): return
+    for joiner in _JOINERS: flat.extend(joiner(flat))
     joined = _joining(flat)
     if not joined:
         _realize_now(flat, drop=True)
@@ -1248,12 +1254,107 @@ def scatter_rows(self: Tensor, idx, rows: int) -> Tensor:
     node = Node(Ops.SCATTER, (idx.node, self.node), None, self.dtype, (int(rows), self.shape[-1]))
     return _make(node, (idx, self), "scatter")
 
+
+# %% ../nbs/limn/02_tensor.ipynb #1e7e0a08
+_TWO32, _TWO16 = 4294967296.0, 65536.0
+
+def _floor(x: Tensor) -> Tensor: return x.cast(int32).cast(float64)          # x in [0, 2**31): CAST truncates
+def _mod32(x: Tensor) -> Tensor: return x - _floor(x * (1 / _TWO32)) * _TWO32   # exact for integers in [0, 2**53)
+
+def _halves(x: Tensor) -> tuple[Tensor, Tensor]:
+    "(x // 2**16, x % 2**16) of a 32-bit integer held in float64."
+    high = _floor(x * (1 / _TWO16))
+    return high, x - high * _TWO16
+
+def _mul32(x: Tensor, y: Tensor) -> Tensor:
+    "x * y mod 2**32 of two 32-bit integers, exactly: by 16-bit halves, so no partial product passes 2**49."
+    xh, xl = _halves(x)
+    yh, yl = _halves(y)
+    _, mid = _halves(_mod32(xh * yl + xl * yh))
+    return _mod32(xl * yl + mid * _TWO16)
+
+def _rot16(x: Tensor) -> Tensor:
+    high, low = _halves(x)
+    return low * _TWO16 + high
+
+def _squares(counter: Tensor, k1: Tensor, k2: Tensor) -> Tensor:
+    """A 32-bit counter-based hash after Widynski's Squares: square, add a key word, swap the halves, three times.
+    Squaring is what makes it nonlinear: with no XOR among the primitives, sums and products must do all the mixing."""
+    high = _floor(counter * (1 / _TWO32))
+    y = _mul32(_mod32(counter - high * _TWO32 + high * 0x5BD1F), k1)
+    z = _mod32(y + k2)
+    x = y
+    for add in (y, z, y):
+        x = _rot16(_mod32(_mul32(x, x) + add))
+    return _mod32(_mul32(x, x) + z)
+
+def _element_index(shape: tuple) -> Tensor:
+    "The row-major index of every element of `shape` as float64, summed from one small arange per dim."
+    index, stride = Tensor(np.zeros((), np.float64)), 1
+    for d in reversed(range(len(shape))):
+        ramp = Tensor(np.arange(shape[d], dtype=np.float64) * stride)
+        index = index + ramp.reshape((shape[d],) + (1,) * (len(shape) - 1 - d))
+        stride *= shape[d]
+    return index
+
+# %% ../nbs/limn/02_tensor.ipynb #1e7e0a09
+def _stream_start(seed: int) -> tuple:
+    "(counter, k1, k2) for `seed`: the counter at 0, the key words from numpy's SeedSequence (any int will do), k1 odd."
+    if not isinstance(seed, numbers.Integral): raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    k1, k2 = np.random.SeedSequence(int(seed) % 2**128).generate_state(2)
+    return 0.0, float(k1 | 1), float(k2)
+
+def _assign_to(t: Tensor, value: Tensor) -> None:
+    "`t.assign(value)` for a realized scalar `t` (the method itself comes later in the chapter, in \"Assign\")."
+    t.node = Node(Ops.ASSIGN, (resolve(t.node), value.node), None, t.dtype, t.shape)
+    _track(t)
+
+class DeviceRNG:
+    """The random stream dropout draws from, all of it in device buffers: a float64 counter and two key words set by the
+    seed. A draw of n numbers hashes the next n counter values after the draws made before it; one pending ASSIGN moves
+    the counter past them all and joins the first realize that reads the counter, so a captured step advances it on
+    every replay. The draws that realize leaves uncomputed join it too, keeping the numbers they were drawn with."""
+    def __init__(self, seed: int = 0):
+        self.counter, self.k1, self.k2 = (Tensor(np.array(v)) for v in _stream_start(seed))
+        self.base, self.taken, self.draws = self.counter.node, 0, weakref.WeakSet()
+
+    def seed(self, seed: int) -> None:
+        "Restart the stream from `seed`, writing the buffers in place (a captured step goes on reading them)."
+        self.counter.node = self.base                                    # a pending advance is moot: the stream restarts
+        for t, v in zip((self.counter, self.k1, self.k2), _stream_start(seed)): _assign_to(t, Tensor(np.array(v)))
+        realize(self.counter, self.k1, self.k2)
+        self.base, self.taken, self.draws = self.counter.node, 0, weakref.WeakSet()
+
+    def uniform(self, shape: tuple) -> Tensor:
+        "float64 uniforms in [0, 1) of `shape`: the next numbers of the stream."
+        if resolve(self.counter.node).op is Ops.BUFFER:                 # the last advance committed: start after it
+            self.counter.node = resolve(self.counter.node)
+            self.base, self.taken, self.draws = self.counter.node, 0, weakref.WeakSet()
+        u = _squares(Tensor(self.base) + float(self.taken) + _element_index(shape), self.k1, self.k2) * (1 / _TWO32)
+        self.taken += prod(shape)
+        self.counter.node = self.base
+        _assign_to(self.counter, Tensor(self.base) + float(self.taken))
+        self.draws.add(u.node)
+        return u
+
+    def joining(self, flat: list) -> list:
+        "What a realize of `flat` must also compute: the pending advance if it reads the counter, and the draws it skips."
+        if not self.draws or self.counter.node.op is not Ops.ASSIGN: return []
+        reached = set(toposort([t.node for t in flat if t.node.op is not Ops.BUFFER], stop=lambda n: n.realized is not None))
+        if self.base not in reached: return []
+        skipped = [Tensor(d) for d in list(self.draws) if d not in reached and d.realized is None]
+        self.draws = weakref.WeakSet()
+        return [self.counter] + skipped
+
+_DEVICE_RNG.append(DeviceRNG(_SEED[0]))
+_JOINERS.append(_DEVICE_RNG[0].joining)
+
 @patch
 def dropout(self: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
-    "Zero each element with probability p (a mask from the seeded generator) and scale the rest by 1/(1-p)."
+    "Zero each element with probability p (a mask from the device's random stream) and scale the rest by 1/(1-p)."
     if not 0 <= p < 1: raise ValueError(f"dropout p={p} must be in [0, 1)")
     if not training or p == 0: return self
-    keep = Tensor((_RNG[0].random(self.shape) >= p).astype(np.float32), dtype=self.dtype)
+    keep = (_DEVICE_RNG[0].uniform(self.shape) >= p).cast(self.dtype)
     return self * keep * (1 / (1 - p))
 
 # %% ../nbs/limn/02_tensor.ipynb #bfbad685

@@ -1,6 +1,7 @@
 """limn.capture: a replayed step gives the bits an uncaptured step gives, runs no Python graph building, compiles
 nothing new, and refuses what it cannot replay."""
 import numpy as np
+import limn
 import pytest
 import limn.backend_c  # registers "c"
 from limn import Tensor, use_device, realize
@@ -120,11 +121,85 @@ def test_branch_is_refused():
         with pytest.raises(CaptureMismatch, match="different graph"): captured(Tensor(np.ones(2, np.float32)))
 
 def test_host_random_draw_is_refused():
-    "A dropout mask drawn on the host enters as a fresh buffer each call: replay would reuse the first mask."
+    "A mask drawn on the host enters as a fresh buffer each call: replay would reuse the first mask."
+    rng = np.random.default_rng(0)
     with use_device("c"):
-        captured = capture(lambda x: x.dropout(0.5))
+        captured = capture(lambda x: x * Tensor((rng.random(64) < 0.5).astype(np.float32)))
         captured(Tensor(np.ones(64, np.float32)))
-        with pytest.raises(CaptureMismatch, match="dropout mask"): captured(Tensor(np.ones(64, np.float32)))
+        with pytest.raises(CaptureMismatch, match="mask drawn with numpy"): captured(Tensor(np.ones(64, np.float32)))
+
+def dropout_step_run(device, captured, seed, calls=6, p=0.3):
+    "A small step with two dropouts: (losses, masks per call, final weights)."
+    with use_device(device):
+        limn.set_seed(seed)
+        w = Tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(6, 4), requires_grad=True)
+        def step(x):
+            h = (x @ w).dropout(p)
+            loss = ((h.relu() + h.dropout(p)) ** 2).mean()
+            loss.backward()
+            w.assign(w - w.grad * 0.05)
+            w.grad = None
+            realize(w)
+            return loss, h
+        fn = capture(step) if captured else step
+        x = Tensor(np.random.default_rng(3).standard_normal((16, 6)).astype(np.float32))
+        outs = [fn(x) for _ in range(calls)]
+        return [l.item() for l, _ in outs], [h.numpy() != 0 for _, h in outs], w.numpy(), fn
+
+def test_captured_dropout_draws_a_fresh_mask_each_replay_the_masks_of_an_eager_run():
+    losses, masks, w, fn = dropout_step_run("c", True, seed=5)
+    assert fn.replays == 4
+    assert all((masks[i] != masks[i + 1]).any() for i in range(len(masks) - 1))
+    for device in ("c", "numpy"):
+        e_losses, e_masks, e_w, _ = dropout_step_run(device, False, seed=5)
+        assert all((a == b).all() for a, b in zip(e_masks, masks)), device
+        np.testing.assert_allclose(e_losses, losses, rtol=1e-5)
+        np.testing.assert_allclose(e_w, w, rtol=1e-5, atol=1e-6)
+    other = dropout_step_run("c", True, seed=6)
+    assert not all((a == b).all() for a, b in zip(other[1], masks))              # another seed, other masks
+    again = dropout_step_run("c", True, seed=5)
+    assert all((a == b).all() for a, b in zip(again[1], masks))                   # the same seed, the same masks
+
+def test_reseeding_between_replays_restarts_the_stream_the_replay_reads():
+    with use_device("c"):
+        limn.set_seed(1)
+        step = capture(lambda x: x.dropout(0.5))
+        x = Tensor(np.ones(256, np.float32))
+        masks = [step(x).numpy() != 0 for _ in range(4)]
+        limn.set_seed(1)
+        again = [step(x).numpy() != 0 for _ in range(2)]
+    assert step.replays == 4
+    assert (again[0] == masks[0]).all() and (again[1] == masks[1]).all() and (masks[0] != masks[1]).any()
+
+def test_lazy_tensors_held_before_the_capture_do_not_change_its_graph():
+    "A lazy tensor (or a dropout draw) left over from eager code is settled before recording, not taken into the step."
+    with use_device("c"):
+        w = Tensor(np.ones((3, 3), np.float32))
+        stale = w * 2                                  # held, lazy, reads w: would join the step's first realize only
+        leftover = Tensor(np.ones(5, np.float32)).dropout(0.5)
+        def step(g):
+            w.assign(w - g)
+            realize(w)
+            return w * 1
+        fn = capture(step)
+        for _ in range(4): fn(Tensor(np.full((3, 3), 0.5, np.float32)))
+        assert fn.replays == 2
+        np.testing.assert_array_equal(stale.numpy(), np.full((3, 3), 2.0))
+        assert set(np.unique(leftover.numpy())) <= {0.0, 2.0}
+        np.testing.assert_array_equal(w.numpy(), np.full((3, 3), -1.0))
+
+def test_a_captured_step_returns_the_pre_step_loss():
+    "Held to the plain step, which reads the loss before the assign: the loss returned is the one the update used."
+    with use_device("c"):
+        w = Tensor(np.array([3.0, -2.0], np.float32))
+        def step(x):
+            loss = ((w * x).sum() - 1) ** 2
+            w.assign(w * 0.5)
+            realize(w)
+            return loss
+        fn = capture(step)
+        got = [fn(Tensor(np.array([1.0, 1.0], np.float32))).item() for _ in range(4)]
+    assert got == [0.0, 0.25, 0.5625, 0.765625]       # ((3 - 2) * 0.5**k - 1)**2: w before each step
 
 def test_rebuilt_constant_table_and_intermediate_realize_are_accepted():
     "A table rebuilt each call with the same values, and a buffer produced by an earlier realize of the same call, are fine."
