@@ -260,6 +260,8 @@ def _make(node: Node, parents: tuple = (), rule=None, arg=None) -> Tensor:
 def _elementwise(op: Ops, *srcs: Tensor, rule=None) -> Tensor:
     "A primitive over operands already broadcast and promoted to one shape and dtype."
     x = srcs[-1]
+    if x.is_bool and (op is Ops.ADD or op is Ops.MUL) and all(s.is_bool for s in srcs):
+        return _bool_arith(op, *srcs)                # torch: bool + bool is or, bool * bool is and
     return _make(Node(op, tuple(s.node for s in srcs), None, x.dtype, x.shape), srcs if rule else (), rule)
 
 def _movement(x: Tensor, name: str, arg, apply) -> Tensor:
@@ -639,6 +641,12 @@ def _ordered(a: Tensor, b: Tensor):
     inf, ninf = _const(math.inf, a.dtype, a.shape), _const(-math.inf, a.dtype, a.shape)
     not_nan = [where(_lt01(x, inf), 1, _lt01(ninf, x)) for x in (a, b)]
     return not_nan[0] * not_nan[1]
+
+def _bool_arith(op: Ops, a: Tensor, b: Tensor) -> Tensor:
+    "Two booleans added give their or (a WHERE), multiplied their and (a MUL of 0/1), still boolean, as torch's bools do."
+    node = Node(Ops.WHERE, (a.node, a.node, b.node), None, int8, a.shape) if op is Ops.ADD else \
+        Node(Ops.MUL, (a.node, b.node), None, int8, a.shape)
+    return _boolean(_make(node))
 
 def _compare(self, other, build) -> Tensor:
     a, b = _operands(self, other)

@@ -72,6 +72,9 @@ def test_comparisons_give_torch_numbers(device):
     np.testing.assert_array_equal((~m).numpy(), (~tm).numpy())
     np.testing.assert_array_equal((m & (x < 1)).numpy(), (tm & (t < 1)).numpy())
     np.testing.assert_array_equal(m.any(1).numpy(), tm.any(1).numpy())
+    both, either = m * (x < 1), m + (x < 1)                                    # and, or: still masks
+    assert both.tolist() == (tm * (t < 1)).tolist() and either.tolist() == (tm + (t < 1)).tolist()
+    np.testing.assert_array_equal(x[either].numpy(), t[tm + (t < 1)].numpy())
     np.testing.assert_array_equal(m.all(0).numpy(), tm.all(0).numpy())
     assert (x > 0).float().dtype is limn.float32 and (x > 0).long().dtype is limn.int32
     special = np.array([np.nan, 1.0, -np.inf, np.inf, 0.0], np.float32)
