@@ -128,12 +128,16 @@ def _reading(roots: list[Node], targets: set) -> set:
     for node in toposort(roots, stop=lambda n: n.realized is not None):
         if node.realized is not None:
             done = resolve(node)
-            if done.op is Ops.BUFFER and id(done.arg) in targets: hit.add(node)
+            if done.op is Ops.BUFFER and id(done.arg) in targets:
+                hit.add(node)
         elif node.op is Ops.BUFFER:
-            if id(node.arg) in targets: hit.add(node)
+            if id(node.arg) in targets:
+                hit.add(node)
         elif node.op is Ops.ASSIGN:                 # reads its value; its target's old contents are what it replaces
-            if node.srcs[1] in hit: hit.add(node)
-        elif any(s in hit for s in node.srcs): hit.add(node)
+            if node.srcs[1] in hit:
+                hit.add(node)
+        elif any(s in hit for s in node.srcs):
+            hit.add(node)
     return hit
 
 def _readers(targets: set | None, skip: set) -> list[Tensor]:
@@ -148,7 +152,8 @@ def _readers(targets: set | None, skip: set) -> list[Tensor]:
     hit = None if targets is None else _reading([resolve(x.node) for x in candidates], targets)
     out = []
     for x in candidates:                            # 4 references are this function's: alive, candidates, x, the call
-        if (hit is None or resolve(x.node) in hit) and sys.getrefcount(x) - 4 - in_records[id(x)] > 0: out.append(x)
+        if (hit is None or resolve(x.node) in hit) and sys.getrefcount(x) - 4 - in_records[id(x)] > 0:
+            out.append(x)
     return out
 
 # %% ../nbs/limn/02_tensor.ipynb #17007963
@@ -156,12 +161,16 @@ def realize(*tensors) -> None:
     """Compute every given tensor (lists allowed) in one device call; afterwards each holds a BUFFER node. Where the call
     commits ASSIGNs, the held lazy tensors that read their targets are computed in it too, before the writes land."""
     flat = []
-    for t in tensors: flat.extend(t if isinstance(t, (list, tuple)) else [t])
+    for t in tensors:
+        flat.extend(t if isinstance(t, (list, tuple)) else [t])
     for t in flat:
-        if not isinstance(t, Tensor): raise TypeError(f"realize() takes Tensors, got {type(t).__name__}")
+        if not isinstance(t, Tensor):
+            raise TypeError(f"realize() takes Tensors, got {type(t).__name__}")
         t.node = resolve(t.node)
-    if all(t.node.op is Ops.BUFFER for t in flat): return
-    for joiner in _JOINERS: flat.extend(joiner(flat))
+    if all(t.node.op is Ops.BUFFER for t in flat):
+        return
+    for joiner in _JOINERS:
+        flat.extend(joiner(flat))
     joined = _joining(flat)
     if not joined:
         _realize_now(flat, drop=True)
@@ -191,18 +200,23 @@ def _realize_now(flat: list[Tensor], drop: bool) -> None:
     "One device call for `flat`; on failure nothing was written, and with `drop` the call's ASSIGNs are let go."
     pending, seen = [], set()
     for t in flat:
-        if t.node.op is not Ops.BUFFER and id(t.node) not in seen: seen.add(id(t.node)); pending.append(t.node)
+        if t.node.op is not Ops.BUFFER and id(t.node) not in seen:
+            seen.add(id(t.node))
+            pending.append(t.node)
     sinks, assigns = substitute_realized(pending)
     try: buffers = get_device().realize(sinks)
     except Exception as error:
-        if drop: _drop(assigns, flat, error)
+        if drop:
+            _drop(assigns, flat, error)
         raise
     results = {}
     for old, sink, buf in zip(pending, sinks, buffers):
         results[id(old)] = sink.srcs[0] if sink.op is Ops.ASSIGN else Node(Ops.BUFFER, (), buf, sink.dtype, sink.shape)
         old.realized = results[id(old)]
-    for a in assigns: a.realized = resolve(a.srcs[0])
-    for t in flat: t.node = resolve(t.node)
+    for a in assigns:
+        a.realized = resolve(a.srcs[0])
+    for t in flat:
+        t.node = resolve(t.node)
 
 def _drop(assigns: list[Node], flat: list[Tensor], error: Exception) -> None:
     """After a failed device call: no buffer was written, so each ASSIGN is marked done with its target's old contents,
@@ -1308,7 +1322,8 @@ def _element_index(shape: tuple) -> Tensor:
 # %% ../nbs/limn/02_tensor.ipynb #1e7e0a09
 def _stream_start(seed: int) -> tuple:
     "(counter, k1, k2) for `seed`: the counter at 0, the key words from numpy's SeedSequence (any int will do), k1 odd."
-    if not isinstance(seed, numbers.Integral): raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    if not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     k1, k2 = np.random.SeedSequence(int(seed) % 2**128).generate_state(2)
     return 0.0, float(k1 | 1), float(k2)
 
@@ -1329,7 +1344,8 @@ class DeviceRNG:
     def seed(self, seed: int) -> None:
         "Restart the stream from `seed`, writing the buffers in place (a captured step goes on reading them)."
         self.counter.node = self.base                                    # a pending advance is moot: the stream restarts
-        for t, v in zip((self.counter, self.k1, self.k2), _stream_start(seed)): _assign_to(t, Tensor(np.array(v)))
+        for t, v in zip((self.counter, self.k1, self.k2), _stream_start(seed)):
+            _assign_to(t, Tensor(np.array(v)))
         realize(self.counter, self.k1, self.k2)
         self.base, self.taken, self.draws = self.counter.node, 0, weakref.WeakSet()
 
@@ -1347,21 +1363,26 @@ class DeviceRNG:
 
     def joining(self, flat: list) -> list:
         "What a realize of `flat` must also compute: the pending advance if it reads the counter, and the draws it skips."
-        if not self.draws or self.counter.node.op is not Ops.ASSIGN: return []
+        if not self.draws or self.counter.node.op is not Ops.ASSIGN:
+            return []
         reached = set(toposort([t.node for t in flat if t.node.op is not Ops.BUFFER], stop=lambda n: n.realized is not None))
-        if self.base not in reached: return []
+        if self.base not in reached:
+            return []
         skipped = [Tensor(d) for d in list(self.draws) if d not in reached and d.realized is None]
         self.draws = weakref.WeakSet()
         return [self.counter] + skipped
 
+# %% ../nbs/limn/02_tensor.ipynb #1e7e0a0b
 _DEVICE_RNG.append(DeviceRNG(_SEED[0]))
 _JOINERS.append(_DEVICE_RNG[0].joining)
 
 @patch
 def dropout(self: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     "Zero each element with probability p (a mask from the device's random stream) and scale the rest by 1/(1-p)."
-    if not 0 <= p < 1: raise ValueError(f"dropout p={p} must be in [0, 1)")
-    if not training or p == 0: return self
+    if not 0 <= p < 1:
+        raise ValueError(f"dropout p={p} must be in [0, 1)")
+    if not training or p == 0:
+        return self
     keep = (_DEVICE_RNG[0].uniform(self.shape) >= p).cast(self.dtype)
     return self * keep * (1 / (1 - p))
 
