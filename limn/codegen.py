@@ -491,12 +491,15 @@ def lower(kernel: Kernel) -> list:
         # fill the output with the identity, then fold into it through memory
         fill_dims = [d for d in order if d not in kernel.reduce_axes] if is_reduce else \
                     [d for d, s in enumerate(out.shape) if s != 1]
-        fill_idx = [Index.of(var[d]) if d in fill_dims else Index() for d in range(len(kernel.loop_shape))]
         if root.op is Ops.SCATTER:
+            # the scatter's output has its own shape, so it is filled over loops of its own
             fill_vars = [Var(f"i{d}", s) for d, s in enumerate(out.shape)]
             fill_idx = [Index.of(v) if s != 1 else Index() for v, s in zip(fill_vars, out.shape)]
-            for d in fill_dims: low.instrs.append(Loop(fill_vars[d]))
-        else: open_(fill_dims)
+            for d in fill_dims:
+                low.instrs.append(Loop(fill_vars[d]))
+        else:
+            fill_idx = [Index.of(var[d]) if d in fill_dims else Index() for d in range(len(kernel.loop_shape))]
+            open_(fill_dims)
         ident = reduce_identity(Ops.SUM if root.op is Ops.SCATTER else root.op, out.dtype)    # a scatter adds into zeros
         v = low.emit(lambda d: Const(d, ident, out.dtype), out.dtype)
         low.instrs.append(Store("out", flat_index(fill_idx, out.shape), v))

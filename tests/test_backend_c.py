@@ -427,3 +427,19 @@ def test_division_gradients_match_torch(device):
     ((tx / ty) * torch.tensor(w)).sum().backward()
     np.testing.assert_array_equal(gx, tx.grad.numpy())                   # w / y, rounded once, as torch's grad / other
     np.testing.assert_allclose(gy, ty.grad.numpy(), rtol=3e-7, atol=1e-43)   # two roundings apart; subnormals absolutely
+
+
+@pytest.mark.parametrize("values_shape, ids", [((1, 3), [2]), ((1, 1, 3), [[1]]), ((2, 1, 3), [[0], [2]])])
+def test_scatter_with_size_one_index_dims(values_shape, ids):
+    """A scatter whose index has a dim of size 1 (one token's embedding gradient) lowers and runs on the c device:
+    its output is filled over loops of its own shape, not the index's, and matches the numpy device."""
+    values = np.arange(np.prod(values_shape), dtype=np.float32).reshape(values_shape) + 1
+    index = np.array(ids, dtype=np.int32)
+    answers = {}
+    for device in ("numpy", "c"):
+        with use_device(device):
+            answers[device] = Tensor(values).scatter_rows(Tensor(index), 3).numpy()
+    expected = np.zeros((3, values_shape[-1]), np.float32)
+    np.add.at(expected, index.reshape(-1), values.reshape(-1, values_shape[-1]))
+    np.testing.assert_array_equal(answers["numpy"], expected)
+    np.testing.assert_array_equal(answers["c"], expected)
