@@ -204,6 +204,7 @@ def test_an_interpreter_worker_that_cannot_start_loses_no_caller(monkeypatch):
 
 
 def test_a_kernel_whose_imports_fail_gets_its_own_error(tmp_path):
-    "A body that reads an imported module is refused by the loader, naming the module and the line of its import."
+    "A body that reads an imported module is refused by the loader, naming the module and the line that reads it."
     message = refused(tmp_path, "broken", "nonexistent_module_xyz.launch()\n", top="import nonexistent_module_xyz\n")
-    assert "reads `nonexistent_module_xyz`, bound at line 1" in message
+    lineno = 1 + (textwrap.dedent("import nonexistent_module_xyz\n") + VADD).splitlines().index("    pid = tl.program_id(0)") + 1
+    assert "nonexistent_module_xyz" in message and f"line {lineno}:" in message, message
