@@ -468,6 +468,19 @@ def _body(kernel: Kernel, idx: tuple, lowerer: _Lowerer | None = None):
     src = root.srcs[1] if root.op is Ops.ASSIGN else root.srcs[0] if root.op in (Ops.CONTIGUOUS,) + REDUCE_OPS else root
     return low.instrs, low.value(src, idx), flat_index(idx, out.shape)   # a reduced dim has stride 0 in out
 
+# %% ../nbs/limn/06_codegen.ipynb #327bcad0
+def _fill_with_identity(kernel: Kernel, low, fill_loops: list, fill_idx: list):
+    "Store the reduce's identity (zero for a scatter, which adds) into every output cell, over `fill_loops`."
+    root, out = kernel.root, kernel.output
+    for v in fill_loops:
+        low.instrs.append(Loop(v))
+    ident = reduce_identity(Ops.SUM if root.op is Ops.SCATTER else root.op, out.dtype)
+    value = low.emit(lambda d: Const(d, ident, out.dtype), out.dtype)
+    low.instrs.append(Store("out", flat_index(fill_idx, out.shape), value))
+    for v in reversed(fill_loops):
+        low.instrs.append(EndLoop(v))
+    low.memo.clear()
+
 # %% ../nbs/limn/06_codegen.ipynb #327bcadd
 def lower(kernel: Kernel) -> list:
     "The kernel's loop nest as a list of instructions (also kept in `kernel.instrs`). CUSTOM kernels have none."
@@ -489,24 +502,16 @@ def lower(kernel: Kernel) -> list:
     fold = Ops.ADD if root.op is Ops.SUM else Ops.MAX
     if (is_reduce and not in_register) or root.op is Ops.SCATTER:
         # fill the output with the identity, then fold into it through memory
-        fill_dims = [d for d in order if d not in kernel.reduce_axes] if is_reduce else \
-                    [d for d, s in enumerate(out.shape) if s != 1]
         if root.op is Ops.SCATTER:
             # the scatter's output has its own shape, so it is filled over loops of its own
-            fill_vars = [Var(f"i{d}", s) for d, s in enumerate(out.shape)]
-            fill_idx = [Index.of(v) if s != 1 else Index() for v, s in zip(fill_vars, out.shape)]
-            for d in fill_dims:
-                low.instrs.append(Loop(fill_vars[d]))
+            out_vars = [Var(f"i{d}", s) for d, s in enumerate(out.shape)]
+            fill_loops = [v for v, s in zip(out_vars, out.shape) if s != 1]
+            fill_idx = [Index.of(v) if s != 1 else Index() for v, s in zip(out_vars, out.shape)]
         else:
+            fill_dims = [d for d in order if d not in kernel.reduce_axes]
+            fill_loops = [var[d] for d in fill_dims]
             fill_idx = [Index.of(var[d]) if d in fill_dims else Index() for d in range(len(kernel.loop_shape))]
-            open_(fill_dims)
-        ident = reduce_identity(Ops.SUM if root.op is Ops.SCATTER else root.op, out.dtype)    # a scatter adds into zeros
-        v = low.emit(lambda d: Const(d, ident, out.dtype), out.dtype)
-        low.instrs.append(Store("out", flat_index(fill_idx, out.shape), v))
-        if root.op is Ops.SCATTER:
-            for d in reversed(fill_dims): low.instrs.append(EndLoop(fill_vars[d]))
-        else: close(fill_dims)
-        low.memo.clear()
+        _fill_with_identity(kernel, low, fill_loops, fill_idx)
         open_(order)
         _, v, at = _body(kernel, idx, low)
         low.instrs.append(Accum("out", at, fold if is_reduce else Ops.ADD, low.cast(v, out.dtype)))
