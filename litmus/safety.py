@@ -373,6 +373,7 @@ def _race_search(self:GPUSafetyCheck, a, others):
         if d is not None: return d, None
     return None, incomplete
 
+# %% ../nbs/litmus/06_safety.ipynb #a43bf3c0
 @patch
 def run(self:GPUSafetyCheck):
     """The report: every access in bounds, every store race-free, every barrier uniform, no write into an input, every

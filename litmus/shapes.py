@@ -69,6 +69,7 @@ class Config:
     source: str = 'block'
     def __str__(self): return f"{self.label}: " + ", ".join(f"{k}={v}" for k, v in {**self.dims, **self.constexprs}.items())
 
+# %% ../nbs/litmus/07_shapes.ipynb #4e62d081
 FLOAT_DTYPE_CLASSES = ('float32', 'float16', 'bfloat16')
 
 class SymbolicShapeSpace:
