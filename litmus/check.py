@@ -22,7 +22,7 @@ from litmus.falsify import TargetedFalsification, FalsifyResult, Target, Counter
 EXIT_CODES = {"ACCEPT": 0, "REJECT": 1, "UNKNOWN": 2}
 MEANING = {
     "ACCEPT": ("ACCEPT means: a certified error bound exists for this spec over its declared domain, memory safety was proved "
-               "for all shapes, and the targeted search ran {runs} kernel launches over {configs} shape/dtype classes in "
+               "for all shapes{limited}, and the targeted search ran {runs} kernel launches over {configs} shape/dtype classes in "
                "litmus's GPU-free model without breaking the bound. It does not mean the kernel is proved correct: the "
                "numerical half is a search, not a proof; inputs outside the domain are not covered; the kernel was not run on a GPU."),
     "REJECT": ("REJECT means: litmus holds a concrete witness against the kernel: a memory defect (proved by the solver, "
@@ -53,7 +53,14 @@ class CheckResult:
     def meaning(self) -> str:
         f = self.falsification
         return MEANING[self.verdict].format(runs=f.evaluations if f else 0, configs=f.configs if f else 0,
-                                            kind=self.counterexample.tolerance_kind if self.counterexample else "certified")
+                                            kind=self.counterexample.tolerance_kind if self.counterexample else "certified",
+                                            limited=self._size_limit_note)
+    @property
+    def _size_limit_note(self) -> str:
+        "An ACCEPT whose int32 index arithmetic wraps at large sizes holds only below them: the text says so."
+        if self.safety is None or not getattr(self.safety, "limits", None):
+            return ""
+        return " below the int32 size limits listed under safety (LIMIT)"
 
 # %% ../nbs/litmus/11_check.ipynb #b66a252e
 @patch
@@ -62,7 +69,7 @@ def __str__(self: CheckResult) -> str:
     if self.safety is not None:
         s = self.safety
         lines.append(f"  safety:  {s.verdict}" + "".join(f"\n           {x}" for x in
-                     [f"DEFECT {d}" for d in s.defects] + [f"UNSUPPORTED {u}" for u in s.unsupported] + [f"OPEN {o}" for o in s.open]))
+                     [f"DEFECT {d}" for d in s.defects] + [f"UNSUPPORTED {u}" for u in s.unsupported] + [f"OPEN {o}" for o in s.open] + [f"LIMIT {x}" for x in s.limits]))
     if self.falsification is not None:
         lines.append("  search:  " + str(self.falsification).replace("\n", "\n           "))
     lines += [f"  reason:  {r}" for r in self.reasons]
