@@ -1296,6 +1296,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'litmus.bounds.written_out': ('litmus/bounds.html#written_out', 'litmus/bounds.py')},
             'litmus.check': { 'litmus.check.CheckResult': ('litmus/check.html#checkresult', 'litmus/check.py'),
                               'litmus.check.CheckResult.__str__': ('litmus/check.html#checkresult.__str__', 'litmus/check.py'),
+                              'litmus.check.CheckResult._size_limit_note': ( 'litmus/check.html#checkresult._size_limit_note',
+                                                                             'litmus/check.py'),
                               'litmus.check.CheckResult.as_dict': ('litmus/check.html#checkresult.as_dict', 'litmus/check.py'),
                               'litmus.check.CheckResult.counterexample': ( 'litmus/check.html#checkresult.counterexample',
                                                                            'litmus/check.py'),
