@@ -983,7 +983,7 @@ def _composite(x: Tensor, build, rule: str, arg=None) -> Tensor:
     """`build(x)` under no_grad, recorded on the tape as one step with `rule`. A half width is widened to float32
     first and rounded once at the end, as its storage-only role asks (the polynomials are then float32's)."""
     with no_grad(): out = build(x.cast(float32) if x.dtype.is_half else x).cast(x.dtype)
-    return _make(out.node, (x,), rule, arg)
+    return _make(out.node, (x,), _RULE_KEYS.get(rule, rule), arg)   # _RULE_KEYS: see the rules below
 
 def _horner(u: Tensor, coefs) -> Tensor:
     "c0 + u * (c1 + u * (c2 + ...)) for python-float coefficients, in u's dtype."
@@ -1190,7 +1190,7 @@ def _vjp_silu(out, g, parents, arg):
     s = x.sigmoid()
     return (g * (s * (1 + x * (1 - s))),)
 
-autograd.VJP.update({
+_COMPOSITE_VJP = {
     "sin": lambda out, g, p, arg: (g * p[0].cos(),),
     "cos": lambda out, g, p, arg: (-(g * p[0].sin()),),
     "erf": lambda out, g, p, arg: (g * ((p[0] * p[0] * -1).exp() * (2 / math.sqrt(math.pi))),),
@@ -1200,7 +1200,13 @@ autograd.VJP.update({
     "gelu_tanh": lambda out, g, p, arg: (g * _gelu_tanh_grad(p[0]),),
     "log_softmax": lambda out, g, p, arg: (g - out.exp() * g.sum(arg, keepdim=True),),
     "logsumexp": _vjp_logsumexp,
-})
+}
+
+# These rules call this module's helpers (where, the GELU derivatives), and a chapter run as a notebook defines
+# a Tensor class and helpers of its own. Keyed by the defining module, a notebook's copies never replace the
+# library's in the one table both share (nbdev-test runs several chapters in one process).
+_RULE_KEYS = {name: f"{__name__}.{name}" for name in _COMPOSITE_VJP}
+autograd.VJP.update({_RULE_KEYS[name]: rule for name, rule in _COMPOSITE_VJP.items()})
 
 # %% ../nbs/limn/02_tensor.ipynb #17551abf
 @patch
