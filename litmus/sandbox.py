@@ -4,7 +4,7 @@
 
 # %% ../nbs/litmus/03_sandbox.ipynb #5677a4ef
 from __future__ import annotations
-import ctypes, fcntl, json, math, os, pickle, platform, resource, secrets, select, shutil, signal, struct, sys, tempfile, time
+import ctypes, json, math, os, pickle, platform, resource, secrets, select, shutil, signal, struct, sys, tempfile, time
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
@@ -113,7 +113,8 @@ def _set_limits(limits: Limits, items_left: int, report: list) -> int:
     return cpu
 
 # %% ../nbs/litmus/03_sandbox.ipynb #e89fe317
-_LIBC = ctypes.CDLL(None, use_errno=True)
+# Linux's libc, for the calls os does not wrap; the browser build (Pyodide, sys.platform 'emscripten') never boxes
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_KEEPCAPS, CLONE_NEWNET = 1, 38, 8, 0x40000000
 BOX_UID_BASE, BOX_UID_RANGE = 1_900_000_000, 100_000_000    # a fresh uid per box, far from any real user's
 CAP_DAC_READ_SEARCH = 2
@@ -255,6 +256,7 @@ def _child(fn, items, request_fd: int, answer_fd: int, token: bytes, limits: Lim
     try:
         for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
             signal.signal(s, signal.SIG_DFL)
+        import fcntl    # POSIX only, so imported where a box is forked: Pyodide's Python has no fcntl
         answer_fd, request_fd = fcntl.fcntl(answer_fd, fcntl.F_DUPFD, 10), fcntl.fcntl(request_fd, fcntl.F_DUPFD, 10)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
