@@ -4,7 +4,7 @@
 
 # %% ../nbs/litmus/10_corpus.ipynb #fac0e754
 from __future__ import annotations
-import ast, importlib.util, math, operator
+import ast, functools, importlib.util, math, operator, weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -34,6 +34,16 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _CALLS = {"cdiv": (ceil_div, 2), "next_pow2": (next_pow2, 1), "min": (min, 2), "max": (max, 2)}
 
+@functools.lru_cache(maxsize=1024)
+def _parsed_size(expr: str) -> ast.Expression:
+    "The parse of one size expression (a search evaluates the same few thousands of times); only read, never changed."
+    try:
+        return ast.parse(expr.strip(), mode="eval")
+    except SyntaxError as e:
+        raise ValueError(f"evaluate: {expr!r} is not a size expression ({e.msg})") from None
+    except (RecursionError, MemoryError):
+        raise ValueError(f"evaluate: {expr[:40]!r}... nests too deeply") from None
+
 def evaluate(expr, env: dict):
     """The integer value of a size expression over `env` (dims and constexprs).
     A plain number (int, or float for a scalar such as eps) is returned as it is."""
@@ -41,9 +51,7 @@ def evaluate(expr, env: dict):
         raise TypeError(f"evaluate: expr must be a size expression string or a number, got {expr!r}")
     if not isinstance(expr, str): return expr
     if len(expr) > 1000: raise ValueError(f"evaluate: a size expression has at most 1000 characters, got {len(expr)}")
-    try: tree = ast.parse(expr.strip(), mode="eval")
-    except SyntaxError as e: raise ValueError(f"evaluate: {expr!r} is not a size expression ({e.msg})") from None
-    except (RecursionError, MemoryError): raise ValueError(f"evaluate: {expr[:40]!r}... nests too deeply") from None
+    tree = _parsed_size(expr)
     def walk(node):
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool): return node.value
         if isinstance(node, ast.Name):
@@ -369,10 +377,14 @@ def function_from(namespace: dict, kernel: Kernel, name: str):
     return _function_in(namespace, kernel.module_ast, kernel.path, name)
 
 # %% ../nbs/litmus/10_corpus.ipynb #155e884b
+_REFERENCE_FUNCTIONS = weakref.WeakKeyDictionary()  # kernel -> its reference function, built in this process (a box)
+
 def reference_here(kernel: Kernel, inputs: dict) -> dict:
     "The file's reference on `inputs` (arrays by input name), run in this process: only inside a box."
     if not kernel.has_reference: raise ValueError(f"kernel {kernel.name} has no `def reference(...)`")
-    fn = function_from(reference_module(kernel), kernel, "reference")
+    if kernel not in _REFERENCE_FUNCTIONS:  # the box answers many inputs; the file's top level runs once in it
+        _REFERENCE_FUNCTIONS[kernel] = function_from(reference_module(kernel), kernel, "reference")
+    fn = _REFERENCE_FUNCTIONS[kernel]
     with np.errstate(all="ignore"): ref = fn(*[np.array(inputs[n], dtype=np.float64) for n in kernel.inputs])
     ref = ref if isinstance(ref, tuple) else (ref,)
     if len(ref) != len(kernel.outputs):

@@ -5,7 +5,7 @@
 # %% ../nbs/litmus/03_kernelfile.ipynb #c886a368
 from __future__ import annotations
 import __future__
-import ast, builtins, copy, importlib
+import ast, builtins, copy, importlib, weakref
 from pathlib import Path
 
 # %% auto #0
@@ -79,9 +79,16 @@ def _imported(node, alias):
     return f"{node.module}.{alias.name}" if node.module and not node.level else None
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #84a425de
+_BINDINGS = weakref.WeakKeyDictionary()  # tree -> its bindings: the loader, the model and the reader all ask, one walk answers
+
 def module_bindings(tree):
     """(name, node, what) for every statement that binds a name in the module's global scope: defs, classes, imports,
     assignments and deletions at any depth outside function and class bodies, walrus targets anywhere."""
+    if tree not in _BINDINGS:
+        _BINDINGS[tree] = tuple(_walk_bindings(tree))
+    return list(_BINDINGS[tree])
+
+def _walk_bindings(tree):
     out = []
     def visit(node):
         for c in ast.iter_child_nodes(node):
@@ -283,9 +290,17 @@ def _bound_once(tree, jits, where):
         if isinstance(n, (ast.Global, ast.Nonlocal)) and set(n.names) & {f.name for f in jits}:
             raise KernelFileError(f"{where}: line {n.lineno}: `global {', '.join(n.names)}` lets a function rebind a kernel")
 
+_ACCEPTED = weakref.WeakKeyDictionary()  # tree -> {fn_name: function} for trees that passed: a check of a kernel asks many times
+
 def kernel_function(tree, fn_name=None, where='kernel source'):
     """The top-level `@triton.jit` function Python binds to `fn_name` (default: the only jit function), after every rule of
-    this chapter. Refused with `KernelFileError`, naming the line."""
+    this chapter. Refused with `KernelFileError`, naming the line. A tree that passed is not checked again (a refusal is)."""
+    accepted = _ACCEPTED.setdefault(tree, {})
+    if fn_name not in accepted:
+        accepted[fn_name] = _checked_kernel_function(tree, fn_name, where)
+    return accepted[fn_name]
+
+def _checked_kernel_function(tree, fn_name, where):
     _refuse_dynamic(tree, where)
     jits = _jit_functions(tree)
     for f in jits:

@@ -114,9 +114,9 @@ class GPUSafetyCheck:
     def spaces(self):
         if self._spaces is None:
             source = self.kernel if not isinstance(self.kernel, KernelModel) else self.model
-            self._spaces = [SymbolicShapeSpace(source, block=self.small_block, backend=self.backend)]
+            self._spaces = [SymbolicShapeSpace(source, block=self.small_block, backend=self.backend, model=self.model)]
             if any(v is not None and v > self.small_block for v in (e.value() for e in self.model.constexprs.values())):
-                self._spaces.append(SymbolicShapeSpace(source, block=None, backend=self.backend))
+                self._spaces.append(SymbolicShapeSpace(source, block=None, backend=self.backend, model=self.model))
         return self._spaces
 
     def configs(self):
@@ -304,7 +304,8 @@ def _first_wrap(p, dims, hi, upper):
     best = None
     for d in sorted(p.symbols()):
         lo_v, hi_v = dims[d], hi[d]
-        out = lambda v: not INT32_MIN <= evaluate_poly(p, {**dims, d: v}) <= INT32_MAX
+        alone = p.subs({k: v for k, v in dims.items() if k != d})  # the others fixed once: ~31 probes follow
+        out = lambda v: not INT32_MIN <= evaluate_poly(alone, {d: v}) <= INT32_MAX
         if not out(hi_v): continue
         while lo_v < hi_v:
             mid = (lo_v + hi_v) // 2

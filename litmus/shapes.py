@@ -9,7 +9,7 @@ __all__ = ['FLOAT_DTYPE_CLASSES', 'MAX_FAR_CLASSES', 'BIG_SIZE', 'INT32_MAX', 'd
 # %% ../nbs/litmus/07_shapes.ipynb #375b3c65
 from dataclasses import dataclass, field
 from fastcore.basics import patch
-import time
+import functools, time
 from litmus.tritonir import (Poly, Atom, Cmp, TRUE, FALSE, compare, conj, disj, negate, make_atom, evaluate_poly, build_model,
                              KernelModel, conjuncts)
 from litmus.smt import Problem, solve, z3_available
@@ -82,8 +82,10 @@ class SymbolicShapeSpace:
     time around a ragged baseline: O(#dims x (8 + thresholds)) of them.
     `block` shrinks every constant block size to at most that value (small-scope search: the tail behaviours
     of a block of 4 are those of a block of 128, in boxes a solver can enumerate); None keeps them."""
-    def __init__(self, kernel, block=None, backend='auto', deep=2048):
-        self.model = kernel if isinstance(kernel, KernelModel) else build_model(kernel)
+    def __init__(self, kernel, block=None, backend='auto', deep=2048, model=None):
+        if model is None:  # a caller that has built the kernel's model already passes it
+            model = kernel if isinstance(kernel, KernelModel) else build_model(kernel)
+        self.model = model
         self.kernel, self.backend, self.block, self.deep = kernel, backend, block, deep
         self.pads = set(getattr(kernel, 'pads', ()) or ())
         self.reduce = getattr(kernel, 'reduce', None)
@@ -104,10 +106,18 @@ class SymbolicShapeSpace:
     def _witness(self, d, name, rule, constraint, lo=0, hi=1 << 16):
         if d in self.ranges: lo, hi = max(lo, int(self.ranges[d][0])), min(hi, int(self.ranges[d][1]))
         if lo > hi: return None
-        p = Problem([(d, lo, hi)], [constraint])
-        r = solve(p, self.backend)
-        if r.status != 'sat': return None
-        return ShapeClass(d, name, rule, r.model[d], r.backend, constraint)
+        found = _witness_value(d, constraint, lo, hi, self.backend)
+        if found is None:
+            return None
+        value, backend = found
+        return ShapeClass(d, name, rule, value, backend, constraint)
+
+@functools.lru_cache(maxsize=4096)
+def _witness_value(d, constraint, lo, hi, backend):
+    """(value, backend) of the solver's witness for one size, or None. Cached: the same few constraints (`N = b+1`) recur
+    across a kernel's spaces and across the kernels of a batch, and the solver's answer to one never changes."""
+    r = solve(Problem([(d, lo, hi)], [constraint]), backend)
+    return (r.model[d], r.backend) if r.status == 'sat' else None
 
 # %% ../nbs/litmus/07_shapes.ipynb #57e5e34e
 @patch

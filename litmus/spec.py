@@ -751,7 +751,21 @@ def _prefix_fsums(x):
 def _fsum_rows(x):
     x = np.asarray(x, np.float64)
     if x.ndim == 1: x = x[None]
-    return np.array([math.fsum(r) for r in x])[:, None]
+    return np.array([math.fsum(r) for r in x.tolist()])[:, None]   # rows as Python floats: fsum reads them fastest
+
+def _fsum_matmul(a, b):
+    """a @ b with every dot product summed by math.fsum. The products are formed by numpy, a block of rows at a time
+    (at most about 4M of them in memory), then each dot product is one exactly rounded sum."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    out = np.empty((a.shape[0], b.shape[1]))
+    rows_per_block = max(1, (1 << 22) // max(1, a.shape[1] * b.shape[1]))
+    for start in range(0, a.shape[0], rows_per_block):
+        block = a[start:start + rows_per_block]
+        products = block[:, :, None] * b[None, :, :]           # (rows, K, N)
+        dots = products.transpose(0, 2, 1).reshape(len(block) * b.shape[1], a.shape[1])
+        sums = [math.fsum(terms) for terms in dots.tolist()]
+        out[start:start + len(block)] = np.array(sums).reshape(len(block), b.shape[1])
+    return out
 
 def _composite_ref(op, x, arg):
     "The composites in float64, every sum by math.fsum."
@@ -785,9 +799,7 @@ def _reference(e, inputs):
             elif n.op == "cumsum": r = _prefix_fsums(row(s[0]))
             elif n.op == "cummax": r = np.maximum.accumulate(row(s[0]), axis=1)
             elif n.op in NORM: r = _composite_ref(n.op, row(s[0]), n.arg)
-            elif n.op == "matmul":
-                a, b = s
-                r = np.array([[math.fsum(a[i] * b[:, j]) for j in range(b.shape[1])] for i in range(a.shape[0])])
+            elif n.op == "matmul": r = _fsum_matmul(*s)
             else: raise ValueError(f"no reference for op {n.op!r} ({describe(n)})")
         memo[n] = np.asarray(r, np.float64)
     return memo[e]
