@@ -15,17 +15,23 @@ __all__ = ['VJP', 'is_grad_enabled', 'no_grad', 'enable_grad', 'backward', 'grad
 # %% ../nbs/limn/03_autograd.ipynb #16a05e47
 _GRAD_ENABLED = [True]
 
-def is_grad_enabled() -> bool: return _GRAD_ENABLED[0]
+def is_grad_enabled() -> bool:
+    return _GRAD_ENABLED[0]
 
 class _GradMode(contextlib.ContextDecorator):
-    def __init__(self, enabled: bool): self.enabled = enabled
-    def __enter__(self): self.previous = _GRAD_ENABLED[0]; _GRAD_ENABLED[0] = self.enabled
-    def __exit__(self, *exc): _GRAD_ENABLED[0] = self.previous
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+    def __enter__(self):
+        self.previous = _GRAD_ENABLED[0]
+        _GRAD_ENABLED[0] = self.enabled
+    def __exit__(self, *exc):
+        _GRAD_ENABLED[0] = self.previous
 
 def no_grad(): 
     "Context manager and decorator: ops inside record no gradient history."
     return _GradMode(False)
-def enable_grad(): return _GradMode(True)
+def enable_grad():
+    return _GradMode(True)
 
 # %% ../nbs/limn/03_autograd.ipynb #3dee782d
 def _where_zero(cond, g, take_when_true: bool):
@@ -43,8 +49,10 @@ def _vjp_expand(out, g, parents, arg):
     axes = tuple(d for d, (a, b) in enumerate(zip(x.shape, out.shape)) if a != b)
     return (g.sum(axis=axes, keepdim=True) if axes else g,)
 
-def _inverse(order): return tuple(sorted(range(len(order)), key=lambda d: order[d]))
+def _inverse(order):
+    return tuple(sorted(range(len(order)), key=lambda d: order[d]))
 
+# %% ../nbs/limn/03_autograd.ipynb #8da4495a
 VJP = {
     "neg":        lambda out, g, p, arg: (-g,),
     "exp":        lambda out, g, p, arg: (g * out,),
@@ -110,10 +118,15 @@ def _tape(outputs) -> list:
         stack = [(root, False)]
         while stack:
             t, done = stack.pop()
-            if done: order.append(t); continue
-            if id(t) in visited: continue
-            visited.add(id(t)); stack.append((t, True))
-            if t._ctx is not None: stack.extend((p, False) for p in t._ctx[1] if p.requires_grad and id(p) not in visited)
+            if done:
+                order.append(t)
+                continue
+            if id(t) in visited:
+                continue
+            visited.add(id(t))
+            stack.append((t, True))
+            if t._ctx is not None:
+                stack.extend((p, False) for p in t._ctx[1] if p.requires_grad and id(p) not in visited)
     return order
 
 def _walk(outputs, seeds, wanted, create_graph: bool) -> dict:
@@ -121,28 +134,34 @@ def _walk(outputs, seeds, wanted, create_graph: bool) -> dict:
     order = _tape(outputs)
     if not create_graph:                                  # an unchanged tape rebuilds its recorded backward graph
         grads = _templated(order, outputs, seeds, wanted)
-        if grads is not None: return grads
+        if grads is not None:
+            return grads
     return _apply_rules(order, outputs, seeds, wanted, create_graph)
 
+# %% ../nbs/limn/03_autograd.ipynb #994e5d88
 def _apply_rules(order, outputs, seeds, wanted, create_graph: bool) -> dict:
     "The walk proper: each tape tensor's rule applied to its cotangent, from the outputs back."
     relevant = set(wanted)                                # tensors with a path to a wanted one
     for t in order:
-        if t._ctx is not None and any(id(p) in relevant for p in t._ctx[1]): relevant.add(id(t))
+        if t._ctx is not None and any(id(p) in relevant for p in t._ctx[1]):
+            relevant.add(id(t))
     grads = {}
     for t, g in zip(outputs, seeds):
         grads[id(t)] = g if id(t) not in grads else grads[id(t)] + g
     with _GradMode(create_graph):
         for t in reversed(order):
             g = grads.get(id(t))
-            if g is None or t._ctx is None or id(t) not in relevant: continue
+            if g is None or t._ctx is None or id(t) not in relevant:
+                continue
             rule, parents, arg = t._ctx
             parent_grads = (rule if callable(rule) else VJP[rule])(t, g, parents, arg)
             for p, pg in zip(parents, parent_grads):
-                if pg is None or not p.requires_grad or id(p) not in relevant: continue
+                if pg is None or not p.requires_grad or id(p) not in relevant:
+                    continue
                 grads[id(p)] = pg if id(p) not in grads else grads[id(p)] + pg
     return grads
 
+# %% ../nbs/limn/03_autograd.ipynb #7db28e7e
 def _seeds(outputs, grad_outputs):
     "The cotangent each output starts the walk with: 1 for a one-element output, else the gradient the caller gave, in the output's dtype."
     seeds = []
@@ -154,7 +173,8 @@ def _seeds(outputs, grad_outputs):
             seed = t.ones_like()
         else:
             seed = type(t).ensure(seed, like=t)
-            if seed.shape != t.shape: raise ValueError(f"gradient has shape {seed.shape}, expected the output's shape {t.shape}")
+            if seed.shape != t.shape:
+                raise ValueError(f"gradient has shape {seed.shape}, expected the output's shape {t.shape}")
         seeds.append(seed.cast(t.dtype) if seed.dtype is not t.dtype else seed)
     return seeds
 
@@ -166,28 +186,40 @@ def _tape_key(order, outputs, seeds, wanted):
     position = {id(t): i for i, t in enumerate(order)}
     extra, entries = [], []
     for t in order:
-        if t._ctx is None: entries.append((t.dtype, t.shape)); continue
+        if t._ctx is None:
+            entries.append((t.dtype, t.shape))
+            continue
         rule, parents, arg = t._ctx
-        if not isinstance(rule, str): return None
+        if not isinstance(rule, str):
+            return None
         for p in parents:
-            if id(p) not in position: position[id(p)] = len(order) + len(extra); extra.append(p)
+            if id(p) not in position:
+                position[id(p)] = len(order) + len(extra)
+                extra.append(p)
         entries.append((t.dtype, t.shape, rule, arg, tuple(position[id(p)] for p in parents)))
     wanted_positions = tuple(sorted(position[w] for w in wanted if w in position and position[w] < len(order)))
     key = (tuple(entries), tuple((p.dtype, p.shape) for p in extra), tuple(position[id(t)] for t in outputs),
            tuple((s.dtype, s.shape) for s in seeds), wanted_positions)
-    try: hash(key)
-    except TypeError: return None     # an unhashable rule argument: no template
+    try:
+        hash(key)
+    except TypeError:
+        return None     # an unhashable rule argument: no template
     return key, extra, wanted_positions
 
+# %% ../nbs/limn/03_autograd.ipynb #d707c480
 def _record_backward(order, extra, outputs, seeds, wanted_positions):
     "Run the rules once over placeholder tensors that mirror the tape; the graph they build becomes the template."
     make, stand_in = type(order[0]), {}
     def stand(t):
-        s = make(placeholder(t.dtype, t.shape)); s._requires_grad = t._requires_grad; return s
-    for p in extra: stand_in[id(p)] = stand(p)
+        s = make(placeholder(t.dtype, t.shape))
+        s._requires_grad = t._requires_grad
+        return s
+    for p in extra:
+        stand_in[id(p)] = stand(p)
     for t in order:
         stand_in[id(t)] = s = stand(t)
-        if t._ctx is not None: s._ctx = (t._ctx[0], tuple(stand_in[id(p)] for p in t._ctx[1]), t._ctx[2])
+        if t._ctx is not None:
+            s._ctx = (t._ctx[0], tuple(stand_in[id(p)] for p in t._ctx[1]), t._ctx[2])
     s_order, s_seeds = [stand_in[id(t)] for t in order], [make(placeholder(s.dtype, s.shape)) for s in seeds]
     grads = _apply_rules(s_order, [stand_in[id(t)] for t in outputs], s_seeds, {id(s_order[i]) for i in wanted_positions}, False)
     reached = [i for i in wanted_positions if id(s_order[i]) in grads]
@@ -198,22 +230,27 @@ def _record_backward(order, extra, outputs, seeds, wanted_positions):
 def _templated(order, outputs, seeds, wanted) -> dict | None:
     "`_apply_rules(...)` for a tape without `create_graph`, rebuilt from its template (recorded on first sight); None: walk plainly."
     keyed = _tape_key(order, outputs, seeds, wanted)
-    if keyed is None: return None
+    if keyed is None:
+        return None
     key, extra, wanted_positions = keyed
     inputs = [t.node for t in order] + [p.node for p in extra] + [s.node for s in seeds]
     template, reached = _TEMPLATES.get(key, (None, None))
     nodes = None if template is None else template(inputs)
     if nodes is None:
-        try: template, reached = _record_backward(order, extra, outputs, seeds, wanted_positions)
-        except ValueError: return None
-        if len(_TEMPLATES) >= 256: _TEMPLATES.clear()
+        try:
+            template, reached = _record_backward(order, extra, outputs, seeds, wanted_positions)
+        except ValueError:
+            return None
+        if len(_TEMPLATES) >= 256:
+            _TEMPLATES.clear()
         _TEMPLATES[key] = (template, reached)
         nodes = template(inputs)
     make = type(order[0])
     return {id(order[i]): make(node) for i, node in zip(reached, nodes)}
 
 # %% ../nbs/limn/03_autograd.ipynb #eba88366
-def _as_list(x): return list(x) if isinstance(x, (list, tuple)) else [x]
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
 
 def backward(tensor, gradient=None, create_graph: bool = False):
     "Accumulate d(tensor)/d(leaf) into `leaf.grad` for every leaf that requires grad."
@@ -223,28 +260,37 @@ def backward(tensor, gradient=None, create_graph: bool = False):
     leaves, seen, stack = [], set(), [tensor]
     while stack:
         t = stack.pop()
-        if id(t) in seen: continue
+        if id(t) in seen:
+            continue
         seen.add(id(t))
-        if t._ctx is None: leaves.append(t)
-        else: stack.extend(p for p in t._ctx[1] if p.requires_grad)
+        if t._ctx is None:
+            leaves.append(t)
+        else:
+            stack.extend(p for p in t._ctx[1] if p.requires_grad)
     grads = _walk([tensor], seeds, {id(t) for t in leaves}, create_graph)
     with _GradMode(create_graph):
         for leaf in leaves:
             g = grads.get(id(leaf))
-            if g is not None: leaf.grad = g if leaf.grad is None else leaf.grad + g
+            if g is not None:
+                leaf.grad = g if leaf.grad is None else leaf.grad + g
 
+# %% ../nbs/limn/03_autograd.ipynb #fddc6f22
 def grad(outputs, inputs, grad_outputs=None, create_graph: bool = False, allow_unused: bool = False) -> tuple:
     "d(sum of outputs)/d(input) for each input, as a tuple of lazy tensors (None for unused inputs if allow_unused)."
     outputs, inputs = _as_list(outputs), _as_list(inputs)
-    if grad_outputs is not None: grad_outputs = _as_list(grad_outputs)
+    if grad_outputs is not None:
+        grad_outputs = _as_list(grad_outputs)
     for i, t in enumerate(inputs):
-        if not t.requires_grad: raise ValueError(f"inputs[{i}] does not require grad; set requires_grad=True on it before building the graph")
+        if not t.requires_grad:
+            raise ValueError(f"inputs[{i}] does not require grad; set requires_grad=True on it before building the graph")
     for i, t in enumerate(outputs):
-        if not t.requires_grad: raise ValueError(f"outputs[{i}] does not require grad: it does not depend on any input that does")
+        if not t.requires_grad:
+            raise ValueError(f"outputs[{i}] does not require grad: it does not depend on any input that does")
     grads = _walk(outputs, _seeds(outputs, grad_outputs), {id(t) for t in inputs}, create_graph)
     out = []
     for i, t in enumerate(inputs):
         g = grads.get(id(t))
-        if g is None and not allow_unused: raise ValueError(f"inputs[{i}] is not used to compute the outputs; pass allow_unused=True to get None for it")
+        if g is None and not allow_unused:
+            raise ValueError(f"inputs[{i}] is not used to compute the outputs; pass allow_unused=True to get None for it")
         out.append(g)
     return tuple(out)

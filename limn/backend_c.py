@@ -45,11 +45,15 @@ def c_index(index: Index) -> str:
     "An Index as C int64 arithmetic; Div and Mod floor the way Python does."
     parts = []
     for atom, coef in index.terms:
-        if isinstance(atom, Var): text = atom.name
-        elif isinstance(atom, Div): text = f"limn_floordiv({c_index(atom.num)}, {atom.divisor})"
-        else: text = f"limn_mod({c_index(atom.num)}, {atom.modulus})"
+        if isinstance(atom, Var):
+            text = atom.name
+        elif isinstance(atom, Div):
+            text = f"limn_floordiv({c_index(atom.num)}, {atom.divisor})"
+        else:
+            text = f"limn_mod({c_index(atom.num)}, {atom.modulus})"
         parts.append(text if coef == 1 else f"{text}*{coef}" if coef > 0 else f"{text}*({coef})")
-    if index.const or not parts: parts.append(str(index.const) if index.const >= 0 else f"({index.const})")
+    if index.const or not parts:
+        parts.append(str(index.const) if index.const >= 0 else f"({index.const})")
     return " + ".join(parts)
 
 def c_check(check: Check) -> str:
@@ -64,18 +68,26 @@ def _wrap(dtype: DType, expr: str) -> str:
 def c_arith(op: Ops, args: list, dtype: DType, operand_dtype: DType) -> str:
     "One ARITH (or FOLD/ACCUM step) as a C expression over already-rendered operands."
     T, f32 = c_type(dtype), dtype is float32
-    if op is Ops.NEG: return f"(-{args[0]})" if dtype.is_float else _wrap(dtype, f"0u - (uint32_t){args[0]}")
+    if op is Ops.NEG:
+        return f"(-{args[0]})" if dtype.is_float else _wrap(dtype, f"0u - (uint32_t){args[0]}")
     if op in (Ops.EXP, Ops.LOG, Ops.SQRT):
-        if not dtype.is_float: raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
+        if not dtype.is_float:
+            raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
         return f"{op.name.lower()}{'f' if f32 else ''}({args[0]})"
-    if op is Ops.RECIP: return f"(({T})1 / {args[0]})"
-    if op is DIV: return f"({args[0]} / {args[1]})"          # IEEE division, rounded once (chapter 04)
-    if op is Ops.ADD: return f"({args[0]} + {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} + (uint32_t){args[1]}")
-    if op is Ops.MUL: return f"({args[0]} * {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} * (uint32_t){args[1]}")
-    if op is Ops.CMPLT: return f"(({T})({args[0]} < {args[1]}))"
+    if op is Ops.RECIP:
+        return f"(({T})1 / {args[0]})"
+    if op is DIV:
+        return f"({args[0]} / {args[1]})"          # IEEE division, rounded once (chapter 04)
+    if op is Ops.ADD:
+        return f"({args[0]} + {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} + (uint32_t){args[1]}")
+    if op is Ops.MUL:
+        return f"({args[0]} * {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} * (uint32_t){args[1]}")
+    if op is Ops.CMPLT:
+        return f"(({T})({args[0]} < {args[1]}))"
     if op is Ops.MAX:
         a, b = args
-        if operand_dtype.is_float: return f"(({a} > {b} || {a} != {a}) ? {a} : {b})"    # NaN wins, as in numpy
+        if operand_dtype.is_float:
+            return f"(({a} > {b} || {a} != {a}) ? {a} : {b})"    # NaN wins, as in numpy
         return f"({a} > {b} ? {a} : {b})"
     raise ValueError(f"op={op} is not an ARITH op")
 
@@ -97,6 +109,7 @@ JAM = 4                        # output rows sharing one pass of an unrolled red
 TILE_WORK = 1 << 12            # multiply-adds under which a matmul-shaped nest is not worth packing (tiled matmuls)
 PLAIN = dict(threads=False, split_masks=False, unroll=1, lanes=False, tile=False)      # every refinement off: the plain renderer
 
+# %% ../nbs/limn/08_backend_c.ipynb #cd419a2a
 class CRenderer:
     """Renders one lowered kernel as C; see `render_c`. The options switch on this chapter's refinements, each
     of which keeps every output cell's arithmetic and order: `threads` (OpenMP over a nest's leading output loops, for
@@ -118,7 +131,8 @@ class CRenderer:
         self.lines, self.functions, self.fresh, self.parallel_nests, self.split_loops = [], [], 0, [], []
         self.in_nest_function = False                    # rendering the body of a threaded nest's own function
 
-    def emit(self, depth: int, text: str): self.lines.append("  " * depth + text)
+    def emit(self, depth: int, text: str):
+        self.lines.append("  " * depth + text)
 
     @property
     def bad(self) -> str:
@@ -147,8 +161,10 @@ def render(self: CRenderer) -> str:
     self.params = [f"{'' if name == 'out' else 'const '}{c_type(ref.dtype)} *restrict {name}" for name, ref in self.kernel.args]
     casts = ", ".join(f"({c_type(ref.dtype)} *)args[{i}]" for i, (name, ref) in enumerate(self.kernel.args))
     self.lines = ["  int bad = 0;"]
-    if self.tile and (c := contraction(self.kernel)) is not None and self.tileable(c): self.tiled(c)
-    else: self.block(0, len(self.instrs), 1, {}, outer=[])
+    if self.tile and (c := contraction(self.kernel)) is not None and self.tileable(c):
+        self.tiled(c)
+    else:
+        self.block(0, len(self.instrs), 1, {}, outer=[])
     body = [f"static __attribute__((noinline)) int limn_body({', '.join(self.params)}) {{"] + self.lines + ["  return bad;", "}"]
     return "\n".join([PRELUDE] + self.functions + body + [f"int limn_kernel(void **args) {{ return limn_body({casts}); }}", ""])
 
@@ -159,9 +175,14 @@ def block(self: CRenderer, lo: int, hi: int, depth: int, resolved: dict, outer: 
     decided to True or False; `outer` names the loop variables open around this stretch."""
     pc = lo
     while pc < hi:
-        if isinstance(self.instrs[pc], Loop): self.loop(pc, depth, resolved, outer); pc = self.match[pc] + 1
-        else: self.instr(self.instrs[pc], pc, depth, resolved); pc += 1
+        if isinstance(self.instrs[pc], Loop):
+            self.loop(pc, depth, resolved, outer)
+            pc = self.match[pc] + 1
+        else:
+            self.instr(self.instrs[pc], pc, depth, resolved)
+            pc += 1
 
+# %% ../nbs/limn/08_backend_c.ipynb #9a0d7e67
 @patch
 def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
     """The LOOP at `pc` with its body. A refinement that is switched on and fits the loop takes it (threads only at the
@@ -171,17 +192,22 @@ def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
         return self.threaded(pc, parallel, resolved)
     if self.threads and depth == 1 and not self.in_nest_function and (inner := self.column_loop(pc)) is not None:
         return self.threaded_columns(pc, inner, resolved)
-    if self.lanes and self.innermost(pc) and self.laned(pc): return self.lane_loop(pc, depth, resolved, outer)
-    if self.split_masks and self.innermost(pc): return self.innermost_loop(pc, end, depth, resolved, outer)
-    if not ins.reduce and self.unroll > 1 and self.jammable(pc): return self.jammed(pc, depth, resolved, outer)
-    if ins.reduce and self.unroll > 1 and self.unrollable(pc): return self.unrolled(pc, depth, resolved, outer)
+    if self.lanes and self.innermost(pc) and self.laned(pc):
+        return self.lane_loop(pc, depth, resolved, outer)
+    if self.split_masks and self.innermost(pc):
+        return self.innermost_loop(pc, end, depth, resolved, outer)
+    if not ins.reduce and self.unroll > 1 and self.jammable(pc):
+        return self.jammed(pc, depth, resolved, outer)
+    if ins.reduce and self.unroll > 1 and self.unrollable(pc):
+        return self.unrolled(pc, depth, resolved, outer)
     self.plain_loop(pc, depth, resolved, outer)
 
 @patch
 def plain_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list, start: str = "0", stop=None):
     "The LOOP at `pc` as a `for` over [start, stop) (its whole extent by default), its body rendered by `block`."
     var = self.instrs[pc].var
-    if start == "0" and stop is None: start, stop = self.spans.get(var.name, ("0", None))
+    if start == "0" and stop is None:
+        start, stop = self.spans.get(var.name, ("0", None))
     self.emit(depth, f"for (int64_t {var.name} = {start}; {var.name} < {var.extent if stop is None else stop}; {var.name}++) {{")
     self.block(pc + 1, self.match[pc], depth + 1, resolved, outer + [var.name])
     self.emit(depth, "}")
@@ -190,15 +216,18 @@ def plain_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list
 @patch
 def guarded(self: CRenderer, ins, pc: int, resolved: dict, value: str, dtype) -> str:
     "`value`, or zero where one of the instruction's range checks fails (checks already decided are not repeated)."
-    if any(resolved.get(c) is False for c in ins.valid): return f"({c_type(dtype)})0"
+    if any(resolved.get(c) is False for c in ins.valid):
+        return f"({c_type(dtype)})0"
     checks = [c for c in ins.valid if c not in resolved]
-    if not checks: return value
+    if not checks:
+        return value
     return f"({' && '.join(c_check(c) for c in checks)}) ? {value} : ({c_type(dtype)})0"
 
 @patch
 def read(self: CRenderer, name: str) -> str:
     "A value as C: its name, or for a laned accumulator its lanes combined in the IR's order (`combine_lanes`)."
-    if name not in self.lane_ops: return name
+    if name not in self.lane_ops:
+        return name
     dt = self.types[name]
     return combine_lanes([f"{name}[{l}]" for l in range(self.defs[name].lanes)], lambda a, b: c_arith(self.lane_ops[name], [a, b], dt, dt))
 
@@ -209,12 +238,15 @@ def fold(self: CRenderer, ins, old: str, dtype) -> str:
         return f"{'fmaf' if dtype is float32 else 'fma'}({self.read(pair[0])}, {self.read(pair[1])}, {old})"
     return c_arith(ins.op, [old, f"({c_type(dtype)}){self.read(ins.src)}"], dtype, dtype)
 
+# %% ../nbs/limn/08_backend_c.ipynb #fa9a9fd2
 @patch
 def instr(self: CRenderer, ins, pc: int, depth: int, resolved: dict):
     "One instruction other than LOOP/ENDLOOP, as C at indent `depth`."
     T, r = (c_type(ins.dtype) if hasattr(ins, "dtype") else None), self.read
-    if isinstance(ins, Load): self.emit(depth, f"const {T} {ins.dst} = {self.guarded(ins, pc, resolved, f'{ins.buf}[{c_index(ins.index)}]', ins.dtype)};")
-    elif isinstance(ins, Const): self.emit(depth, f"const {T} {ins.dst} = {self.guarded(ins, pc, resolved, c_literal(ins.value, ins.dtype), ins.dtype)};")
+    if isinstance(ins, Load):
+        self.emit(depth, f"const {T} {ins.dst} = {self.guarded(ins, pc, resolved, f'{ins.buf}[{c_index(ins.index)}]', ins.dtype)};")
+    elif isinstance(ins, Const):
+        self.emit(depth, f"const {T} {ins.dst} = {self.guarded(ins, pc, resolved, c_literal(ins.value, ins.dtype), ins.dtype)};")
     elif isinstance(ins, Idx):
         x = ins.dst.name
         self.emit(depth, f"int64_t {x} = (int64_t){r(ins.src)};")
@@ -223,21 +255,28 @@ def instr(self: CRenderer, ins, pc: int, depth: int, resolved: dict):
         self.emit(depth + 1, f"{self.bad} = 1;")
         self.emit(depth + 1, f"{x} = 0;")
         self.emit(depth, "}")
-    elif isinstance(ins, Arith): self.emit(depth, f"const {T} {ins.dst} = {c_arith(ins.op, [r(s) for s in ins.srcs], ins.dtype, self.types[ins.srcs[0]])};")
-    elif isinstance(ins, Cast): self.emit(depth, f"const {T} {ins.dst} = ({T}){r(ins.src)};")
-    elif isinstance(ins, Where): self.emit(depth, f"const {T} {ins.dst} = ({r(ins.cond)} != 0) ? {r(ins.a)} : {r(ins.b)};")
+    elif isinstance(ins, Arith):
+        self.emit(depth, f"const {T} {ins.dst} = {c_arith(ins.op, [r(s) for s in ins.srcs], ins.dtype, self.types[ins.srcs[0]])};")
+    elif isinstance(ins, Cast):
+        self.emit(depth, f"const {T} {ins.dst} = ({T}){r(ins.src)};")
+    elif isinstance(ins, Where):
+        self.emit(depth, f"const {T} {ins.dst} = ({r(ins.cond)} != 0) ? {r(ins.a)} : {r(ins.b)};")
     elif isinstance(ins, Acc) and ins.lanes > 1:
         self.emit(depth, f"{T} {ins.dst}[{ins.lanes}] = {{{', '.join([c_literal(ins.value, ins.dtype)] * ins.lanes)}}};")
-    elif isinstance(ins, Acc): self.emit(depth, f"{T} {ins.dst} = {c_literal(ins.value, ins.dtype)};")
+    elif isinstance(ins, Acc):
+        self.emit(depth, f"{T} {ins.dst} = {c_literal(ins.value, ins.dtype)};")
     elif isinstance(ins, Fold):
         at = ins.acc if ins.lane is None else f"{ins.acc}[{self.lane_text or c_index(ins.lane)}]"
         self.emit(depth, f"{at} = {self.fold(ins, at, self.types[ins.acc])};")
-    elif isinstance(ins, Store): self.emit(depth, f"{ins.buf}[{c_index(ins.index)}] = ({c_type(self.buf_types[ins.buf])}){r(ins.src)};")
+    elif isinstance(ins, Store):
+        self.emit(depth, f"{ins.buf}[{c_index(ins.index)}] = ({c_type(self.buf_types[ins.buf])}){r(ins.src)};")
     elif isinstance(ins, Accum):
         at = f"{ins.buf}[{c_index(ins.index)}]"
         self.emit(depth, f"{at} = {self.fold(ins, at, self.buf_types[ins.buf])};")
-    else: raise TypeError(f"unknown instruction {ins!r}")
+    else:
+        raise TypeError(f"unknown instruction {ins!r}")
 
+# %% ../nbs/limn/08_backend_c.ipynb #4e21ffec
 def render_c(kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
              unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True) -> str:
     """C source of one kernel: `int limn_kernel(void **args)` over its args in calling order, returning 1 when a
@@ -251,7 +290,8 @@ class CompilerNotFound(RuntimeError):
 class CompilerError(RuntimeError):
     "cc refused a generated source; `.source` and `.stderr` say what and why."
     def __init__(self, message: str, source: str = "", stderr: str = ""):
-        super().__init__(message); self.source, self.stderr = source, stderr
+        super().__init__(message)
+        self.source, self.stderr = source, stderr
 
 def find_cc() -> str:
     "The C compiler: `$CC` if set, else `cc`, resolved on PATH."
@@ -266,11 +306,15 @@ _PLAIN = "int limn_probe(void) { return 1; }\n"
 _OPENMP = "#include <omp.h>\nint limn_probe(void) { int n = 0;\n#pragma omp parallel\n{ n = omp_get_num_threads(); }\nreturn n; }\n"
 WANTED_FLAGS = (("-O3", _PLAIN), ("-march=native", _PLAIN), ("-ffp-contract=off", _PLAIN), ("-fopenmp", _OPENMP))
 
+# %% ../nbs/limn/08_backend_c.ipynb #1df845ba
 def _cc_ok(cc: str, flags: list, source: str, workdir: str) -> tuple[bool, str]:
     src, out = os.path.join(workdir, "probe.c"), os.path.join(workdir, "probe.so")
-    with open(src, "w") as f: f.write(source)
-    try: r = subprocess.run([cc, *flags, "-shared", "-fPIC", src, "-o", out], capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as e: return False, str(e)
+    with open(src, "w") as f:
+        f.write(source)
+    try:
+        r = subprocess.run([cc, *flags, "-shared", "-fPIC", src, "-o", out], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, str(e)
     return r.returncode == 0, r.stderr
 
 @functools.lru_cache(maxsize=None)
@@ -278,10 +322,12 @@ def probe_flags(cc: str) -> tuple:
     "The flags of WANTED_FLAGS that `cc` accepts, each tried on top of those kept before it (-fopenmp with a real pragma)."
     with tempfile.TemporaryDirectory() as d:
         ok, err = _cc_ok(cc, [], _PLAIN, d)
-        if not ok: raise CompilerNotFound(f"the C compiler {cc!r} cannot build a shared library with -shared -fPIC: {err.strip()[:500]}")
+        if not ok:
+            raise CompilerNotFound(f"the C compiler {cc!r} cannot build a shared library with -shared -fPIC: {err.strip()[:500]}")
         kept = []
         for flag, source in WANTED_FLAGS:
-            if _cc_ok(cc, kept + [flag], source, d)[0]: kept.append(flag)
+            if _cc_ok(cc, kept + [flag], source, d)[0]:
+                kept.append(flag)
     return tuple(kept)
 
 # %% ../nbs/limn/08_backend_c.ipynb #9f322764
@@ -289,15 +335,18 @@ def probe_flags(cc: str) -> tuple:
 def cpuinfo() -> tuple:
     "/proc/cpuinfo as (key, value) pairs in file order, read once; empty where the file does not exist (not Linux)."
     try:
-        with open("/proc/cpuinfo") as f: lines = f.read().splitlines()
-    except OSError: return ()
+        with open("/proc/cpuinfo") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ()
     return tuple((key.strip(), value.strip()) for key, sep, value in (line.partition(":") for line in lines) if sep)
 
 @functools.lru_cache(maxsize=None)
 def host_id() -> str:
     "What -march=native compiles for: the CPU model and its flags. A cache shared between hosts keeps them apart."
     info = cpuinfo()
-    if not info: return platform.machine() + platform.processor()
+    if not info:
+        return platform.machine() + platform.processor()
     return platform.machine() + "".join(sorted({f"{k}: {v}\n" for k, v in info if k in ("model name", "flags", "Features", "CPU part")}))
 
 def default_cache_dir() -> str:
@@ -310,18 +359,21 @@ def build_library(source: str, cc: str, flags: tuple, cache_dir: str) -> tuple[s
     is a complete library or does not exist, whatever interrupts the compile."""
     digest = hashlib.sha256("\0".join([cc, *flags, host_id(), source]).encode()).hexdigest()[:32]
     path = os.path.join(cache_dir, f"limn_{digest}.so")
-    if os.path.exists(path): return path, False
+    if os.path.exists(path):
+        return path, False
     os.makedirs(cache_dir, exist_ok=True)
     tmp = os.path.join(cache_dir, f".tmp_{digest}_{os.getpid()}_{uuid.uuid4().hex[:8]}")
     try:
-        with open(tmp + ".c", "w") as f: f.write(source)
+        with open(tmp + ".c", "w") as f:
+            f.write(source)
         r = subprocess.run([cc, *flags, "-shared", "-fPIC", tmp + ".c", "-o", tmp + ".so", "-lm"], capture_output=True, text=True)
         if r.returncode != 0:
             raise CompilerError(f"{os.path.basename(cc)} failed on a generated kernel (exit {r.returncode}):\n{r.stderr.strip()[:2000]}", source, r.stderr)
         os.replace(tmp + ".so", path)                 # atomic: readers see no entry or a whole one
     finally:
         for leftover in (tmp + ".c", tmp + ".so"):
-            if os.path.exists(leftover): os.remove(leftover)
+            if os.path.exists(leftover):
+                os.remove(leftover)
     return path, True
 
 def load_kernel(path: str, name: str = "limn_kernel"):
@@ -339,25 +391,33 @@ def work(self: CRenderer, lo: int, hi: int) -> int:
     total, pc = 0, lo
     while pc < hi:
         if isinstance(self.instrs[pc], Loop):
-            end = self.match[pc]; total += self.instrs[pc].var.extent * max(1, self.work(pc + 1, end)); pc = end + 1
-        else: pc += 1
+            end = self.match[pc]
+            total += self.instrs[pc].var.extent * max(1, self.work(pc + 1, end))
+            pc = end + 1
+        else:
+            pc += 1
     return total
 
 @patch
 def parallel_loops(self: CRenderer, pc: int) -> list:
     "The loops of the nest at `pc` to hand to OpenMP (collapsed), or [] to keep the nest serial."
     body = self.instrs[pc:self.match[pc]]
-    if self.kernel.op is Ops.SCATTER and any(isinstance(i, Accum) for i in body): return []   # colliding rows
+    if self.kernel.op is Ops.SCATTER and any(isinstance(i, Accum) for i in body):
+        return []   # colliding rows
     run = [pc]
     while isinstance(self.instrs[run[-1] + 1], Loop) and self.match[run[-1] + 1] == self.match[run[-1]] - 1:
         run.append(run[-1] + 1)                          # the perfectly nested loops the nest starts with
     run = run[:next((i for i, p in enumerate(run) if self.instrs[p].reduce), len(run))]
-    if len(run) > 1 and self.innermost(run[-1]): run = run[:-1]          # keep the innermost loop for the vectoriser
-    if not run or self.work(pc, self.match[pc] + 1) < self.parallel_work: return []
+    if len(run) > 1 and self.innermost(run[-1]):
+        run = run[:-1]          # keep the innermost loop for the vectoriser
+    if not run or self.work(pc, self.match[pc] + 1) < self.parallel_work:
+        return []
     chosen, cells = [], 1
     for p in run:
-        chosen.append(p); cells *= self.instrs[p].var.extent
-        if cells >= COLLAPSE_CELLS: break
+        chosen.append(p)
+        cells *= self.instrs[p].var.extent
+        if cells >= COLLAPSE_CELLS:
+            break
     return chosen
 
 # %% ../nbs/limn/08_backend_c.ipynb #a8ccf691
@@ -378,7 +438,8 @@ def nest_function(self: CRenderer, nest_vars: list, loop_vars: list, render_body
 @patch
 def threaded(self: CRenderer, pc: int, parallel: list, resolved: dict):
     "Hand the loops `parallel` (a perfectly nested run starting at `pc`) to OpenMP, one call of the nest function each."
-    if len(parallel) == 1 and self.unroll > 1 and self.jammable(pc): return self.threaded_jammed(pc, resolved)
+    if len(parallel) == 1 and self.unroll > 1 and self.jammable(pc):
+        return self.threaded_jammed(pc, resolved)
     names = [self.instrs[p].var.name for p in parallel]
     call = self.nest_function(names, names, lambda: self.block(parallel[-1] + 1, self.match[parallel[-1]], 1, resolved, names))
     self.emit(1, "#pragma omp parallel for" + (f" collapse({len(parallel)})" if len(parallel) > 1 else "") + " schedule(dynamic)")
@@ -393,10 +454,14 @@ def threaded(self: CRenderer, pc: int, parallel: list, resolved: dict):
 def column_loop(self: CRenderer, pc: int):
     "The innermost kept loop's position when the nest at `pc` is reduce loops around it alone, unmasked and big enough; else None."
     p = pc
-    while self.instrs[p].reduce and isinstance(self.instrs[p + 1], Loop) and self.match[p + 1] == self.match[p] - 1: p += 1
-    if p == pc or self.instrs[p].reduce or not self.innermost(p): return None
-    if any(getattr(i, "valid", ()) for i in self.instrs[p + 1:self.match[p]]): return None          # masked: cuts need the whole range
-    if self.kernel.op is Ops.SCATTER or self.instrs[p].var.extent < 2 * COLUMN_CHUNK or self.work(pc, self.match[pc] + 1) < self.parallel_work: return None
+    while self.instrs[p].reduce and isinstance(self.instrs[p + 1], Loop) and self.match[p + 1] == self.match[p] - 1:
+        p += 1
+    if p == pc or self.instrs[p].reduce or not self.innermost(p):
+        return None
+    if any(getattr(i, "valid", ()) for i in self.instrs[p + 1:self.match[p]]):
+        return None          # masked: cuts need the whole range
+    if self.kernel.op is Ops.SCATTER or self.instrs[p].var.extent < 2 * COLUMN_CHUNK or self.work(pc, self.match[pc] + 1) < self.parallel_work:
+        return None
     return p
 
 @patch
@@ -416,13 +481,17 @@ def unrollable(self: CRenderer, pc: int) -> bool:
     """A reduce loop around one unmasked innermost loop whose body folds into memory with its last instruction (an
     ACCUM not indexed by the reduce variable): the shape of a matmul's main nest."""
     inner, end = pc + 1, self.match[pc]
-    if not isinstance(self.instrs[inner], Loop) or self.instrs[inner].reduce or self.match[inner] != end - 1: return False
-    if not self.innermost(inner) or self.instrs[pc].var.extent < self.unroll: return False
+    if not isinstance(self.instrs[inner], Loop) or self.instrs[inner].reduce or self.match[inner] != end - 1:
+        return False
+    if not self.innermost(inner) or self.instrs[pc].var.extent < self.unroll:
+        return False
     body = self.instrs[inner + 1:self.match[inner]]
     last = body[-1] if body else None
-    if not isinstance(last, Accum) or self.instrs[pc].var in last.index.variables(): return False
+    if not isinstance(last, Accum) or self.instrs[pc].var in last.index.variables():
+        return False
     return all(isinstance(i, (Load, Const, Arith, Cast, Where)) and not getattr(i, "valid", ()) for i in body[:-1])
 
+# %% ../nbs/limn/08_backend_c.ipynb #2e66f5b7
 @patch
 def unrolled(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
     """`unroll` steps of the reduce loop inside one pass of the inner loop, folding into a register that is loaded
@@ -441,20 +510,24 @@ def unrolled(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
     self.emit(depth + 2, f"{c_type(dt)} {acc} = {at};")
     for step in range(u):
         self.emit(depth + 2, f"{{ const int64_t {red.name} = {base} + {step};")
-        for q, ins in enumerate(body[:-1]): self.instr(ins, pc + 2 + q, depth + 3, resolved)
+        for q, ins in enumerate(body[:-1]):
+            self.instr(ins, pc + 2 + q, depth + 3, resolved)
         self.emit(depth + 3, f"{acc} = {self.fold(accum, acc, dt)}; }}")
     self.emit(depth + 2, f"{at} = {acc};")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
-    if whole < red.extent: self.plain_loop(pc, depth, resolved, outer, start=str(whole))   # the remainder, plain
+    if whole < red.extent:
+        self.plain_loop(pc, depth, resolved, outer, start=str(whole))   # the remainder, plain
 
 # %% ../nbs/limn/08_backend_c.ipynb #b1e3a0c4
 @patch
 def jammable(self: CRenderer, pc: int) -> bool:
     "A kept loop wrapping exactly an unrollable reduce loop, indexing the output: the rows of a matmul."
     child = pc + 1
-    if not isinstance(self.instrs[child], Loop) or not self.instrs[child].reduce: return False
-    if self.match[child] != self.match[pc] - 1 or self.instrs[pc].var.extent < JAM or not self.unrollable(child): return False
+    if not isinstance(self.instrs[child], Loop) or not self.instrs[child].reduce:
+        return False
+    if self.match[child] != self.match[pc] - 1 or self.instrs[pc].var.extent < JAM or not self.unrollable(child):
+        return False
     accum = self.instrs[self.match[child + 1] - 1]
     return accum.index.coef(self.instrs[pc].var) != 0
 
@@ -466,7 +539,8 @@ def jammed(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
     self.emit(depth, f"for (int64_t {base} = 0; {base} < {rows_whole}; {base} += {JAM}) {{")
     self.jam_rows(pc, base, depth + 1, resolved, outer)
     self.emit(depth, "}")
-    if rows_whole < row.extent: self.plain_loop(pc, depth, resolved, outer, start=str(rows_whole))
+    if rows_whole < row.extent:
+        self.plain_loop(pc, depth, resolved, outer, start=str(rows_whole))
 
 @patch
 def threaded_jammed(self: CRenderer, pc: int, resolved: dict):
@@ -476,7 +550,8 @@ def threaded_jammed(self: CRenderer, pc: int, resolved: dict):
     call = self.nest_function([row.name], [base], lambda: self.jam_rows(pc, base, 1, resolved, []))
     self.emit(1, "#pragma omp parallel for schedule(dynamic)")
     self.emit(1, f"for (int64_t {base} = 0; {base} < {rows_whole}; {base} += {JAM}) {call}")
-    if rows_whole < row.extent: self.plain_loop(pc, 1, resolved, [], start=str(rows_whole))
+    if rows_whole < row.extent:
+        self.plain_loop(pc, 1, resolved, [], start=str(rows_whole))
 
 # %% ../nbs/limn/08_backend_c.ipynb #b1e3a0c5
 @patch
@@ -495,13 +570,16 @@ def jam_rows(self: CRenderer, pc: int, base: str, depth: int, resolved: dict, ou
     self.emit(depth, f"for (int64_t {rbase} = 0; {rbase} < {red_whole}; {rbase} += {u}) {{")
     self.emit(depth + 1, f"for (int64_t {inner.name} = 0; {inner.name} < {inner.extent}; {inner.name}++) {{")
     self.emit(depth + 2, f"{c_type(dt)} {', '.join(accs)};")
-    for k, acc in enumerate(accs): self.emit(depth + 2, f"{{ {set_row(k)} {acc} = {at}; }}")
+    for k, acc in enumerate(accs):
+        self.emit(depth + 2, f"{{ {set_row(k)} {acc} = {at}; }}")
     for step in range(u):
         for k, acc in enumerate(accs):
             self.emit(depth + 2, f"{{ {set_row(k)} const int64_t {red.name} = {rbase} + {step};")
-            for q, ins in enumerate(body[:-1]): self.instr(ins, pc + 3 + q, depth + 3, resolved)
+            for q, ins in enumerate(body[:-1]):
+                self.instr(ins, pc + 3 + q, depth + 3, resolved)
             self.emit(depth + 3, f"{acc} = {self.fold(accum, acc, dt)}; }}")
-    for k, acc in enumerate(accs): self.emit(depth + 2, f"{{ {set_row(k)} {at} = {acc}; }}")
+    for k, acc in enumerate(accs):
+        self.emit(depth + 2, f"{{ {set_row(k)} {at} = {acc}; }}")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
     if red_whole < red.extent:                           # the reduce remainder of these rows, plain
@@ -517,7 +595,8 @@ def masked(self: CRenderer, pc: int, end: int) -> list:
     seen = {}
     for q in range(pc + 1, end):
         if isinstance(self.instrs[q], (Load, Const)):
-            for c in self.instrs[q].valid: seen.setdefault(c, None)
+            for c in self.instrs[q].valid:
+                seen.setdefault(c, None)
     return list(seen)
 
 @patch
@@ -538,11 +617,14 @@ def innermost_loop(self: CRenderer, pc: int, end: int, depth: int, resolved: dic
         return
     cuts = {c: e for c in pending if c not in invariant and (e := mask_edges(c, var)) is not None
             and all(x.name in outer for ix in e for x in ix.variables())}
-    if not cuts: return self.plain_loop(pc, depth, resolved, outer)
+    if not cuts:
+        return self.plain_loop(pc, depth, resolved, outer)
     self.split_loops.append(var.name)
     edges = [e for pair in cuts.values() for e in pair]
-    if self.sorted_cuts and all(not (e - edges[0]).terms for e in edges): self.cut_sorted(cuts, edges[0], pc, end, depth, resolved, outer, var)
-    else: self.cut_nested(list(cuts.items())[:2], "0", str(var.extent), pc, end, depth, resolved, outer, var)
+    if self.sorted_cuts and all(not (e - edges[0]).terms for e in edges):
+        self.cut_sorted(cuts, edges[0], pc, end, depth, resolved, outer, var)
+    else:
+        self.cut_nested(list(cuts.items())[:2], "0", str(var.extent), pc, end, depth, resolved, outer, var)
 
 # %% ../nbs/limn/08_backend_c.ipynb #c5a1b0d3
 @patch
@@ -551,7 +633,8 @@ def cut_sorted(self: CRenderer, cuts: dict, base: Index, pc, end, depth, resolve
     order is known here. Cut at each distinct edge, in order; between two neighbouring edges every check is
     either true throughout or false throughout."""
     offsets = sorted({(e - base).const for pair in cuts.values() for e in pair})
-    names = [f"c{self.fresh + i}" for i in range(len(offsets))]; self.fresh += len(offsets)
+    names = [f"c{self.fresh + i}" for i in range(len(offsets))]
+    self.fresh += len(offsets)
     bounds = ["0"] + names + [str(var.extent)]
     self.emit(depth, "{")
     decls = [f"{n} = limn_clamp({c_index(base + off)}, {bounds[i]}, {var.extent})" for i, (n, off) in enumerate(zip(names, offsets))]
@@ -570,9 +653,11 @@ def cut_sorted(self: CRenderer, cuts: dict, base: Index, pc, end, depth, resolve
 def cut_nested(self: CRenderer, cuts: list, start: str, stop: str, pc, end, depth, resolved, outer, var):
     """Edges whose order is only known at run time: cut at each check's [start, stop) in turn, three pieces per
     check, nested, for at most two checks (nine pieces); any others stay in the loop as runtime checks."""
-    if not cuts: return self.plain_loop(pc, depth, resolved, outer, start=start, stop=stop)
+    if not cuts:
+        return self.plain_loop(pc, depth, resolved, outer, start=start, stop=stop)
     (check, (lo, hi)), rest = cuts[0], cuts[1:]
-    a, b = f"c{self.fresh}", f"c{self.fresh + 1}"; self.fresh += 2
+    a, b = f"c{self.fresh}", f"c{self.fresh + 1}"
+    self.fresh += 2
     self.emit(depth, "{")
     self.emit(depth + 1, f"const int64_t {a} = limn_clamp({c_index(lo)}, {start}, {stop}), {b} = limn_clamp({c_index(hi)}, {a}, {stop});")
     for piece_start, piece_stop, inside in ((start, a, False), (a, b, True), (b, stop, False)):
@@ -623,11 +708,14 @@ def microkernel(T: str, fma: str, rows: int, cols: int) -> list:
 @patch
 def bind_k(self: CRenderer, c, depth: int, k: str):
     "Declare the reduce variables at flat step `k` (the last one fastest, as the IR nests them)."
-    if len(c.reduce) == 1: return self.emit(depth, f"const int64_t {c.reduce[0].name} = {k};")
+    if len(c.reduce) == 1:
+        return self.emit(depth, f"const int64_t {c.reduce[0].name} = {k};")
     stride = 1
     for v in reversed(c.reduce):
-        self.emit(depth, f"const int64_t {v.name} = ({k}) / {stride} % {v.extent};"); stride *= v.extent
+        self.emit(depth, f"const int64_t {v.name} = ({k}) / {stride} % {v.extent};")
+        stride *= v.extent
 
+# %% ../nbs/limn/08_backend_c.ipynb #0406c8a4
 @patch
 def pack(self: CRenderer, c, var, instrs, value: str, dst: str, width: int, start: str, depth: int):
     "Evaluate `value` (computed by `instrs`) into `dst[kk * width + q]` for kc steps and `width` values of `var` from `start`; 0 past its end."
@@ -638,7 +726,8 @@ def pack(self: CRenderer, c, var, instrs, value: str, dst: str, width: int, star
     self.emit(depth + 2, f"const int64_t {var.name} = {start} + q;")
     self.emit(depth + 2, f"{T} value = ({T})0;")
     self.emit(depth + 2, f"if ({var.name} < {var.extent}) {{")
-    for ins in instrs: self.instr(ins, 0, depth + 3, {})
+    for ins in instrs:
+        self.instr(ins, 0, depth + 3, {})
     self.emit(depth + 3, f"value = {value};")
     self.emit(depth + 2, "}")
     self.emit(depth + 2, f"{dst}[kk * {width} + q] = value;")
@@ -666,7 +755,8 @@ def tiled(self: CRenderer, c):
     self.emit(2, f"{T} apack[{kc * mr}] __attribute__((aligned(64))), tile[{mr * nr}];     /* this thread's strip of a, an edge tile */")
     depth = 2
     for v in ([] if shared_b else c.outer):
-        self.emit(depth, f"for (int64_t {v.name} = 0; {v.name} < {v.extent}; {v.name}++) {{"); depth += 1
+        self.emit(depth, f"for (int64_t {v.name} = 0; {v.name} < {v.extent}; {v.name}++) {{")
+        depth += 1
     self.emit(depth, f"for (int64_t jc = 0; jc < {nj}; jc += {nc}) {{")
     self.emit(depth + 1, f"const int64_t nc = {nj} - jc < {nc} ? {nj} - jc : {nc};")
     self.emit(depth + 1, f"for (int64_t pc = 0; pc < {K}; pc += {kc}) {{")
@@ -682,15 +772,19 @@ def tiled(self: CRenderer, c):
     self.emit(d + 1, f"const int64_t ir = task % {strips} * {mr};")
     stride = strips
     for v in (reversed(c.outer) if shared_b else []):
-        self.emit(d + 1, f"const int64_t {v.name} = task / {stride} % {v.extent};"); stride *= v.extent
+        self.emit(d + 1, f"const int64_t {v.name} = task / {stride} % {v.extent};")
+        stride *= v.extent
     self.emit(d + 1, f"{T} *cells = out + {c_index(base)};")
     self.strip(c, mr, nr, d + 1)
     self.emit(d, "}")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
-    for v in ([] if shared_b else c.outer): depth -= 1; self.emit(depth, "}")
+    for v in ([] if shared_b else c.outer):
+        depth -= 1
+        self.emit(depth, "}")
     self.emit(1, "}")
 
+# %% ../nbs/limn/08_backend_c.ipynb #43437a06
 @patch
 def strip(self: CRenderer, c, mr: int, nr: int, d: int):
     "The rows `ir` .. `ir + mr - 1`: pack their `a`, then one microkernel call per packed panel of `b` (an edge tile through `tile`)."
@@ -711,10 +805,13 @@ def physical_cores() -> int:
     "Cores, not hardware threads: two threads of one core share its vector units, so a second one adds little."
     cores, package = set(), None
     for key, value in cpuinfo():
-        if key == "physical id": package = value
-        elif key == "core id": cores.add((package, value))
+        if key == "physical id":
+            package = value
+        elif key == "core id":
+            cores.add((package, value))
     return len(cores) or os.cpu_count() or 1
 
+# %% ../nbs/limn/08_backend_c.ipynb #b7adfdb3
 class CBackend(Backend):
     "Renders the IR as C, compiles it with cc into a cached shared library, and calls it through ctypes."
     name = "c"
@@ -726,7 +823,8 @@ class CBackend(Backend):
         self.threads = threads and "-fopenmp" in self.flags
         self.split_masks, self.cache_dir, self.parallel_work = split_masks, cache_dir or default_cache_dir(), parallel_work
         self.cc_runs = 0                              # times cc actually ran (a disk-cache hit does not count)
-        if self.threads: os.environ.setdefault("OMP_NUM_THREADS", str(physical_cores()))
+        if self.threads:
+            os.environ.setdefault("OMP_NUM_THREADS", str(physical_cores()))
     def render(self, kernel) -> str:
         return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll, self.sorted_cuts, self.lanes, self.tile)
     def compile(self, source: str, kernel):
@@ -735,7 +833,8 @@ class CBackend(Backend):
         return load_kernel(path)
     def compile_many(self, items: list) -> list:
         "Several kernels in one library (one cc run): each function renamed `limn_kernel_<i>`, the prelude shared."
-        if len(items) == 1: return [self.compile(*items[0])]
+        if len(items) == 1:
+            return [self.compile(*items[0])]
         parts = [PRELUDE] + [source[len(PRELUDE):].replace("int limn_kernel(", f"int limn_kernel_{i}(", 1).replace("limn_body(", f"limn_body_{i}(").replace("limn_nest", f"limn_{i}_nest").replace("limn_micro", f"limn_{i}_micro")
                              for i, (source, _) in enumerate(items)]
         path, ran = build_library("".join(parts), self.cc, self.flags, self.cache_dir)
@@ -750,7 +849,8 @@ class CBackend(Backend):
 # %% ../nbs/limn/08_backend_c.ipynb #d748407b
 def check_dtypes(sinks) -> None:
     "Every node of a new graph through `c_type`, once per plan, so a half width is refused before anything is scheduled."
-    for node in toposort(sinks): c_type(node.dtype)
+    for node in toposort(sinks):
+        c_type(node.dtype)
 
 class CDevice(JitDevice):
     "`set_device('c')`: the shared executor over `CBackend`. Fails here, not later, when there is no usable cc."

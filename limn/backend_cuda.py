@@ -38,16 +38,21 @@ def nvrtc_candidates() -> list:
 def load_nvrtc() -> ctypes.CDLL:
     "NVRTC, from the first candidate that loads."
     for candidate in nvrtc_candidates():
-        try: return ctypes.CDLL(candidate)
-        except OSError: continue
+        try:
+            return ctypes.CDLL(candidate)
+        except OSError:
+            continue
     raise CudaUnavailable("the cuda device needs NVRTC, and none was found: install a CUDA toolkit or `pip install nvidia-cuda-nvrtc` "
                           "(the `cuda` extra), or point $LIMN_NVRTC at libnvrtc.so")
 
 def load_libcuda() -> ctypes.CDLL:
     for name in ("libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")):
-        if not name: continue
-        try: return ctypes.CDLL(name)
-        except OSError: continue
+        if not name:
+            continue
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
     raise CudaUnavailable("the cuda device needs an NVIDIA driver, and libcuda.so.1 is not on this machine (no GPU driver is installed)")
 
 # %% ../nbs/limn/11_backend_cuda.ipynb #d5390382
@@ -74,7 +79,8 @@ class Nvrtc:
 @patch
 def compile(self: Nvrtc, source: str, arch: int, cubin: bool = False, name: str = "limn.cu") -> bytes:
     "PTX (NUL-terminated) for compute_`arch`, or with `cubin` a CUBIN for sm_`arch`."
-    if arch not in self.archs: raise ValueError(f"arch={arch} is not supported by NVRTC {self.version}; it supports {list(self.archs)}")
+    if arch not in self.archs:
+        raise ValueError(f"arch={arch} is not supported by NVRTC {self.version}; it supports {list(self.archs)}")
     start, prog = time.perf_counter(), ctypes.c_void_p()
     self.check(self.lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None, None), "nvrtcCreateProgram")
     try:
@@ -92,7 +98,8 @@ def compile(self: Nvrtc, source: str, arch: int, cubin: bool = False, name: str 
         return image.raw
     finally:
         self.lib.nvrtcDestroyProgram(ctypes.byref(prog))
-        self.compiles += 1; self.seconds += time.perf_counter() - start
+        self.compiles += 1
+        self.seconds += time.perf_counter() - start
 
 # %% ../nbs/limn/11_backend_cuda.ipynb #418e086a
 def pick_target(nvrtc_archs, gpu: int, nvrtc_version: tuple, driver_version: tuple) -> tuple:
@@ -110,10 +117,12 @@ class Driver:
         self.lib = lib or load_libcuda()
         self.lib.cuGetErrorString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         result = self.lib.cuInit(0)
-        if result != 0: raise CudaUnavailable(f"the NVIDIA driver is installed but cuInit failed ({self.error(result)}), so no GPU is usable")
+        if result != 0:
+            raise CudaUnavailable(f"the NVIDIA driver is installed but cuInit failed ({self.error(result)}), so no GPU is usable")
         count, version = ctypes.c_int(), ctypes.c_int()
         self.check(self.lib.cuDeviceGetCount(ctypes.byref(count)), "cuDeviceGetCount")
-        if count.value <= ordinal: raise CudaUnavailable(f"the NVIDIA driver sees {count.value} GPUs, so GPU {ordinal} does not exist")
+        if count.value <= ordinal:
+            raise CudaUnavailable(f"the NVIDIA driver sees {count.value} GPUs, so GPU {ordinal} does not exist")
         self.check(self.lib.cuDriverGetVersion(ctypes.byref(version)), "cuDriverGetVersion")
         self.version = (version.value // 1000, version.value % 1000 // 10)
         self.device, self.context = ctypes.c_int(), ctypes.c_void_p()
@@ -137,7 +146,8 @@ class Driver:
         return text.value.decode() if text.value else f"CUresult {result}"
 
     def check(self, result: int, what: str):
-        if result != 0: raise CudaError(f"{what} failed: {self.error(result)}")
+        if result != 0:
+            raise CudaError(f"{what} failed: {self.error(result)}")
 
 # %% ../nbs/limn/11_backend_cuda.ipynb #e4b8edd9
 @patch
@@ -160,7 +170,8 @@ def launch(self: Driver, fn, grid: tuple, block: tuple, args: list, shared: int 
                                        ctypes.c_uint(shared), None, params, None), "cuLaunchKernel")
 
 @patch
-def synchronize(self: Driver): self.check(self.lib.cuCtxSynchronize(), "cuCtxSynchronize")
+def synchronize(self: Driver):
+    self.check(self.lib.cuCtxSynchronize(), "cuCtxSynchronize")
 
 @patch
 def alloc(self: Driver, nbytes: int) -> int:
@@ -176,9 +187,12 @@ class DeviceMemory:
         self.nbytes = numel * dtype.itemsize
         self.ptr = driver.alloc(self.nbytes)
     def __del__(self):
-        try: self.driver.lib.cuMemFree_v2(self.ptr)
-        except Exception: pass                          # interpreter shutdown: the driver frees the context's memory itself
-    def __repr__(self): return f"<DeviceMemory {self.dtype.name}[{self.numel}] at {self.ptr:#x}>"
+        try:
+            self.driver.lib.cuMemFree_v2(self.ptr)
+        except Exception:
+            pass                          # interpreter shutdown: the driver frees the context's memory itself
+    def __repr__(self):
+        return f"<DeviceMemory {self.dtype.name}[{self.numel}] at {self.ptr:#x}>"
 
 # %% ../nbs/limn/11_backend_cuda.ipynb #c69e23c4
 class CudaBackend(Backend):
@@ -190,7 +204,8 @@ class CudaBackend(Backend):
         self.arch, self.kind = pick_target(self.nvrtc.archs, self.driver.capability, self.nvrtc.version, self.driver.version)
         self.modules: dict = {}                         # source -> loaded module (CUSTOM kernels share it)
         self.flag = DeviceMemory(self.driver, 1, __import__("limn").int32)
-    def render(self, kernel) -> str: return emit(kernel).source
+    def render(self, kernel) -> str:
+        return emit(kernel).source
     def module(self, source: str):
         if source not in self.modules:
             self.modules[source] = self.driver.load_module(self.nvrtc.compile(source, self.arch, cubin=self.kind == "cubin"))
@@ -207,7 +222,8 @@ def merged_source(sources: list) -> str:
 @patch
 def compile_many(self: CudaBackend, items: list) -> list:
     "Programs for several (source, kernel) pairs from one NVRTC run."
-    if len(items) == 1: return [self.compile(*items[0])]
+    if len(items) == 1:
+        return [self.compile(*items[0])]
     module = self.module(merged_source([source for source, _ in items]))
     programs = []
     for i, (_, kernel) in enumerate(items):
@@ -218,33 +234,40 @@ def compile_many(self: CudaBackend, items: list) -> list:
 
 # %% ../nbs/limn/11_backend_cuda.ipynb #b71d7d17
 @patch
-def alloc(self: CudaBackend, numel: int, dtype: DType) -> DeviceMemory: return DeviceMemory(self.driver, numel, dtype)
+def alloc(self: CudaBackend, numel: int, dtype: DType) -> DeviceMemory:
+    return DeviceMemory(self.driver, numel, dtype)
 
 @patch
 def upload(self: CudaBackend, buffer: Buffer) -> DeviceMemory:
     host = np.ascontiguousarray(buffer.array)
     memory = DeviceMemory(self.driver, host.size, buffer.dtype)
-    if host.size: self.driver.check(self.driver.lib.cuMemcpyHtoD_v2(memory.ptr, host.ctypes.data, memory.nbytes), "cuMemcpyHtoD")
+    if host.size:
+        self.driver.check(self.driver.lib.cuMemcpyHtoD_v2(memory.ptr, host.ctypes.data, memory.nbytes), "cuMemcpyHtoD")
     return memory
 
 @patch
 def download(self: CudaBackend, memory: DeviceMemory, shape, dtype: DType) -> Buffer:
     host = np.empty(memory.numel, dtype.np)
-    if host.size: self.driver.check(self.driver.lib.cuMemcpyDtoH_v2(host.ctypes.data, memory.ptr, memory.nbytes), "cuMemcpyDtoH")
+    if host.size:
+        self.driver.check(self.driver.lib.cuMemcpyDtoH_v2(host.ctypes.data, memory.ptr, memory.nbytes), "cuMemcpyDtoH")
     return Buffer(host.reshape(shape), dtype)
 
 @patch
 def copy(self: CudaBackend, dst: DeviceMemory, src: DeviceMemory) -> None:
-    if dst.nbytes: self.driver.check(self.driver.lib.cuMemcpyDtoD_v2(dst.ptr, src.ptr, dst.nbytes), "cuMemcpyDtoD")
+    if dst.nbytes:
+        self.driver.check(self.driver.lib.cuMemcpyDtoD_v2(dst.ptr, src.ptr, dst.nbytes), "cuMemcpyDtoD")
 
 @patch
 def launch(self: CudaBackend, program, memories: list) -> int:
     "Every region of the kernel in order on the default stream; 1 when a gather/scatter row was out of range."
     functions, checks_rows = program
-    if checks_rows: self.driver.check(self.driver.lib.cuMemsetD32_v2(self.flag.ptr, 0, 1), "cuMemsetD32")
+    if checks_rows:
+        self.driver.check(self.driver.lib.cuMemsetD32_v2(self.flag.ptr, 0, 1), "cuMemsetD32")
     args = [ctypes.c_uint64(m.ptr) for m in memories] + [ctypes.c_uint64(self.flag.ptr)]
-    for fn, launch in functions: self.driver.launch(fn, launch.grid, launch.block, args)
-    if not checks_rows: return 0
+    for fn, launch in functions:
+        self.driver.launch(fn, launch.grid, launch.block, args)
+    if not checks_rows:
+        return 0
     flag = np.zeros(1, np.int32)
     self.driver.check(self.driver.lib.cuMemcpyDtoH_v2(flag.ctypes.data, self.flag.ptr, 4), "cuMemcpyDtoH")
     return int(flag[0])

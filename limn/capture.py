@@ -28,14 +28,19 @@ def _settle() -> None:
 
 # %% ../nbs/limn/09_capture.ipynb #f59f91cd
 def _buffer_of(t: Tensor, name: str) -> Buffer:
-    if not isinstance(t, Tensor): raise TypeError(f"{name} must be a Tensor, got {type(t).__name__}")
-    if t.node.op is not Ops.BUFFER: t.realize()
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name} must be a Tensor, got {type(t).__name__}")
+    if t.node.op is not Ops.BUFFER:
+        t.realize()
     return t.node.arg
 
 def _flatten(out) -> tuple[list, str]:
-    if out is None: return [], "none"
-    if isinstance(out, Tensor): return [out], "one"
-    if isinstance(out, (list, tuple)) and all(isinstance(t, Tensor) for t in out): return list(out), type(out).__name__
+    if out is None:
+        return [], "none"
+    if isinstance(out, Tensor):
+        return [out], "one"
+    if isinstance(out, (list, tuple)) and all(isinstance(t, Tensor) for t in out):
+        return list(out), type(out).__name__
     raise TypeError(f"a captured step must return None, a Tensor or a list/tuple of Tensors, got {type(out).__name__}")
 
 _RUNNING: list = []             # captured steps whose Python body is running now, innermost last
@@ -43,6 +48,7 @@ _RUNNING: list = []             # captured steps whose Python body is running no
 class CaptureMismatch(RuntimeError):
     "A captured step's graph changed between calls, so replaying its recording would compute the wrong thing."
 
+# %% ../nbs/limn/09_capture.ipynb #1b2d0545
 class Captured:
     "A step function recorded on its first call, checked on its second (and every `check_every`-th), replayed otherwise."
     def __init__(self, fn, check_every: int | None = None):
@@ -64,7 +70,8 @@ class Captured:
             return self._record(device, args, tensor_pos, buffers)
         self._check_arguments(device, args, buffers)
         self.calls += 1
-        if self.calls == 2 or (self.check_every and self.calls % self.check_every == 0): return self._check(device, buffers)
+        if self.calls == 2 or (self.check_every and self.calls % self.check_every == 0):
+            return self._check(device, buffers)
         return self._replay(buffers)
 
 # %% ../nbs/limn/09_capture.ipynb #da104bb4
@@ -72,14 +79,17 @@ class Captured:
 def _run(self: Captured, device, args) -> tuple[list, str, list]:
     "Run the Python step with the executor recording: (outputs, their container kind, the records of every realize)."
     executor = device.executor
-    if executor.recorder is not None: raise RuntimeError("the executor is already recording; captures do not nest")
+    if executor.recorder is not None:
+        raise RuntimeError("the executor is already recording; captures do not nest")
     _settle()
     executor.recorder = records = []
     _RUNNING.append(self)
     try:
         outputs, kind = _flatten(self.fn(*args))
         realize(*outputs)
-    finally: executor.recorder = None; _RUNNING.pop()
+    finally:
+        executor.recorder = None
+        _RUNNING.pop()
     return outputs, kind, records
 
 def _swaps(records, buffers) -> list:
@@ -87,6 +97,7 @@ def _swaps(records, buffers) -> list:
     arg_of = {id(b): n for n, b in enumerate(buffers)}
     return [[(index, arg_of[id(rec.buffers[slot])]) for index, slot in rec.plan.inputs if id(rec.buffers[slot]) in arg_of] for rec in records]
 
+# %% ../nbs/limn/09_capture.ipynb #7fd942a3
 @patch
 def _record(self: Captured, device, args, tensor_pos, buffers):
     outputs, self.kind, records = self._run(device, args)
@@ -110,15 +121,19 @@ def _check_arguments(self: Captured, device, args, buffers):
             raise ValueError(f"argument {i} is {args[i]!r}, but the step was captured with {value!r}; non-tensor arguments are baked in")
     self.args = args
 
+# %% ../nbs/limn/09_capture.ipynb #29dc5866
 @patch
 def _replay(self: Captured, buffers):
     "Every recorded plan on its recorded memory, the arguments swapped in; launches packed once (`Executor.prepare`, chapter 07)."
     executor = self.device.executor                 # the recording's programs live in the recording device's caches
-    if self.prepared is None: self.prepared = [executor.prepare(rec.plan, rec.memories) for rec in self.records]
+    if self.prepared is None:
+        self.prepared = [executor.prepare(rec.plan, rec.memories) for rec in self.records]
     for rec, swaps, prepared in zip(self.records, self.swaps, self.prepared):
-        for index, n in swaps: executor.swap(prepared, index, executor.backend.upload(buffers[n]))
+        for index, n in swaps:
+            executor.swap(prepared, index, executor.backend.upload(buffers[n]))
         executor.run_prepared(prepared)
-        for buf, index in rec.copies: np.copyto(buf.array, np.asarray(prepared.memories[index]).reshape(buf.array.shape))
+        for buf, index in rec.copies:
+            np.copyto(buf.array, np.asarray(prepared.memories[index]).reshape(buf.array.shape))
     self.replays += 1
     return self._results()
 
@@ -133,7 +148,8 @@ def capture(fn, check_every: int | None = None) -> Captured:
     """Wrap step function `fn(*args)`: the first call runs it and records its kernel launches, the second runs it again and
     checks the graph is the one recorded, later calls replay (re-checking every `check_every` calls if given).
     `fn` returns None, a Tensor or a list/tuple of Tensors."""
-    if not callable(fn): raise TypeError(f"capture takes a function, got {type(fn).__name__}")
+    if not callable(fn):
+        raise TypeError(f"capture takes a function, got {type(fn).__name__}")
     if check_every is not None and (isinstance(check_every, bool) or not isinstance(check_every, int) or check_every < 1):
         raise ValueError(f"check_every={check_every!r} must be a positive int or None")
     return Captured(fn, check_every)
@@ -147,18 +163,21 @@ def _entry_text(entry) -> str:
 def _graph_change(old_key, new_key) -> str:
     "A sentence naming the first node where two graph keys (limn.jit.graph_key) differ."
     old, new = old_key[0], new_key[0]
-    def shape_of(entry): return entry[:3] + ((None,) if entry[0] is Ops.CONST else entry[3:4]) + entry[4:]   # the entry, constant's value hidden
+    def shape_of(entry):
+        return entry[:3] + ((None,) if entry[0] is Ops.CONST else entry[3:4]) + entry[4:]   # the entry, constant's value hidden
     for position, (a, b) in enumerate(zip(old, new)):            # structure first: a branch also changes constants
         if shape_of(a) != shape_of(b):
             return (f"node {position} of the graph was {_entry_text(a)} and is now {_entry_text(b)}: the step built a different graph "
                     f"(a Python branch, or a shape or value decided in Python)")
-    if len(old) != len(new): return f"the graph has {len(new)} nodes where the recording had {len(old)} (a Python branch?)"
+    if len(old) != len(new):
+        return f"the graph has {len(new)} nodes where the recording had {len(old)} (a Python branch?)"
     for a, b in zip(old, new):
         if a != b:
             return (f"a Python number in the graph changed from {a[3][1]} to {b[3][1]}; numbers read from Python are baked into "
                     f"the recording as constants, so keep a changing value in a tensor and assign to it (as limn.optim does with lr)")
     return "the step now realizes different outputs"
 
+# %% ../nbs/limn/09_capture.ipynb #fd636ae5
 @patch
 def _difference(self: Captured, records, buffers) -> str | None:
     "Why `records` (a fresh Python run) would not replay as the recording does, or None when they agree."
@@ -167,17 +186,22 @@ def _difference(self: Captured, records, buffers) -> str | None:
     keys = {id(plan): key for key, plan in self.device.executor.plans.items()}
     for r, (old, new, old_swaps, new_swaps) in enumerate(zip(self.records, records, self.swaps, _swaps(records, buffers))):
         produced = [m for rec in records[:r] for m in rec.memories if isinstance(m, np.ndarray)]   # outputs of this run's earlier realizes
-        if new.plan is not old.plan: return f"in realize {r}, " + _graph_change(keys[id(old.plan)], keys[id(new.plan)])
-        if dict(old_swaps) != dict(new_swaps): return f"in realize {r}, the step reads its tensor arguments in different places than recorded"
+        if new.plan is not old.plan:
+            return f"in realize {r}, " + _graph_change(keys[id(old.plan)], keys[id(new.plan)])
+        if dict(old_swaps) != dict(new_swaps):
+            return f"in realize {r}, the step reads its tensor arguments in different places than recorded"
         for index, slot in new.plan.inputs:
             was, now = old.buffers[slot], new.buffers[slot]
-            if now is was or index in dict(new_swaps) or any(np.may_share_memory(now.array, m) for m in produced): continue
-            if now.shape == was.shape and now.dtype is was.dtype and np.array_equal(now.array, was.array): continue
+            if now is was or index in dict(new_swaps) or any(np.may_share_memory(now.array, m) for m in produced):
+                continue
+            if now.shape == was.shape and now.dtype is was.dtype and np.array_equal(now.array, was.array):
+                continue
             return (f"in realize {r}, the step reads a {now.dtype.name}{list(now.shape)} tensor that is not an argument and is not the "
                     f"buffer recorded, and its values changed (a tensor built from host data inside the step, such as a mask drawn "
                     f"with numpy, or Tensor(numpy array)); pass it as an argument, or keep it in a buffer and assign to it")
     return None
 
+# %% ../nbs/limn/09_capture.ipynb #6e116497
 @patch
 def _check(self: Captured, device, buffers):
     "Run the step in Python once more, as a plain step, and refuse to go on if its graph is not the recorded one."
@@ -193,7 +217,8 @@ def _check(self: Captured, device, buffers):
 def draw_recording(step: Captured):
     "The recorded realizes of a captured step, their kernels, argument swaps and assign commits (limn.viz)."
     from limn.viz import Graph
-    if step.records is None: raise ValueError("step has not been called yet, so nothing is recorded")
+    if step.records is None:
+        raise ValueError("step has not been called yet, so nothing is recorded")
     g = Graph(rankdir="TB")
     for n, (shape, dtype) in enumerate(step.signature):
         g.node(f"arg{n}", f"argument {n}\n{dtype.name}{list(shape)}", shape="ellipse", fillcolor="#fff3c4")
@@ -203,10 +228,12 @@ def draw_recording(step: Captured):
         with g.cluster(f"realize{r}", label=f"realize {r}", style="rounded,filled", fillcolor="#eef3fb"):
             for k, (_, args, kernel) in enumerate(rec.plan.steps):
                 g.node(f"r{r}k{k}", f"{kernel.name}  {kernel.op.name}\nloop{list(kernel.loop_shape)}", shape="box", fillcolor="#ffffff")
-                if k: g.edge(f"r{r}k{k - 1}", f"r{r}k{k}", style="dotted")
+                if k:
+                    g.edge(f"r{r}k{k - 1}", f"r{r}k{k}", style="dotted")
         for k, (_, args, kernel) in enumerate(rec.plan.steps):
             for index in args[:-1]:
-                if index in arg_at: g.edge(f"arg{arg_at[index]}", f"r{r}k{k}")
+                if index in arg_at:
+                    g.edge(f"arg{arg_at[index]}", f"r{r}k{k}")
         writer = {args[-1]: k for k, (_, args, _) in enumerate(rec.plan.steps)}
         for target, staged in rec.plan.assigns:
             buf = rec.buffers[dict(rec.plan.inputs)[target]]

@@ -30,9 +30,12 @@ class Var:
     "An index variable ranging over [0, extent): a loop variable (`i0`, `r2`) or a row read from data (`x0`, see IDX)."
     name: str
     extent: int
-    def bounds(self): return 0, self.extent - 1
-    def render(self): return self.name
-    def key(self): return (0, int(self.name[1:]), self.name)
+    def bounds(self):
+        return 0, self.extent - 1
+    def render(self):
+        return self.name
+    def key(self):
+        return (0, int(self.name[1:]), self.name)
 
 @dataclass(frozen=True)
 class Div:
@@ -40,18 +43,24 @@ class Div:
     num: "Index"
     divisor: int
     def bounds(self):
-        lo, hi = self.num.bounds(); return lo // self.divisor, hi // self.divisor
-    def render(self): return f"{self.num.render(atom=True)}//{self.divisor}"
-    def key(self): return (1, self.render(), "")
+        lo, hi = self.num.bounds()
+        return lo // self.divisor, hi // self.divisor
+    def render(self):
+        return f"{self.num.render(atom=True)}//{self.divisor}"
+    def key(self):
+        return (1, self.render(), "")
 
 @dataclass(frozen=True)
 class Mod:
     "num mod modulus (Python's sign convention: the result lies in [0, modulus))."
     num: "Index"
     modulus: int
-    def bounds(self): return 0, self.modulus - 1
-    def render(self): return f"{self.num.render(atom=True)}%{self.modulus}"
-    def key(self): return (1, self.render(), "")
+    def bounds(self):
+        return 0, self.modulus - 1
+    def render(self):
+        return f"{self.num.render(atom=True)}%{self.modulus}"
+    def key(self):
+        return (1, self.render(), "")
 
 # %% ../nbs/limn/06_codegen.ipynb #afd4a629
 @dataclass(frozen=True)
@@ -62,9 +71,12 @@ class Index:
 
     @staticmethod
     def of(x) -> Index:
-        if isinstance(x, Index): return x
-        if isinstance(x, (Var, Div, Mod)): return Index(((x, 1),), 0)
-        if isinstance(x, (int, np.integer)): return Index((), int(x))
+        if isinstance(x, Index):
+            return x
+        if isinstance(x, (Var, Div, Mod)):
+            return Index(((x, 1),), 0)
+        if isinstance(x, (int, np.integer)):
+            return Index((), int(x))
         raise TypeError(f"cannot use {x!r} as an index expression")
     @staticmethod
     def _make(coefs: dict, const: int) -> Index:
@@ -72,32 +84,40 @@ class Index:
 
     def __add__(self, other):
         other, coefs = Index.of(other), dict(self.terms)
-        for a, c in other.terms: coefs[a] = coefs.get(a, 0) + c
+        for a, c in other.terms:
+            coefs[a] = coefs.get(a, 0) + c
         return Index._make(coefs, self.const + other.const)
     __radd__ = __add__
-    def __sub__(self, other): return self + Index.of(other) * -1
+    def __sub__(self, other):
+        return self + Index.of(other) * -1
     def __mul__(self, k):
-        if not isinstance(k, (int, np.integer)): raise TypeError(f"an index is multiplied by ints only, got {k!r}")
+        if not isinstance(k, (int, np.integer)):
+            raise TypeError(f"an index is multiplied by ints only, got {k!r}")
         return Index._make({a: c * int(k) for a, c in self.terms}, self.const * int(k))
     __rmul__ = __mul__
 
 # %% ../nbs/limn/06_codegen.ipynb #a1d4e0f2
 @patch
 def __floordiv__(self: Index, d: int) -> Index:
-    if d == 1: return self
+    if d == 1:
+        return self
     whole = Index._make({a: c // d for a, c in self.terms if c % d == 0}, self.const // d)
     rest = Index._make({a: c for a, c in self.terms if c % d}, self.const % d)
     lo, hi = rest.bounds()
-    if lo // d == hi // d: return whole + lo // d                           # the remainder never crosses a multiple of d
+    if lo // d == hi // d:
+        return whole + lo // d                           # the remainder never crosses a multiple of d
     if len(rest.terms) == 1 and rest.const == 0 and rest.terms[0][1] == 1 and isinstance(rest.terms[0][0], Div):
-        inner = rest.terms[0][0]; return whole + Index.of(Div(inner.num, inner.divisor * d))
+        inner = rest.terms[0][0]
+        return whole + Index.of(Div(inner.num, inner.divisor * d))
     return whole + Index.of(Div(rest, d))
 @patch
 def __mod__(self: Index, m: int) -> Index:
-    if m == 1: return Index()
+    if m == 1:
+        return Index()
     rest = Index._make({a: c for a, c in self.terms if c % m}, self.const % m)
     lo, hi = rest.bounds()
-    if 0 <= lo and hi < m: return rest
+    if 0 <= lo and hi < m:
+        return rest
     return Index.of(Mod(rest, m))
 
 # %% ../nbs/limn/06_codegen.ipynb #a1d4e0f4
@@ -116,32 +136,41 @@ def coef(self: Index, var: Var) -> int:
 @patch
 def variables(self: Index) -> set:
     out = set()
-    for atom, _ in self.terms: out |= {atom} if isinstance(atom, Var) else atom.num.variables()
+    for atom, _ in self.terms:
+        out |= {atom} if isinstance(atom, Var) else atom.num.variables()
     return out
+
+# %% ../nbs/limn/06_codegen.ipynb #0aa4eb36
 @patch
 def eval(self: Index, env: dict) -> int:
     "The value with each variable name bound to an int in `env` (floor division, non-negative modulus)."
     total = self.const
     for atom, c in self.terms:
-        if isinstance(atom, Var): v = env[atom.name]
-        elif isinstance(atom, Div): v = atom.num.eval(env) // atom.divisor
-        else: v = atom.num.eval(env) % atom.modulus
+        if isinstance(atom, Var):
+            v = env[atom.name]
+        elif isinstance(atom, Div):
+            v = atom.num.eval(env) // atom.divisor
+        else:
+            v = atom.num.eval(env) % atom.modulus
         total += c * v
     return total
 @patch
 def render(self: Index, atom=False) -> str:
-    if not self.terms: return str(self.const)
+    if not self.terms:
+        return str(self.const)
     parts = []
     for a, c in self.terms:
         term = a.render() if abs(c) == 1 else f"{a.render()}*{abs(c)}"
         parts.append(("- " if c < 0 else "+ ") + term)
-    if self.const: parts.append(("- " if self.const < 0 else "+ ") + str(abs(self.const)))
+    if self.const:
+        parts.append(("- " if self.const < 0 else "+ ") + str(abs(self.const)))
     text = " ".join(parts)
     text = text[2:] if text.startswith("+ ") else "-" + text[2:]
     simple = len(self.terms) == 1 and not self.const and self.terms[0][1] == 1
     return f"({text})" if atom and not simple else text
 @patch
-def __repr__(self: Index): return self.render()
+def __repr__(self: Index):
+    return self.render()
 
 # %% ../nbs/limn/06_codegen.ipynb #4a726040
 @dataclass(frozen=True)
@@ -150,12 +179,16 @@ class Check:
     index: Index
     lo: int
     hi: int
-    def render(self): return f"{self.lo} <= {self.index.render()} < {self.hi}"
+    def render(self):
+        return f"{self.lo} <= {self.index.render()} < {self.hi}"
     def always(self) -> bool:
-        lo, hi = self.index.bounds(); return self.lo <= lo and hi < self.hi
+        lo, hi = self.index.bounds()
+        return self.lo <= lo and hi < self.hi
     def never(self) -> bool:
-        lo, hi = self.index.bounds(); return hi < self.lo or lo >= self.hi
-    def holds(self, env) -> bool: return self.lo <= self.index.eval(env) < self.hi
+        lo, hi = self.index.bounds()
+        return hi < self.lo or lo >= self.hi
+    def holds(self, env) -> bool:
+        return self.lo <= self.index.eval(env) < self.hi
 
 # %% ../nbs/limn/06_codegen.ipynb #ea4c5be5
 @dataclass(frozen=True)
@@ -163,29 +196,35 @@ class Loop:
     "LOOP: run the body for var = 0 .. var.extent - 1. `reduce` marks a dim the kernel folds away."
     var: Var
     reduce: bool = False
-    def render(self): return f"LOOP    {self.var.name} < {self.var.extent}"
+    def render(self):
+        return f"LOOP    {self.var.name} < {self.var.extent}"
 
 @dataclass(frozen=True)
 class EndLoop:
     "ENDLOOP: closes the innermost open LOOP over `var`."
     var: Var
-    def render(self): return f"ENDLOOP {self.var.name}"
+    def render(self):
+        return f"ENDLOOP {self.var.name}"
 
 def match_loops(instrs) -> dict:
     """Each LOOP's position mapped to its ENDLOOP's, and each ENDLOOP's to its LOOP's. The one place the nesting of an
     instruction list is worked out: the interpreter below and the C renderer (chapter 08) both jump by it."""
     match, open_loops = {}, []
     for pc, ins in enumerate(instrs):
-        if isinstance(ins, Loop): open_loops.append(pc)
+        if isinstance(ins, Loop):
+            open_loops.append(pc)
         elif isinstance(ins, EndLoop):
             if not open_loops or instrs[open_loops[-1]].var != ins.var:
                 raise ValueError(f"instruction {pc}, ENDLOOP {ins.var.name}, closes no open LOOP over {ins.var.name}")
-            start = open_loops.pop(); match[start], match[pc] = pc, start
-    if open_loops: raise ValueError(f"instruction {open_loops[-1]}, LOOP {instrs[open_loops[-1]].var.name}, is never closed")
+            start = open_loops.pop()
+            match[start], match[pc] = pc, start
+    if open_loops:
+        raise ValueError(f"instruction {open_loops[-1]}, LOOP {instrs[open_loops[-1]].var.name}, is never closed")
     return match
 
 # %% ../nbs/limn/06_codegen.ipynb #e4c5be52
-def _valid(checks) -> str: return "" if not checks else "  if " + " and ".join(c.render() for c in checks)
+def _valid(checks) -> str:
+    return "" if not checks else "  if " + " and ".join(c.render() for c in checks)
 
 @dataclass(frozen=True)
 class Const:
@@ -194,7 +233,8 @@ class Const:
     value: object
     dtype: DType
     valid: tuple = ()
-    def render(self): return f"CONST   {self.dst} = {self.value!r} : {self.dtype.name}{_valid(self.valid)}"
+    def render(self):
+        return f"CONST   {self.dst} = {self.value!r} : {self.dtype.name}{_valid(self.valid)}"
 
 @dataclass(frozen=True)
 class Load:
@@ -204,14 +244,16 @@ class Load:
     index: Index
     dtype: DType
     valid: tuple = ()
-    def render(self): return f"LOAD    {self.dst} = {self.buf}[{self.index.render()}] : {self.dtype.name}{_valid(self.valid)}"
+    def render(self):
+        return f"LOAD    {self.dst} = {self.buf}[{self.index.render()}] : {self.dtype.name}{_valid(self.valid)}"
 
 @dataclass(frozen=True)
 class Idx:
     "IDX: the index variable dst takes the integer value src, which must lie in [0, dst.extent) (a gather/scatter row)."
     dst: Var
     src: str
-    def render(self): return f"IDX     {self.dst.name} = {self.src} < {self.dst.extent}"
+    def render(self):
+        return f"IDX     {self.dst.name} = {self.src} < {self.dst.extent}"
 
 # %% ../nbs/limn/06_codegen.ipynb #e4c5be54
 @dataclass(frozen=True)
@@ -221,7 +263,8 @@ class Arith:
     op: Ops
     srcs: tuple
     dtype: DType
-    def render(self): return f"ARITH   {self.dst} = {self.op.name} {', '.join(self.srcs)} : {self.dtype.name}"
+    def render(self):
+        return f"ARITH   {self.dst} = {self.op.name} {', '.join(self.srcs)} : {self.dtype.name}"
 
 @dataclass(frozen=True)
 class Cast:
@@ -229,7 +272,8 @@ class Cast:
     dst: str
     src: str
     dtype: DType
-    def render(self): return f"CAST    {self.dst} = {self.src} : {self.dtype.name}"
+    def render(self):
+        return f"CAST    {self.dst} = {self.src} : {self.dtype.name}"
 
 @dataclass(frozen=True)
 class Where:
@@ -239,8 +283,10 @@ class Where:
     a: str
     b: str
     dtype: DType
-    def render(self): return f"WHERE   {self.dst} = {self.cond} ? {self.a} : {self.b} : {self.dtype.name}"
+    def render(self):
+        return f"WHERE   {self.dst} = {self.cond} ? {self.a} : {self.b} : {self.dtype.name}"
 
+# %% ../nbs/limn/06_codegen.ipynb #381b0274
 @dataclass(frozen=True)
 class Acc:
     """ACC: a register accumulator dst starts at the reduce identity `value` (its dtype is the compute width). With
@@ -250,7 +296,8 @@ class Acc:
     value: object
     dtype: DType
     lanes: int = 1
-    def render(self): return f"ACC     {self.dst} = {self.value!r} : {self.dtype.name}" + (f" x{self.lanes} lanes" if self.lanes > 1 else "")
+    def render(self):
+        return f"ACC     {self.dst} = {self.value!r} : {self.dtype.name}" + (f" x{self.lanes} lanes" if self.lanes > 1 else "")
 
 @dataclass(frozen=True)
 class Fold:
@@ -271,7 +318,8 @@ class Store:
     buf: str
     index: Index
     src: str
-    def render(self): return f"STORE   {self.buf}[{self.index.render()}] = {self.src}"
+    def render(self):
+        return f"STORE   {self.buf}[{self.index.render()}] = {self.src}"
 
 @dataclass(frozen=True)
 class Accum:
@@ -296,14 +344,17 @@ def definitions(instrs) -> dict:
 def fused_product(ins, defs: dict):
     """(a, b) when the FOLD or ACCUM `ins` adds a float product a * b of its own width, the IR's one fusion rule: the
     fold is then fma(a, b, acc), rounded once. None otherwise (MAX, ints, half widths, any other operand)."""
-    if not isinstance(ins, (Fold, Accum)) or ins.op is not Ops.ADD: return None
+    if not isinstance(ins, (Fold, Accum)) or ins.op is not Ops.ADD:
+        return None
     src = defs.get(ins.src)
-    if not isinstance(src, Arith) or src.op is not Ops.MUL or not src.dtype.is_float or src.dtype.is_half: return None
+    if not isinstance(src, Arith) or src.op is not Ops.MUL or not src.dtype.is_float or src.dtype.is_half:
+        return None
     return src.srcs
 
 def combine_lanes(values: list, fold):
     "Lanes as one value, neighbours first: ((l0 . l1) . (l2 . l3)) . ... for `fold` (the reduce's op) on a power of two."
-    if len(values) == 1: return values[0]
+    if len(values) == 1:
+        return values[0]
     half = len(values) // 2
     return fold(combine_lanes(values[:half], fold), combine_lanes(values[half:], fold))
 
@@ -319,7 +370,8 @@ def reduction_error(n: int, dtype: DType, lanes: int = 1, products: bool = False
     u = float(np.finfo(dtype.np).eps) / 2
     per_lane = -(-n // lanes) if n else 0
     m = max(per_lane - 1, 0) + (math.ceil(math.log2(lanes)) if lanes > 1 else 0) + (1 if products else 0)
-    if m * u >= 1: raise ValueError(f"n={n} terms of {dtype.name} in {lanes} lanes: m*u = {m * u} >= 1, no bound of this form")
+    if m * u >= 1:
+        raise ValueError(f"n={n} terms of {dtype.name} in {lanes} lanes: m*u = {m * u} >= 1, no bound of this form")
     return m * u / (1 - m * u)
 
 # %% ../nbs/limn/06_codegen.ipynb #78bf20d6
@@ -327,7 +379,8 @@ def flat_index(idx, shape) -> Index:
     "Row-major flat offset of index tuple `idx` into a contiguous array of `shape`."
     total = Index()
     for i, st in zip(idx, strides_for(shape)):
-        if st: total = total + Index.of(i) * st
+        if st:
+            total = total + Index.of(i) * st
     return total
 
 def unravel(flat: Index, shape) -> tuple:
@@ -337,7 +390,8 @@ def unravel(flat: Index, shape) -> tuple:
 
 def reduce_identity(op: Ops, dtype: DType):
     "The value a SUM or MAX starts from, as a python number."
-    if op is Ops.SUM: return 0.0 if dtype.is_float else 0
+    if op is Ops.SUM:
+        return 0.0 if dtype.is_float else 0
     return -math.inf if dtype.is_float else int(np.iinfo(dtype.np).min)
 
 _ARITH = {Ops.NEG, Ops.EXP, Ops.LOG, Ops.SQRT, Ops.RECIP, Ops.ADD, Ops.MUL, Ops.CMPLT}
@@ -351,7 +405,8 @@ class _Lowerer:
     def emit(self, make, dtype):
         dst = f"v{len(self.dtypes)}"
         self.dtypes[dst] = dtype
-        self.instrs.append(make(dst)); return dst
+        self.instrs.append(make(dst))
+        return dst
     def cast(self, value: str, dtype: DType) -> str:
         return value if self.dtypes[value] is dtype else self.emit(lambda d: Cast(d, value, dtype), dtype)
 
@@ -362,7 +417,8 @@ class _Lowerer:
             offset, bounds = node.arg.expr(idx)
             checks += [Check(Index.of(i), lo, hi) for i, lo, hi in bounds]
             node, flat = node.srcs[0], Index.of(offset)
-            if node.op is not Ops.VIEW or node in self.kernel.loads: return node, flat, checks
+            if node.op is not Ops.VIEW or node in self.kernel.loads:
+                return node, flat, checks
             idx = unravel(flat, node.shape)
         return node, flat_index(idx, node.shape), checks
 
@@ -374,9 +430,13 @@ def value(self: _Lowerer, node: Node, idx: tuple) -> str:
     stack = [want]
     while stack:
         key = stack[-1]
-        if key in self.memo: stack.pop(); continue
+        if key in self.memo:
+            stack.pop()
+            continue
         pending = [d for d in self._deps(*key) if d not in self.memo]
-        if pending: stack.extend(reversed(pending)); continue
+        if pending:
+            stack.extend(reversed(pending))
+            continue
         stack.pop()
         self.memo[key] = self._emit(*key)
     return self.memo[want]
@@ -384,11 +444,15 @@ def value(self: _Lowerer, node: Node, idx: tuple) -> str:
 @patch
 def _deps(self: _Lowerer, node: Node, idx: tuple) -> list:
     "The (node, index) values `node` at `idx` is computed from."
-    if node in self.kernel.loads or node.op in (Ops.VIEW, Ops.CONST): return []
-    if node.op is Ops.GATHER: return [(node.srcs[1], idx[:-1])]
-    if node.op in _ARITH or node.op in (Ops.CAST, Ops.WHERE): return [(s, idx) for s in self.reads(node)]
+    if node in self.kernel.loads or node.op in (Ops.VIEW, Ops.CONST):
+        return []
+    if node.op is Ops.GATHER:
+        return [(node.srcs[1], idx[:-1])]
+    if node.op in _ARITH or node.op in (Ops.CAST, Ops.WHERE):
+        return [(s, idx) for s in self.reads(node)]
     return []
 
+# %% ../nbs/limn/06_codegen.ipynb #b01ae02b
 @patch
 def divides(self: _Lowerer, node: Node) -> bool:
     "True when `node` is a division (chapter 04) whose RECIP is fused here, so x / y can be one instruction."
@@ -399,30 +463,40 @@ def reads(self: _Lowerer, node: Node) -> tuple:
     "The nodes `node` is computed from in this kernel: its srcs, or a division's x and y."
     return (node.srcs[0], divisor(node)) if self.divides(node) else node.srcs
 
+# %% ../nbs/limn/06_codegen.ipynb #cd7a068d
 @patch
 def _emit(self: _Lowerer, node: Node, idx: tuple) -> str:
     op, dt = node.op, node.dtype
     if node in self.kernel.loads or op in (Ops.VIEW, Ops.CONST):
         base, flat, checks = self.address(node, idx) if op is Ops.VIEW and node not in self.kernel.loads else (node, flat_index(idx, node.shape), [])
         checks = tuple(c for c in checks if not c.always())
-        if any(c.never() for c in checks): return self.emit(lambda d: Const(d, 0.0 if dt.is_float else 0, dt), dt)
-        if base.op is Ops.CONST: return self.emit(lambda d: Const(d, base.arg, dt, checks), dt)
-        if base not in self.kernel.loads: raise RuntimeError(f"{base} is neither in memory nor fused into {self.kernel.name}")
+        if any(c.never() for c in checks):
+            return self.emit(lambda d: Const(d, 0.0 if dt.is_float else 0, dt), dt)
+        if base.op is Ops.CONST:
+            return self.emit(lambda d: Const(d, base.arg, dt, checks), dt)
+        if base not in self.kernel.loads:
+            raise RuntimeError(f"{base} is neither in memory nor fused into {self.kernel.name}")
         return self.emit(lambda d: Load(d, self.names[self.kernel.loads[base]], flat, dt, checks), dt)
     srcs = tuple(self.memo[(s, idx)] for s in self.reads(node)) if op is not Ops.GATHER else ()
-    if op in _ARITH: return self.emit(lambda d: Arith(d, DIV if self.divides(node) else op, srcs, dt), dt)
-    if op is Ops.CAST: return self.emit(lambda d: Cast(d, srcs[0], dt), dt)
-    if op is Ops.WHERE: return self.emit(lambda d: Where(d, *srcs, dt), dt)
+    if op in _ARITH:
+        return self.emit(lambda d: Arith(d, DIV if self.divides(node) else op, srcs, dt), dt)
+    if op is Ops.CAST:
+        return self.emit(lambda d: Cast(d, srcs[0], dt), dt)
+    if op is Ops.WHERE:
+        return self.emit(lambda d: Where(d, *srcs, dt), dt)
     if op is Ops.GATHER:
         table, rows = node.srcs
         row = self.row_var(self.memo[(rows, idx[:-1])], table.shape[0])
         return self.value(table, (Index.of(row), idx[-1]))
     raise RuntimeError(f"{op.name} cannot be fused into kernel {self.kernel.name}; the scheduler should have cut it")
 
+# %% ../nbs/limn/06_codegen.ipynb #74ad1fac
 @patch
 def row_var(self: _Lowerer, value: str, extent: int) -> Var:
-    var = Var(f"x{self.rows}", extent); self.rows += 1
-    self.instrs.append(Idx(var, value)); return var
+    var = Var(f"x{self.rows}", extent)
+    self.rows += 1
+    self.instrs.append(Idx(var, value))
+    return var
 
 # %% ../nbs/limn/06_codegen.ipynb #164381a2
 def loop_vars(kernel: Kernel) -> tuple:
@@ -436,15 +510,18 @@ def accesses(instrs) -> list:
 
 def walks_in_order(index: Index, var: Var) -> bool:
     "True when stepping `var` moves `index` by exactly 1 (stride-1) or not at all (the value stays in a register)."
-    if var not in index.variables(): return True
+    if var not in index.variables():
+        return True
     return index.coef(var) == 1 and not any(isinstance(a, (Div, Mod)) and var in a.num.variables() for a, _ in index.terms)
 
+# %% ../nbs/limn/06_codegen.ipynb #714aa962
 def loop_order(kernel: Kernel, instrs=None, reduce_innermost: bool = False) -> list:
     """Dims to loop over, outermost first: dim order, except that the dim along which the most accesses walk memory
     in order (stride 1, or stride 0) moves innermost; ties go to the later dim. With `reduce_innermost`, reduce
     dims stay inside the others."""
     vars_ = [(d, i.terms[0][0]) for d, i in enumerate(loop_vars(kernel)) if i.terms]
-    if not vars_: return []
+    if not vars_:
+        return []
     if instrs is None:
         instrs, _, out_index = _body(kernel, loop_vars(kernel))
         instrs = instrs + [Store("out", out_index, "")]
@@ -453,7 +530,8 @@ def loop_order(kernel: Kernel, instrs=None, reduce_innermost: bool = False) -> l
     candidates = [d for d, _ in vars_ if not reduce_innermost or d in kernel.reduce_axes] or [d for d, _ in vars_]
     inner = max(candidates, key=lambda d: (score[d], d))
     rest = [d for d, _ in vars_ if d != inner]
-    if reduce_innermost: rest = [d for d in rest if d not in kernel.reduce_axes] + [d for d in rest if d in kernel.reduce_axes]
+    if reduce_innermost:
+        rest = [d for d in rest if d not in kernel.reduce_axes] + [d for d in rest if d in kernel.reduce_axes]
     return rest + [inner]
 
 def _body(kernel: Kernel, idx: tuple, lowerer: _Lowerer | None = None):
@@ -484,9 +562,12 @@ def _fill_with_identity(kernel: Kernel, low, fill_loops: list, fill_idx: list):
 # %% ../nbs/limn/06_codegen.ipynb #327bcadd
 def lower(kernel: Kernel) -> list:
     "The kernel's loop nest as a list of instructions (also kept in `kernel.instrs`). CUSTOM kernels have none."
-    if kernel.instrs is not None: return kernel.instrs
+    if kernel.instrs is not None:
+        return kernel.instrs
     root, out = kernel.root, kernel.output
-    if root.op is Ops.CUSTOM: kernel.instrs = []; return []
+    if root.op is Ops.CUSTOM:
+        kernel.instrs = []
+        return []
     idx = loop_vars(kernel)
     var = {d: i.terms[0][0] for d, i in enumerate(idx) if i.terms}
     is_reduce = root.op in REDUCE_OPS
@@ -494,9 +575,11 @@ def lower(kernel: Kernel) -> list:
     order = loop_order(kernel, reduce_innermost=is_reduce and out.dtype.is_half)
     low = _Lowerer(kernel)
     def open_(dims):
-        for d in dims: low.instrs.append(Loop(var[d], d in kernel.reduce_axes))
+        for d in dims:
+            low.instrs.append(Loop(var[d], d in kernel.reduce_axes))
     def close(dims):
-        for d in reversed(dims): low.instrs.append(EndLoop(var[d]))
+        for d in reversed(dims):
+            low.instrs.append(EndLoop(var[d]))
     first_reduce = next((p for p, d in enumerate(order) if d in kernel.reduce_axes), len(order))
     in_register = is_reduce and all(d in kernel.reduce_axes for d in order[first_reduce:])
     fold = Ops.ADD if root.op is Ops.SUM else Ops.MAX
@@ -540,7 +623,8 @@ def lower(kernel: Kernel) -> list:
 # %% ../nbs/limn/06_codegen.ipynb #327bcadf
 def lower_schedule(sched: Schedule) -> Schedule:
     "Lower every kernel of `sched` (in place) and return it."
-    for k in sched.kernels: lower(k)
+    for k in sched.kernels:
+        lower(k)
     return sched
 
 # %% ../nbs/limn/06_codegen.ipynb #f7a1c011
@@ -562,9 +646,12 @@ class Contraction:
 
 def operands(ins) -> tuple:
     "Names of the values an instruction reads."
-    if isinstance(ins, Arith): return ins.srcs
-    if isinstance(ins, Where): return (ins.cond, ins.a, ins.b)
-    if isinstance(ins, Fold): return (ins.acc, ins.src)
+    if isinstance(ins, Arith):
+        return ins.srcs
+    if isinstance(ins, Where):
+        return (ins.cond, ins.a, ins.b)
+    if isinstance(ins, Fold):
+        return (ins.acc, ins.src)
     return (ins.src,) if isinstance(ins, (Cast, Store, Accum, Idx)) else ()
 
 def index_vars(ins) -> set:
@@ -576,40 +663,53 @@ def _chain(body, name) -> tuple:
     "The instructions of `body` that `name` is computed from, in order."
     want, out = {name}, []
     for ins in reversed(body):
-        if ins.dst in want: out.append(ins); want |= set(operands(ins))
+        if ins.dst in want:
+            out.append(ins)
+            want |= set(operands(ins))
     return tuple(reversed(out))
 
 # %% ../nbs/limn/06_codegen.ipynb #f7a1c012
 def contraction(kernel: Kernel) -> Contraction | None:
     "The kernel as a `Contraction` when its nest is matmul-shaped (see above), else None."
     instrs = lower(kernel)
-    if kernel.op is not Ops.SUM: return None
+    if kernel.op is not Ops.SUM:
+        return None
     defs, match = definitions(instrs), match_loops(instrs)
     folds = [pc for pc, i in enumerate(instrs) if isinstance(i, (Fold, Accum))]
-    if len(folds) != 1 or (product := fused_product(instrs[folds[0]], defs)) is None: return None
+    if len(folds) != 1 or (product := fused_product(instrs[folds[0]], defs)) is None:
+        return None
     pc, fold = folds[0], instrs[folds[0]]
     around = [p for p in range(pc) if isinstance(instrs[p], Loop) and match[p] > pc]
-    if not around or match[around[-1]] != pc + 1: return None            # the fold must end the innermost loop
+    if not around or match[around[-1]] != pc + 1:
+        return None            # the fold must end the innermost loop
     body = instrs[around[-1] + 1:pc]
-    if not all(isinstance(i, (Load, Const, Arith, Cast, Where)) for i in body): return None
+    if not all(isinstance(i, (Load, Const, Arith, Cast, Where)) for i in body):
+        return None
     needs = {}
-    for ins in body: needs[ins.dst] = index_vars(ins).union(*(needs.get(s, set()) for s in operands(ins)))
+    for ins in body:
+        needs[ins.dst] = index_vars(ins).union(*(needs.get(s, set()) for s in operands(ins)))
     a, b = product
-    if a not in needs or b not in needs: return None
+    if a not in needs or b not in needs:
+        return None
     loops = [instrs[p] for p in around]
     reduce, kept = tuple(l.var for l in loops if l.reduce), [l.var for l in loops if not l.reduce]
     rows = [v for v in kept if v.name in needs[a] and v.name not in needs[b]]
     cols = [v for v in kept if v.name in needs[b] and v.name not in needs[a]]
-    if not reduce or not rows or not cols or any(l.var.extent == 0 for l in loops): return None
-    if isinstance(fold, Accum): out = fold.index
+    if not reduce or not rows or not cols or any(l.var.extent == 0 for l in loops):
+        return None
+    if isinstance(fold, Accum):
+        out = fold.index
     else:
         stores = [i for i in instrs if isinstance(i, Store) and i.src == fold.acc]
-        if len(stores) != 1: return None
+        if len(stores) != 1:
+            return None
         out = stores[0].index
-    if any(v in out.variables() for v in reduce): return None
+    if any(v in out.variables() for v in reduce):
+        return None
     row = max(rows, key=lambda v: v.extent)
     col = max(cols, key=lambda v: (out.coef(v) == 1, v.extent))           # unit stride in the output, else the longest
-    if any(isinstance(t, (Div, Mod)) and t.num.variables() & {row, col} for t, _ in out.terms): return None
+    if any(isinstance(t, (Div, Mod)) and t.num.variables() & {row, col} for t, _ in out.terms):
+        return None
     outer = tuple(v for v in kept if v not in (row, col))
     return Contraction(row, col, reduce, outer, a, b, _chain(body, a), _chain(body, b), out, kernel.output.dtype)
 
@@ -618,12 +718,15 @@ def format_kernel(kernel: Kernel) -> str:
     "The kernel as text: header, its buffers, the nest indented by depth."
     lines = [f"{kernel.name}  {kernel.op.name}  loop{list(kernel.loop_shape)}"]
     lines += [f"    {name} = {ref.describe()}" for name, ref in kernel.args]
-    if kernel.op is Ops.CUSTOM: lines.append(f"  CUSTOM  {kernel.root.arg[0]} output {kernel.root.arg[1]}")
+    if kernel.op is Ops.CUSTOM:
+        lines.append(f"  CUSTOM  {kernel.root.arg[0]} output {kernel.root.arg[1]}")
     depth = 1
     for ins in lower(kernel):
-        if isinstance(ins, EndLoop): depth -= 1
+        if isinstance(ins, EndLoop):
+            depth -= 1
         lines.append("  " * depth + ins.render())
-        if isinstance(ins, Loop): depth += 1
+        if isinstance(ins, Loop):
+            depth += 1
     return "\n".join(lines)
 
 def format_schedule(sched: Schedule) -> str:
@@ -634,13 +737,16 @@ def format_schedule(sched: Schedule) -> str:
 
 def _node_of(x) -> Node:
     "The graph node of a Tensor (its `.node`), or a Node as it is."
-    if isinstance(x, Node): return x
-    if isinstance(getattr(x, "node", None), Node): return x.node
+    if isinstance(x, Node):
+        return x
+    if isinstance(getattr(x, "node", None), Node):
+        return x.node
     raise TypeError(f"expected a Tensor or a Node, got {type(x).__name__}")
 
 def ir(*tensors) -> str:
     "The loop-nest IR of realizing `tensors` (Tensors or Nodes, or one list of them): what the compiled devices run."
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)): tensors = tuple(tensors[0])
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
     return format_schedule(lower_schedule(schedule([_node_of(t) for t in tensors])))
 
 # %% ../nbs/limn/06_codegen.ipynb #d7e9bbc7
@@ -654,20 +760,29 @@ def draw_nest(kernel: Kernel):
         if isinstance(ins, Loop):
             box = g.cluster(f"{kernel.name}_{pc}", label=f"LOOP {ins.var.name} < {ins.var.extent}" + ("  (reduce)" if ins.reduce else ""),
                             style="rounded,filled", fillcolor="#f3e6f7" if ins.reduce else "#e8eef8")
-            box.__enter__(); open_loops.append(box); continue
-        if isinstance(ins, EndLoop): open_loops.pop().__exit__(None, None, None); continue
+            box.__enter__()
+            open_loops.append(box)
+            continue
+        if isinstance(ins, EndLoop):
+            open_loops.pop().__exit__(None, None, None)
+            continue
         node_id = f"{kernel.name}_{pc}"
         text = ins.render().split(None, 1)
         g.node(node_id, f"{text[0]}\n{text[1]}", fillcolor="#ffffff")
         for field in ("srcs", "src", "cond", "a", "b", "acc"):
             names = getattr(ins, field, None)
             for v in ([names] if isinstance(names, str) else names or []):
-                if v in made and made[v] != node_id: edges.append((made[v], node_id, {"color": "#999999"}))
-        if isinstance(ins, Load): edges.append((ins.buf, node_id, {"label": ins.index.render()}))
-        if isinstance(ins, (Store, Accum)): edges.append((node_id, ins.buf, {"label": ins.index.render(), "style": "bold"}))
+                if v in made and made[v] != node_id:
+                    edges.append((made[v], node_id, {"color": "#999999"}))
+        if isinstance(ins, Load):
+            edges.append((ins.buf, node_id, {"label": ins.index.render()}))
+        if isinstance(ins, (Store, Accum)):
+            edges.append((node_id, ins.buf, {"label": ins.index.render(), "style": "bold"}))
         dst = getattr(ins, "dst", None) or getattr(ins, "acc", None)
-        if isinstance(dst, str): made[dst] = node_id
-    for tail, head, attrs in edges: g.edge(tail, head, **attrs)
+        if isinstance(dst, str):
+            made[dst] = node_id
+    for tail, head, attrs in edges:
+        g.edge(tail, head, **attrs)
     return g
 
 # %% ../nbs/limn/06_codegen.ipynb #f7a1c020
@@ -677,26 +792,34 @@ def fma(a, b, c, dtype: DType):
     s + e = a*b + c exactly; rounding s to float32 is correct unless s lies exactly halfway between two float32s
     (a float64 can), and then the sign of e picks the side."""
     a, b, c = float(a), float(b), float(c)
-    if not all(map(math.isfinite, (a, b, c))): return dtype.np.type(a * b + c)       # inf/nan: as IEEE says, unrounded
+    if not all(map(math.isfinite, (a, b, c))):
+        return dtype.np.type(a * b + c)       # inf/nan: as IEEE says, unrounded
     if dtype.np == np.float64:
         exact = Fraction(a) * Fraction(b) + Fraction(c)
-        if exact == 0: return np.float64(a * b + c)           # then a*b = -c is exact, and IEEE's sign of zero follows
-        try: return np.float64(float(exact))
-        except OverflowError: return np.float64(math.copysign(math.inf, exact))
+        if exact == 0:
+            return np.float64(a * b + c)           # then a*b = -c is exact, and IEEE's sign of zero follows
+        try:
+            return np.float64(float(exact))
+        except OverflowError:
+            return np.float64(math.copysign(math.inf, exact))
     p = a * b
     s = p + c
-    if not math.isfinite(s): return np.float32(s)
-    bp = s - c; e = (p - bp) + (c - (s - bp))                   # TwoSum (Knuth): s + e == p + c exactly
+    if not math.isfinite(s):
+        return np.float32(s)
+    bp = s - c
+    e = (p - bp) + (c - (s - bp))                   # TwoSum (Knuth): s + e == p + c exactly
     t = np.float32(s)
     if e != 0 and float(t) != s and math.isfinite(float(t)):
         other = np.nextafter(t, np.float32(math.copysign(math.inf, s - float(t))))
-        if float(t) + float(other) == 2 * s: t = max(t, other) if e > 0 else min(t, other)
+        if float(t) + float(other) == 2 * s:
+            t = max(t, other) if e > 0 else min(t, other)
     return t
 
 def _fold(ins, old, dtype, read, defs):
     "One FOLD or ACCUM step: the numpy device's op, or a fused multiply-add (`fused_product`)."
     pair = fused_product(ins, defs)
-    if pair: return fma(read(pair[0]), read(pair[1]), old, dtype)
+    if pair:
+        return fma(read(pair[0]), read(pair[1]), old, dtype)
     return numpy_op(ins.op, [old, read(ins.src)], dtype)
 
 # %% ../nbs/limn/06_codegen.ipynb #5c5e266a
@@ -710,32 +833,40 @@ def interpret(kernel: Kernel, arrays: dict) -> None:
     lane_op = {i.acc: i.op for i in instrs if isinstance(i, Fold) and i.lane is not None}
     env, vals, dtypes, pc = {}, {}, {}, 0
     def read(name):
-        if name not in lane_op: return vals[name]
+        if name not in lane_op:
+            return vals[name]
         return combine_lanes(vals[name], lambda x, y: numpy_op(lane_op[name], [x, y], dtypes[name]))
     def index(i):
         at = i.index.eval(env)
-        if not 0 <= at < arrays[i.buf].size: raise IndexError(f"{kernel.name}: {i.render()} reads {i.buf}[{at}], outside {arrays[i.buf].size} elements")
+        if not 0 <= at < arrays[i.buf].size:
+            raise IndexError(f"{kernel.name}: {i.render()} reads {i.buf}[{at}], outside {arrays[i.buf].size} elements")
         return at
     with np.errstate(all="ignore"):
         while pc < len(instrs):
-            ins = instrs[pc]; pc += 1
+            ins = instrs[pc]
+            pc += 1
             if isinstance(ins, Loop):
-                if ins.var.extent == 0: pc = match[pc - 1] + 1
-                else: env[ins.var.name] = 0
+                if ins.var.extent == 0:
+                    pc = match[pc - 1] + 1
+                else:
+                    env[ins.var.name] = 0
             elif isinstance(ins, EndLoop):
                 env[ins.var.name] += 1
-                if env[ins.var.name] < ins.var.extent: pc = match[pc - 1] + 1
+                if env[ins.var.name] < ins.var.extent:
+                    pc = match[pc - 1] + 1
             elif isinstance(ins, (Const, Acc)):
                 ok = all(c.holds(env) for c in getattr(ins, "valid", ()))
                 vals[ins.dst], dtypes[ins.dst] = np.array(ins.value if ok else 0, dtype=ins.dtype.np)[()], ins.dtype
-                if getattr(ins, "lanes", 1) > 1: vals[ins.dst] = [vals[ins.dst]] * ins.lanes
+                if getattr(ins, "lanes", 1) > 1:
+                    vals[ins.dst] = [vals[ins.dst]] * ins.lanes
             elif isinstance(ins, Load):
                 ok = all(c.holds(env) for c in ins.valid)
                 vals[ins.dst] = arrays[ins.buf][index(ins)] if ok else ins.dtype.np.type(0)
                 dtypes[ins.dst] = ins.dtype
             elif isinstance(ins, Idx):
                 row = int(read(ins.src))
-                if not 0 <= row < ins.dst.extent: raise ValueError(f"{kernel.name}: row index {row} outside [0, {ins.dst.extent})")
+                if not 0 <= row < ins.dst.extent:
+                    raise ValueError(f"{kernel.name}: row index {row} outside [0, {ins.dst.extent})")
                 env[ins.dst.name] = row
             elif isinstance(ins, Arith):
                 vals[ins.dst], dtypes[ins.dst] = numpy_op(ins.op, [read(s) for s in ins.srcs], ins.dtype), ins.dtype
@@ -744,7 +875,8 @@ def interpret(kernel: Kernel, arrays: dict) -> None:
             elif isinstance(ins, Where):
                 vals[ins.dst], dtypes[ins.dst] = numpy_op(Ops.WHERE, [read(ins.cond), read(ins.a), read(ins.b)], ins.dtype), ins.dtype
             elif isinstance(ins, Fold):
-                if ins.lane is None: vals[ins.acc] = _fold(ins, vals[ins.acc], dtypes[ins.acc], read, defs)
+                if ins.lane is None:
+                    vals[ins.acc] = _fold(ins, vals[ins.acc], dtypes[ins.acc], read, defs)
                 else:
                     lane = ins.lane.eval(env)
                     vals[ins.acc][lane] = _fold(ins, vals[ins.acc][lane], dtypes[ins.acc], read, defs)
@@ -753,7 +885,8 @@ def interpret(kernel: Kernel, arrays: dict) -> None:
             elif isinstance(ins, Accum):
                 at, buf = index(ins), arrays[ins.buf]
                 buf[at] = _fold(ins, buf[at], kernel.output.dtype if ins.buf == "out" else dtypes[ins.src], read, defs)
-            else: raise TypeError(f"unknown instruction {ins!r}")
+            else:
+                raise TypeError(f"unknown instruction {ins!r}")
 
 # %% ../nbs/limn/06_codegen.ipynb #5c5e266c
 def run_ir(sinks) -> list:
@@ -761,16 +894,19 @@ def run_ir(sinks) -> list:
     sched = sinks if isinstance(sinks, Schedule) else schedule([_node_of(s) for s in (sinks if isinstance(sinks, (list, tuple)) else [sinks])])
     memory = {ref: (ref.buffer.array.reshape(-1) if ref.buffer is not None else np.zeros(ref.numel, ref.dtype.np)) for ref in sched.buffers}
     for k in sched.kernels:
-        if k.op is Ops.CUSTOM: raise ValueError(f"{k.name} is CUSTOM kernel {k.root.arg[0]!r}: the IR interpreter has no device kernels")
+        if k.op is Ops.CUSTOM:
+            raise ValueError(f"{k.name} is CUSTOM kernel {k.root.arg[0]!r}: the IR interpreter has no device kernels")
         interpret(k, {name: memory[ref] for name, ref in k.args})
     staged = [(t, memory[v].copy()) for t, v in sched.assigns]     # every kernel ran: now the assigns commit
-    for t, value in staged: t.buffer.array[...] = value.reshape(t.shape)
+    for t, value in staged:
+        t.buffer.array[...] = value.reshape(t.shape)
     return [memory[s.buf].reshape(s.shape).copy() for s in sched.sinks]
 
 # %% ../nbs/limn/06_codegen.ipynb #ba93bc5a
 def split_var(index: Index, var: Var):
     "(coef, rest) with index == coef*var + rest and `var` absent from rest, or None when var sits inside a Div/Mod."
-    if any(isinstance(a, (Div, Mod)) and var in a.num.variables() for a, _ in index.terms): return None
+    if any(isinstance(a, (Div, Mod)) and var in a.num.variables() for a, _ in index.terms):
+        return None
     coef = index.coef(var)
     return coef, index - Index.of(var) * coef
 
@@ -778,6 +914,7 @@ def mask_edges(check: Check, var: Var):
     """For a check that is affine in `var` with coefficient 1: (start, stop) index expressions (free of var) such that
     the check holds exactly for start <= var < stop. None otherwise. This is where a backend cuts a masked loop."""
     split = split_var(check.index, var)
-    if split is None or split[0] != 1: return None
+    if split is None or split[0] != 1:
+        return None
     rest = split[1]
     return Index.of(check.lo) - rest, Index.of(check.hi) - rest

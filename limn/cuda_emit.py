@@ -25,8 +25,10 @@ __all__ = ['STORAGE', 'PRELUDE', 'THREADS', 'MAX_BLOCKS', 'SPLIT_MIN_REDUCE', 'S
 STORAGE = {"float64": "double", "float32": "float", "float16": "limn_half", "bfloat16": "limn_bf16",
            "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
 
-def storage_type(dtype: DType) -> str: return STORAGE[dtype.name]
-def register_type(dtype: DType) -> str: return "float" if dtype.is_half else STORAGE[dtype.name]
+def storage_type(dtype: DType) -> str:
+    return STORAGE[dtype.name]
+def register_type(dtype: DType) -> str:
+    return "float" if dtype.is_half else STORAGE[dtype.name]
 
 PRELUDE = r"""typedef long long int64_t; typedef int int32_t; typedef short int16_t; typedef signed char int8_t;
 typedef unsigned int uint32_t; typedef unsigned short uint16_t;
@@ -60,7 +62,8 @@ def cuda_literal(value, dtype: DType) -> str:
     "`value` as an exact literal of `dtype`'s register type: floats in hex, infinities and NaN by their bits."
     if dtype.is_float:
         v, double = float(value), dtype.name == "float64"
-        if v != v: return "__longlong_as_double(0x7ff8000000000000LL)" if double else "__int_as_float(0x7fc00000)"
+        if v != v:
+            return "__longlong_as_double(0x7ff8000000000000LL)" if double else "__int_as_float(0x7fc00000)"
         if math.isinf(v):
             bits = ("0x7ff0000000000000LL" if v > 0 else "0xfff0000000000000LL") if double else ("0x7f800000" if v > 0 else "0xff800000")
             return f"__longlong_as_double({bits})" if double else f"__int_as_float({bits})"
@@ -74,31 +77,42 @@ def cuda_index(index: Index) -> str:
         text = atom.name if isinstance(atom, Var) else f"limn_floordiv({cuda_index(atom.num)}, {atom.divisor})" if isinstance(atom, Div) \
                else f"limn_mod({cuda_index(atom.num)}, {atom.modulus})"
         parts.append(text if coef == 1 else f"{text}*{coef}LL" if coef > 0 else f"{text}*({coef}LL)")
-    if index.const or not parts: parts.append(f"{index.const}LL" if index.const >= 0 else f"({index.const}LL)")
+    if index.const or not parts:
+        parts.append(f"{index.const}LL" if index.const >= 0 else f"({index.const}LL)")
     return " + ".join(parts)
 
 def cuda_check(check: Check) -> str:
     e = cuda_index(check.index)
     return f"({check.lo}LL <= {e} && {e} < {check.hi}LL)"
 
-def _wrap(dtype: DType, expr: str) -> str: return f"(({storage_type(dtype)})(uint32_t)({expr}))"
+def _wrap(dtype: DType, expr: str) -> str:
+    return f"(({storage_type(dtype)})(uint32_t)({expr}))"
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #1a901021
 def cuda_arith(op: Ops, args: list, dtype: DType) -> str:
     "One ARITH (or FOLD/ACCUM step) over register operands of `dtype`, rounded to its width."
     R, double = register_type(dtype), dtype.name == "float64"
-    if op is Ops.NEG: e = f"(-{args[0]})" if dtype.is_float else _wrap(dtype, f"0u - (uint32_t){args[0]}")
+    if op is Ops.NEG:
+        e = f"(-{args[0]})" if dtype.is_float else _wrap(dtype, f"0u - (uint32_t){args[0]}")
     elif op in (Ops.EXP, Ops.LOG, Ops.SQRT):
-        if not dtype.is_float: raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
+        if not dtype.is_float:
+            raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
         e = f"{op.name.lower()}{'' if double else 'f'}({args[0]})"
-    elif op is Ops.RECIP: e = f"(({R})1 / {args[0]})"
-    elif op is DIV: e = f"({args[0]} / {args[1]})"            # IEEE division (NVRTC's default -prec-div=true)
-    elif op is Ops.ADD: e = f"({args[0]} + {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} + (uint32_t){args[1]}")
-    elif op is Ops.MUL: e = f"({args[0]} * {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} * (uint32_t){args[1]}")
-    elif op is Ops.CMPLT: e = f"(({R})({args[0]} < {args[1]}))"
+    elif op is Ops.RECIP:
+        e = f"(({R})1 / {args[0]})"
+    elif op is DIV:
+        e = f"({args[0]} / {args[1]})"            # IEEE division (NVRTC's default -prec-div=true)
+    elif op is Ops.ADD:
+        e = f"({args[0]} + {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} + (uint32_t){args[1]}")
+    elif op is Ops.MUL:
+        e = f"({args[0]} * {args[1]})" if dtype.is_float else _wrap(dtype, f"(uint32_t){args[0]} * (uint32_t){args[1]}")
+    elif op is Ops.CMPLT:
+        e = f"(({R})({args[0]} < {args[1]}))"
     elif op is Ops.MAX:
         a, b = args
         e = f"(({a} > {b} || {a} != {a}) ? {a} : {b})" if dtype.is_float else f"({a} > {b} ? {a} : {b})"
-    else: raise ValueError(f"op={op} is not an ARITH op")
+    else:
+        raise ValueError(f"op={op} is not an ARITH op")
     return rounded(dtype, e)
 
 # %% ../nbs/limn/10_cuda_emit.ipynb #bfe28fa7
@@ -112,7 +126,8 @@ class Body:
         self.loads: dict = {}                        # id(Load) -> expression already in register type
 
     def guarded(self, ins, value: str, dtype: DType) -> str:
-        if not ins.valid: return value
+        if not ins.valid:
+            return value
         return f"({' && '.join(cuda_check(c) for c in ins.valid)}) ? {value} : ({register_type(dtype)})0"
 
     def accum(self, ins) -> str:
@@ -133,24 +148,31 @@ def instr(self: Body, ins) -> list:
     if isinstance(ins, Load):
         source = self.loads.get(id(ins)) or widen(ins.dtype, f"{ins.buf}[{cuda_index(ins.index)}]")
         return [f"const {T(ins.dtype)} {ins.dst} = {self.guarded(ins, source, ins.dtype)};"]
-    if isinstance(ins, Const): return [f"const {T(ins.dtype)} {ins.dst} = {self.guarded(ins, cuda_literal(ins.value, ins.dtype), ins.dtype)};"]
+    if isinstance(ins, Const):
+        return [f"const {T(ins.dtype)} {ins.dst} = {self.guarded(ins, cuda_literal(ins.value, ins.dtype), ins.dtype)};"]
     if isinstance(ins, Idx):
         x = ins.dst.name
         return [f"int64_t {x} = (int64_t){ins.src};", f"if ({x} < 0 || {x} >= {ins.dst.extent}LL) {{ *limn_bad = 1; {x} = 0; }}"]
-    if isinstance(ins, Arith): return [f"const {T(ins.dtype)} {ins.dst} = {cuda_arith(ins.op, list(ins.srcs), ins.dtype)};"]
+    if isinstance(ins, Arith):
+        return [f"const {T(ins.dtype)} {ins.dst} = {cuda_arith(ins.op, list(ins.srcs), ins.dtype)};"]
     if isinstance(ins, Cast):
         src_t = self.types[ins.src]
         value = f"({T(ins.dtype)})({'(int64_t)' if ins.dtype.is_int and src_t.is_float else ''}{ins.src})"
         return [f"const {T(ins.dtype)} {ins.dst} = {rounded(ins.dtype, value)};"]
-    if isinstance(ins, Where): return [f"const {T(ins.dtype)} {ins.dst} = ({ins.cond} != 0) ? {ins.a} : {ins.b};"]
-    if isinstance(ins, Acc): return [f"{T(ins.dtype)} {ins.dst} = {cuda_literal(ins.value, ins.dtype)};"]
-    if isinstance(ins, Fold): return [f"{ins.acc} = {cuda_arith(ins.op, [ins.acc, ins.src], self.types[ins.acc])};"]
+    if isinstance(ins, Where):
+        return [f"const {T(ins.dtype)} {ins.dst} = ({ins.cond} != 0) ? {ins.a} : {ins.b};"]
+    if isinstance(ins, Acc):
+        return [f"{T(ins.dtype)} {ins.dst} = {cuda_literal(ins.value, ins.dtype)};"]
+    if isinstance(ins, Fold):
+        return [f"{ins.acc} = {cuda_arith(ins.op, [ins.acc, ins.src], self.types[ins.acc])};"]
     if isinstance(ins, Store):
         dt = self.buf_types[ins.buf]
         return [f"{ins.buf}[{cuda_index(ins.index)}] = {narrow(dt, f'({T(dt)}){ins.src}')};"]
-    if isinstance(ins, Accum): return [self.accum(ins)]
+    if isinstance(ins, Accum):
+        return [self.accum(ins)]
     raise TypeError(f"unknown instruction {ins!r}")
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #c8d18995
 @patch
 def block(self: Body, lo: int, hi: int, depth: int) -> list:
     "Instructions lo .. hi-1 as serial CUDA (loops as `for`), indented to `depth`."
@@ -164,7 +186,8 @@ def block(self: Body, lo: int, hi: int, depth: int) -> list:
             lines.append("  " * depth + "}")
             pc = match[pc] + 1
         else:
-            lines += ["  " * depth + line for line in self.instr(ins)]; pc += 1
+            lines += ["  " * depth + line for line in self.instr(ins)]
+            pc += 1
     return lines
 
 # %% ../nbs/limn/10_cuda_emit.ipynb #6b7f9e93
@@ -173,20 +196,25 @@ def regions(instrs) -> list:
     match, spans, lo, pc, open_acc = match_loops(instrs), [], 0, 0, False
     while pc < len(instrs):
         ins = instrs[pc]
-        if isinstance(ins, Acc): open_acc = True
+        if isinstance(ins, Acc):
+            open_acc = True
         end = match[pc] if isinstance(ins, Loop) else pc
         if isinstance(ins, (Store, Accum)) or (isinstance(ins, Loop) and not open_acc):
-            spans.append((lo, end + 1)); lo, open_acc = end + 1, False
+            spans.append((lo, end + 1))
+            lo, open_acc = end + 1, False
         pc = end + 1
-    if lo < len(instrs): spans.append((lo, len(instrs)))
+    if lo < len(instrs):
+        spans.append((lo, len(instrs)))
     return spans
 
 def perfect_chain(instrs, lo: int, hi: int) -> list:
     "Positions of the loops that open the span [lo, hi) and each hold exactly one loop (plus the last one): a perfect nest."
     match = match_loops(instrs)
-    if not isinstance(instrs[lo], Loop) or match[lo] != hi - 1: return []
+    if not isinstance(instrs[lo], Loop) or match[lo] != hi - 1:
+        return []
     chain = [lo]
-    while isinstance(instrs[chain[-1] + 1], Loop) and match[chain[-1] + 1] == match[chain[-1]] - 1: chain.append(chain[-1] + 1)
+    while isinstance(instrs[chain[-1] + 1], Loop) and match[chain[-1] + 1] == match[chain[-1]] - 1:
+        chain.append(chain[-1] + 1)
     return chain
 
 @dataclass
@@ -203,13 +231,15 @@ class Launch:
 THREADS = 256                 # threads per block for the one-thread-per-cell and split shapes
 MAX_BLOCKS = 4096             # a launch has at most this many blocks; the grid-stride loop covers the rest
 
-def grid_for(cells: int) -> int: return max(1, min(MAX_BLOCKS, -(-cells // THREADS)))
+def grid_for(cells: int) -> int:
+    return max(1, min(MAX_BLOCKS, -(-cells // THREADS)))
 
 def cells_covered(cells: int, blocks: int, threads: int) -> list:
     "How many times each cell is visited by the grid-stride loop of `blocks` x `threads` threads: the coverage model."
     seen = [0] * cells
     for t in range(blocks * threads):
-        for cell in range(t, cells, blocks * threads): seen[cell] += 1
+        for cell in range(t, cells, blocks * threads):
+            seen[cell] += 1
     return seen
 
 def unravel_lines(flat: str, loop_vars: list, depth: int) -> list:
@@ -218,7 +248,8 @@ def unravel_lines(flat: str, loop_vars: list, depth: int) -> list:
     for k, v in enumerate(reversed(loop_vars)):
         last = k == len(loop_vars) - 1
         lines.append("  " * depth + f"const int64_t {v.name} = {rest if last else f'{rest} % {v.extent}LL'};")
-        if not last: rest = f"({rest} / {v.extent}LL)"
+        if not last:
+            rest = f"({rest} / {v.extent}LL)"
     return lines
 
 # %% ../nbs/limn/10_cuda_emit.ipynb #e235928f
@@ -226,14 +257,16 @@ def unravel_lines(flat: str, loop_vars: list, depth: int) -> list:
 def cells_shape(self: Body, name: str, lo: int, hi: int) -> tuple:
     "(source, Launch) of the span as one thread per cell."
     chain = perfect_chain(self.instrs, lo, hi)
-    if any(self.instrs[p].reduce for p in chain) and any(isinstance(i, Acc) for i in self.instrs[lo:hi]): chain = []
+    if any(self.instrs[p].reduce for p in chain) and any(isinstance(i, Acc) for i in self.instrs[lo:hi]):
+        chain = []
     kept = [self.instrs[p].var for p in chain if not self.instrs[p].reduce]
     serial = [self.instrs[p].var for p in chain if self.instrs[p].reduce]
     body_lo, body_hi = (chain[-1] + 1, hi - len(chain)) if chain else (lo, hi)
     cells = math.prod(v.extent for v in kept)
     lines = [f"  for (int64_t cell = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cell < {cells}LL; cell += (int64_t)gridDim.x * blockDim.x) {{"]
     lines += unravel_lines("cell", kept, 2)
-    for depth, v in enumerate(serial, 2): lines.append("  " * depth + f"for (int64_t {v.name} = 0; {v.name} < {v.extent}LL; {v.name}++) {{")
+    for depth, v in enumerate(serial, 2):
+        lines.append("  " * depth + f"for (int64_t {v.name} = 0; {v.name} < {v.extent}LL; {v.name}++) {{")
     lines += self.block(body_lo, body_hi, 2 + len(serial))
     lines += ["  " * depth + "}" for depth in range(1 + len(serial), 0, -1)]
     return self.function(name, lines), Launch(name, "cells", (grid_for(cells), 1, 1), (THREADS, 1, 1), cells)
@@ -251,11 +284,15 @@ SPLIT_MAX_CELLS = 512         # ... provided it has at most this many cells
 def split_parts(instrs, lo: int, hi: int):
     "(kept loop positions, ACC position, reduce loop positions) when the span keeps a total in a register, else None."
     match, kept, pc = match_loops(instrs), [], lo
-    while isinstance(instrs[pc], Loop) and not instrs[pc].reduce and match[pc] == hi - 1 - len(kept): kept.append(pc); pc += 1
-    if not isinstance(instrs[pc], Acc) or not isinstance(instrs[pc + 1], Loop) or not instrs[pc + 1].reduce: return None
+    while isinstance(instrs[pc], Loop) and not instrs[pc].reduce and match[pc] == hi - 1 - len(kept):
+        kept.append(pc)
+        pc += 1
+    if not isinstance(instrs[pc], Acc) or not isinstance(instrs[pc + 1], Loop) or not instrs[pc + 1].reduce:
+        return None
     red = perfect_chain(instrs, pc + 1, match[pc + 1] + 1)
     post = instrs[match[pc + 1] + 1:hi - len(kept)]
-    if not all(instrs[p].reduce for p in red) or any(isinstance(i, (Loop, Acc, Fold)) for i in post): return None
+    if not all(instrs[p].reduce for p in red) or any(isinstance(i, (Loop, Acc, Fold)) for i in post):
+        return None
     return kept, pc, red
 
 @patch
@@ -288,7 +325,8 @@ class TilePlan:
     rm: int
     rn: int
     @property
-    def threads(self) -> int: return (self.tm // self.rm) * (self.tn // self.rn)
+    def threads(self) -> int:
+        return (self.tm // self.rm) * (self.tn // self.rn)
     def whole_passes(self) -> bool:
         "Both slabs are staged in whole passes of the block, and the patches tile the tile."
         return (self.tm % self.rm == 0 and self.tn % self.rn == 0 and
@@ -311,7 +349,8 @@ def tile_cells(plan: TilePlan, m: int, n: int) -> list:
                 for a in range(plan.rm):
                     for b in range(plan.rn):
                         row, col = by * plan.tm + ty + a * (plan.tm // plan.rm), bx * plan.tn + tx + b * (plan.tn // plan.rn)
-                        if row < m and col < n: out.append((row, col))
+                        if row < m and col < n:
+                            out.append((row, col))
     return out
 
 # %% ../nbs/limn/10_cuda_emit.ipynb #d61146b5
@@ -322,25 +361,32 @@ def matmul_parts(body: Body, lo: int, hi: int):
     if chain and not any(isinstance(i, Acc) for i in instrs[lo:hi]):           # fill-then-ACCUM: a perfect nest
         reds = [p for p in chain if instrs[p].reduce]
         inner, last = instrs[chain[-1] + 1:hi - len(chain) - 1], instrs[hi - len(chain) - 1]
-        if len(reds) != 1 or not isinstance(last, Accum) or last.op is not Ops.ADD or body.atomic: return None
-        if body.buf_types[last.buf].is_half: return None
+        if len(reds) != 1 or not isinstance(last, Accum) or last.op is not Ops.ADD or body.atomic:
+            return None
+        if body.buf_types[last.buf].is_half:
+            return None
         kept, red, form, acc_dtype = [instrs[p].var for p in chain if not instrs[p].reduce], instrs[reds[0]].var, "accum", body.buf_types[last.buf]
         post = []
     else:
         parts = split_parts(instrs, lo, hi)
-        if parts is None or len(parts[2]) != 1: return None
+        if parts is None or len(parts[2]) != 1:
+            return None
         kept_pc, acc_pc, (red_pc,) = parts
         inner, last = instrs[red_pc + 1:match[red_pc] - 1], instrs[match[red_pc] - 1]
-        if not isinstance(last, Fold) or last.op is not Ops.ADD or last.acc != instrs[acc_pc].dst: return None
+        if not isinstance(last, Fold) or last.op is not Ops.ADD or last.acc != instrs[acc_pc].dst:
+            return None
         kept, red, form, acc_dtype = [instrs[p].var for p in kept_pc], instrs[red_pc].var, "register", instrs[acc_pc].dtype
         post = list(range(match[red_pc] + 1, hi - len(kept_pc)))
     loads = [i for i in inner if isinstance(i, Load)]
-    if len(loads) != 2 or any(not isinstance(i, (Load, Arith, Cast, Const)) or getattr(i, "valid", ()) for i in inner): return None
+    if len(loads) != 2 or any(not isinstance(i, (Load, Arith, Cast, Const)) or getattr(i, "valid", ()) for i in inner):
+        return None
     va, vb = (l.index.variables() for l in loads)
     ms, ns = [v for v in kept if v in va and v not in vb], [v for v in kept if v in vb and v not in va]
-    if red not in va or red not in vb or not ms or not ns or not (va | vb) <= set(kept) | {red}: return None
+    if red not in va or red not in vb or not ms or not ns or not (va | vb) <= set(kept) | {red}:
+        return None
     m, n = max(ms, key=Var.key), max(ns, key=Var.key)          # the innermost such dims; the others are batch dims
-    if m.extent < TILE_MIN or n.extent < TILE_MIN: return None
+    if m.extent < TILE_MIN or n.extent < TILE_MIN:
+        return None
     batch = [v for v in kept if v not in (m, n)]
     return dict(form=form, m=m, n=n, r=red, batch=batch, loads=loads, inner=inner, last=last, post=post, acc_dtype=acc_dtype,
                 acc=None if form == "accum" else instrs[acc_pc])
@@ -364,7 +410,8 @@ def _patch_loop(plan: TilePlan, inner_lines: list) -> list:
 def tiled_shape(self: Body, name: str, lo: int, hi: int, mm: dict) -> tuple:
     "(source, Launch) of a matmul-shaped span: block tiles, slabs staged through shared memory, patches in registers."
     m, n, r, batch, (la, lb) = mm["m"], mm["n"], mm["r"], mm["batch"], mm["loads"]
-    if m not in la.index.variables(): la, lb = lb, la
+    if m not in la.index.variables():
+        la, lb = lb, la
     plan = choose_tile(m.extent, n.extent, r.extent)
     AT, accT, sm, sn = register_type(la.dtype), register_type(mm["acc_dtype"]), plan.tm // plan.rm, plan.tn // plan.rn
     batches = math.prod(v.extent for v in batch)
@@ -406,15 +453,20 @@ class CudaKernel:
 
 def emit(kernel) -> CudaKernel:
     "CUDA C for a lowered (non-CUSTOM) kernel: one `__global__` function per region, each in its shape."
-    if kernel.op is Ops.CUSTOM: raise ValueError(f"{kernel.name} is CUSTOM kernel {kernel.root.arg[0]!r}: it has no nest to emit")
+    if kernel.op is Ops.CUSTOM:
+        raise ValueError(f"{kernel.name} is CUSTOM kernel {kernel.root.arg[0]!r}: it has no nest to emit")
     body = Body(kernel, atomic=kernel.op is Ops.SCATTER)
     functions, launches = [], []
     for n, (lo, hi) in enumerate(regions(body.instrs)):
         name = f"limn_region{n}"
-        if (mm := matmul_parts(body, lo, hi)) is not None: text, launch = body.tiled_shape(name, lo, hi, mm)
-        elif (parts := split_parts(body.instrs, lo, hi)) is not None and _long(body, parts): text, launch = body.split_shape(name, lo, hi, parts)
-        else: text, launch = body.cells_shape(name, lo, hi)
-        functions.append(text); launches.append(launch)
+        if (mm := matmul_parts(body, lo, hi)) is not None:
+            text, launch = body.tiled_shape(name, lo, hi, mm)
+        elif (parts := split_parts(body.instrs, lo, hi)) is not None and _long(body, parts):
+            text, launch = body.split_shape(name, lo, hi, parts)
+        else:
+            text, launch = body.cells_shape(name, lo, hi)
+        functions.append(text)
+        launches.append(launch)
     return CudaKernel(PRELUDE + "\n" + "\n\n".join(functions) + "\n", launches)
 
 def _long(body: Body, parts) -> bool:
@@ -422,7 +474,8 @@ def _long(body: Body, parts) -> bool:
     cells, terms = math.prod(body.instrs[p].var.extent for p in kept), math.prod(body.instrs[p].var.extent for p in red)
     return terms >= SPLIT_MIN_REDUCE and cells <= SPLIT_MAX_CELLS
 
-def render_cuda(kernel) -> str: return emit(kernel).source
+def render_cuda(kernel) -> str:
+    return emit(kernel).source
 
 # %% ../nbs/limn/10_cuda_emit.ipynb #697df128
 ATT_ROWS, ATT_TILE = 64, 32
@@ -440,6 +493,7 @@ __device__ __forceinline__ void limn_stage(R *tile, const S *src, int64_t r0, in
 }
 """
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #987dbf9c
 ATTENTION_FORWARD = r"""
 extern "C" __global__ void limn_sdpa_fwd(const S *q, const S *k, const S *v, const S *mask, S *o, R *L, int64_t tq, int64_t tk, int causal, double scale_) {
   __shared__ R ks[ATT_TILE * D], vs[ATT_TILE * DV], vis[ATT_TILE];
@@ -551,9 +605,11 @@ extern "C" __global__ void limn_sdpa_bwd_kv(const S *q, const S *k, const S *v, 
 }
 """
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #53a7e1d4
 def attention_source(dtype: DType, d: int, dv: int) -> str:
     "The three attention kernels for storage `dtype` and widths d, d_v (registers float, or double for float64)."
-    if not dtype.is_float: raise TypeError(f"attention kernels take float dtypes, got {dtype.name}")
+    if not dtype.is_float:
+        raise TypeError(f"attention kernels take float dtypes, got {dtype.name}")
     R = register_type(dtype)
     exp_log = ("exp", "log") if R == "double" else ("expf", "logf")
     head = (f"#define S {storage_type(dtype)}\n#define R {R}\n#define D {d}\n#define DV {dv}\n#define ATT_ROWS {ATT_ROWS}\n#define ATT_TILE {ATT_TILE}\n"

@@ -28,10 +28,14 @@ def register_custom(device: str, name: str, kernel) -> None:
 class Device:
     "Base class of a device: subclasses implement `realize`; their CUSTOM kernels are those registered under their name."
     name = "?"
-    def __init__(self): self.custom_kernels: dict = dict(CUSTOM_KERNELS.get(self.name, {}))
-    def realize(self, sinks: list[Node]) -> list[Buffer]: raise NotImplementedError
-    def has_custom(self, name: str) -> bool: return name in self.custom_kernels
-    def __repr__(self): return f"<device {self.name}>"
+    def __init__(self):
+        self.custom_kernels: dict = dict(CUSTOM_KERNELS.get(self.name, {}))
+    def realize(self, sinks: list[Node]) -> list[Buffer]:
+        raise NotImplementedError
+    def has_custom(self, name: str) -> bool:
+        return name in self.custom_kernels
+    def __repr__(self):
+        return f"<device {self.name}>"
 
 _FACTORIES: dict = {}
 _CURRENT: list = [None]
@@ -43,9 +47,11 @@ def register_device(name: str, factory) -> None:
 # modules that register devices when imported; loaded on first need so `import limn` stays light
 DEVICE_MODULES = ("limn.jit", "limn.backend_c", "limn.backend_cuda")
 
+# %% ../nbs/limn/04_device.ipynb #4115b21b
 def _load_device_modules():
     for module in DEVICE_MODULES:
-        if module not in sys.modules and importlib.util.find_spec(module) is not None: importlib.import_module(module)
+        if module not in sys.modules and importlib.util.find_spec(module) is not None:
+            importlib.import_module(module)
 
 def known_devices() -> list[str]:
     _load_device_modules()
@@ -53,7 +59,8 @@ def known_devices() -> list[str]:
 
 def set_device(name: str) -> Device:
     "Make a fresh device called `name` the current one, and return it."
-    if isinstance(name, str) and name not in _FACTORIES: _load_device_modules()
+    if isinstance(name, str) and name not in _FACTORIES:
+        _load_device_modules()
     if not isinstance(name, str) or name not in _FACTORIES:
         raise ValueError(f"unknown device {name!r}; known devices: {', '.join(known_devices())}")
     _CURRENT[0] = _FACTORIES[name]()
@@ -61,21 +68,26 @@ def set_device(name: str) -> Device:
 
 def get_device() -> Device:
     "The current device, the numpy reference unless `set_device` chose another."
-    if _CURRENT[0] is None: set_device("numpy")
+    if _CURRENT[0] is None:
+        set_device("numpy")
     return _CURRENT[0]
 
+# %% ../nbs/limn/04_device.ipynb #6ecadcc1
 @contextlib.contextmanager
 def use_device(name: str):
     "Run a block on device `name`, then restore the device that was current before."
     previous = _CURRENT[0]
-    try: yield set_device(name)
-    finally: _CURRENT[0] = previous
+    try:
+        yield set_device(name)
+    finally:
+        _CURRENT[0] = previous
 
 # %% ../nbs/limn/04_device.ipynb #de6ddd6e
 def read_view(source: np.ndarray, view: View) -> np.ndarray:
     "Elements of `view` over `source` read as a flat row-major array; masked-out elements are 0."
     flat = np.ascontiguousarray(source).reshape(-1)
-    if view.size == 0 or view.all_invalid or flat.size == 0: return np.zeros(view.shape, source.dtype)
+    if view.size == 0 or view.all_invalid or flat.size == 0:
+        return np.zeros(view.shape, source.dtype)
     if view.mask is None:
         item = flat.itemsize
         return np.lib.stride_tricks.as_strided(flat[view.offset:], view.shape, [st * item for st in view.strides], writeable=False)
@@ -94,7 +106,8 @@ DIV = Lowered.DIV
 
 def divisor(node: Node) -> Node | None:
     "y when `node` is the MUL(x, RECIP(y)) that division builds (its RECIP marked DIVIDE), else None."
-    if node.op is not Ops.MUL: return None
+    if node.op is not Ops.MUL:
+        return None
     r = node.srcs[1]
     return r.srcs[0] if r.op is Ops.RECIP and r.arg == DIVIDE else None
 
@@ -126,8 +139,10 @@ def numpy_op(op: Ops, args: list, dtype: DType):
     if op is Ops.WHERE:
         cond, a, b = args
         return _scalar_if(_store(np.where(np.asarray(cond) != 0, a, b), dtype), args)
-    if op not in _NUMPY_FUNCS: raise ValueError(f"op={op} is not an elementwise op; expected one of {', '.join(o.name for o in _NUMPY_FUNCS)} or WHERE")
-    if op in _FLOAT_ONLY and dtype.is_int: raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
+    if op not in _NUMPY_FUNCS:
+        raise ValueError(f"op={op} is not an elementwise op; expected one of {', '.join(o.name for o in _NUMPY_FUNCS)} or WHERE")
+    if op in _FLOAT_ONLY and dtype.is_int:
+        raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
     return _scalar_if(_store(_NUMPY_FUNCS[op](*(_wide(a, dtype) for a in args)), dtype), args)
 
 def numpy_cast(x, src: DType, dtype: DType):
@@ -145,22 +160,27 @@ class NumpyDevice(Device):
         order = toposort(sinks)
         uses = {}
         for node in order:
-            for s in reads(node): uses[s] = uses.get(s, 0) + 1
+            for s in reads(node):
+                uses[s] = uses.get(s, 0) + 1
         keep, values, assigns, custom_cache = set(sinks), {}, [], {}
         with np.errstate(all="ignore"):
             for node in order:
-                if node not in uses and node not in keep: continue      # a division's RECIP: nothing reads it
+                if node not in uses and node not in keep:
+                    continue      # a division's RECIP: nothing reads it
                 values[node] = self.run(node, [values[s] for s in reads(node)], custom_cache)
-                if node.op is Ops.ASSIGN: assigns.append(node)
+                if node.op is Ops.ASSIGN:
+                    assigns.append(node)
                 for s in reads(node):                     # free an intermediate once its last consumer ran,
                     uses[s] -= 1                          # but never a sink's or an ASSIGN's: the commit reads those
-                    if uses[s] == 0 and s not in keep and s.op is not Ops.ASSIGN: del values[s]
+                    if uses[s] == 0 and s not in keep and s.op is not Ops.ASSIGN:
+                        del values[s]
         targets = [a.srcs[0].arg for a in assigns]
         if len({id(t) for t in targets}) != len(targets):
             raise ValueError("two ASSIGNs to the same buffer in one realize; realize them separately so the order is explicit")
         results = [None if s.op is Ops.ASSIGN else Buffer(np.array(values[s], dtype=s.dtype.np, copy=True), s.dtype) for s in sinks]
         staged = [np.array(values[a], dtype=a.dtype.np, copy=True) for a in assigns]   # compute everything, then commit
-        for target, value in zip(targets, staged): target.array[...] = value
+        for target, value in zip(targets, staged):
+            target.array[...] = value
         return [s.srcs[0].arg if s.op is Ops.ASSIGN else r for s, r in zip(sinks, results)]
 
 # %% ../nbs/limn/04_device.ipynb #7e792732
@@ -169,13 +189,20 @@ def run(self: NumpyDevice, node: Node, srcs: list, custom_cache: dict) -> np.nda
     """The value of one node from the values of what it `reads` (its srcs but for a division). `custom_cache` lives for one realize: the k sibling
     nodes of a k-output CUSTOM kernel share it, so the kernel runs once for all of them."""
     op, dt = node.op, node.dtype
-    if op is Ops.BUFFER: return node.arg.array
-    if op is Ops.CONST: return np.array(node.arg, dtype=dt.np)
-    if op is Ops.VIEW: return read_view(srcs[0], node.arg)
-    if op is Ops.CAST: return numpy_cast(srcs[0], node.srcs[0].dtype, dt)
-    if op in ELEMENTWISE_OPS: return numpy_op(DIV if divisor(node) is not None else op, srcs, dt)
-    if op is Ops.SUM: return _store(np.sum(_wide(srcs[0], dt), axis=node.arg, keepdims=True, dtype=dt.compute_dtype.np), dt)
-    if op is Ops.MAX: return _store(np.max(_wide(srcs[0], dt), axis=node.arg, keepdims=True), dt)
+    if op is Ops.BUFFER:
+        return node.arg.array
+    if op is Ops.CONST:
+        return np.array(node.arg, dtype=dt.np)
+    if op is Ops.VIEW:
+        return read_view(srcs[0], node.arg)
+    if op is Ops.CAST:
+        return numpy_cast(srcs[0], node.srcs[0].dtype, dt)
+    if op in ELEMENTWISE_OPS:
+        return numpy_op(DIV if divisor(node) is not None else op, srcs, dt)
+    if op is Ops.SUM:
+        return _store(np.sum(_wide(srcs[0], dt), axis=node.arg, keepdims=True, dtype=dt.compute_dtype.np), dt)
+    if op is Ops.MAX:
+        return _store(np.max(_wide(srcs[0], dt), axis=node.arg, keepdims=True), dt)
     if op is Ops.GATHER:
         table, idx = srcs
         rows = idx.astype(np.int64)
@@ -190,13 +217,17 @@ def run(self: NumpyDevice, node: Node, srcs: list, custom_cache: dict) -> np.nda
         out = np.zeros(node.shape, dt.compute_dtype.np)
         np.add.at(out, rows, _wide(vals, dt).reshape(-1, width))
         return _store(out, dt)
-    if op is Ops.CONTIGUOUS: return np.array(srcs[0], copy=True)
-    if op is Ops.ASSIGN: return srcs[1]
+    if op is Ops.CONTIGUOUS:
+        return np.array(srcs[0], copy=True)
+    if op is Ops.ASSIGN:
+        return srcs[1]
     if op is Ops.CUSTOM:
         name, index, params = node.arg
-        if name not in self.custom_kernels: raise ValueError(f"device {self.name!r} has no CUSTOM kernel {name!r}")
+        if name not in self.custom_kernels:
+            raise ValueError(f"device {self.name!r} has no CUSTOM kernel {name!r}")
         key = (name, tuple(id(s) for s in node.srcs), repr(params))
-        if key not in custom_cache: custom_cache[key] = self.custom_kernels[name](*srcs, **(params or {}))
+        if key not in custom_cache:
+            custom_cache[key] = self.custom_kernels[name](*srcs, **(params or {}))
         return _store(custom_cache[key][index], dt)
     raise NotImplementedError(f"numpy device cannot run {op}")
 

@@ -20,9 +20,12 @@ __all__ = ['graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Exec
 
 # %% ../nbs/limn/07_jit.ipynb #a6cc76c6
 def _arg_key(node: Node, slot):
-    if node.op is Ops.BUFFER: return ("slot", slot)
-    if node.op is Ops.CONST: return (type(node.arg).__name__, repr(node.arg))
-    if node.op is Ops.CUSTOM: return (node.arg[0], node.arg[1], repr(node.arg[2]))
+    if node.op is Ops.BUFFER:
+        return ("slot", slot)
+    if node.op is Ops.CONST:
+        return (type(node.arg).__name__, repr(node.arg))
+    if node.op is Ops.CUSTOM:
+        return (node.arg[0], node.arg[1], repr(node.arg[2]))
     return node.arg                                    # View, reduce axes, None: all hashable and structural
 
 def graph_key(sinks: list[Node]) -> tuple[tuple, list[Buffer]]:
@@ -32,12 +35,16 @@ def graph_key(sinks: list[Node]) -> tuple[tuple, list[Buffer]]:
     at, slots, buffers, entries = position.__getitem__, {}, [], []
     for node in order:
         op, arg = node.op, node.arg
-        if op is Ops.VIEW: arg = (arg.shape, arg.strides, arg.offset, arg.mask)   # the View's fields: hashed and compared in C
+        if op is Ops.VIEW:
+            arg = (arg.shape, arg.strides, arg.offset, arg.mask)   # the View's fields: hashed and compared in C
         elif op is Ops.BUFFER:
             slot = slots.get(id(arg))
-            if slot is None: slot = slots[id(arg)] = len(buffers); buffers.append(arg)
+            if slot is None:
+                slot = slots[id(arg)] = len(buffers)
+                buffers.append(arg)
             arg = ("slot", slot)
-        elif op is Ops.CONST or op is Ops.CUSTOM: arg = _arg_key(node, None)
+        elif op is Ops.CONST or op is Ops.CUSTOM:
+            arg = _arg_key(node, None)
         entries.append((op, node.dtype.name, node.shape, arg, tuple(map(at, node.srcs))))
     return (tuple(entries), tuple(map(at, sinks))), buffers
 
@@ -45,26 +52,36 @@ def graph_key(sinks: list[Node]) -> tuple[tuple, list[Buffer]]:
 class Backend:
     "What a device supplies to the executor: `render` + `compile`, and five hooks that move bytes."
     name = "?"
-    def render(self, kernel) -> str: raise NotImplementedError
-    def compile(self, source: str, kernel): raise NotImplementedError
+    def render(self, kernel) -> str:
+        raise NotImplementedError
+    def compile(self, source: str, kernel):
+        raise NotImplementedError
     def compile_many(self, items: list) -> list:
         "Programs for several (source, kernel) pairs; a backend whose compiler has a high fixed cost batches them."
         return [self.compile(source, kernel) for source, kernel in items]
-    def alloc(self, numel: int, dtype: DType): return np.empty(numel, dtype.np)
-    def upload(self, buffer: Buffer): return buffer.array.reshape(-1)
-    def download(self, memory, shape, dtype: DType) -> Buffer: return Buffer(np.asarray(memory).reshape(shape), dtype)
-    def copy(self, dst, src) -> None: np.copyto(dst, src)
-    def launch(self, program, memories: list) -> int: return program(memories)
+    def alloc(self, numel: int, dtype: DType):
+        return np.empty(numel, dtype.np)
+    def upload(self, buffer: Buffer):
+        return buffer.array.reshape(-1)
+    def download(self, memory, shape, dtype: DType) -> Buffer:
+        return Buffer(np.asarray(memory).reshape(shape), dtype)
+    def copy(self, dst, src) -> None:
+        np.copyto(dst, src)
+    def launch(self, program, memories: list) -> int:
+        return program(memories)
 
 class InterpreterBackend(Backend):
     "Runs the printed IR with `codegen.interpret`: slow, and exactly what the nest says."
     name = "interpreter"
-    def render(self, kernel) -> str: return format_kernel(kernel)
+    def render(self, kernel) -> str:
+        return format_kernel(kernel)
     def compile(self, source: str, kernel):
         names = [name for name, _ in kernel.args]
         def program(memories):
-            try: interpret(kernel, dict(zip(names, memories)))
-            except ValueError: return 1                 # a row index outside its table
+            try:
+                interpret(kernel, dict(zip(names, memories)))
+            except ValueError:
+                return 1                 # a row index outside its table
             return 0
         return program
 
@@ -107,23 +124,27 @@ class Executor:
             source = self.backend.render(k)
             digest = hashlib.sha256(source.encode()).hexdigest()
             digests.append(digest)
-            if digest not in self.programs and digest not in new: new[digest] = (source, k)
+            if digest not in self.programs and digest not in new:
+                new[digest] = (source, k)
         if new:
-            for digest, program in zip(new, self.backend.compile_many(list(new.values()))): self.programs[digest] = program
+            for digest, program in zip(new, self.backend.compile_many(list(new.values()))):
+                self.programs[digest] = program
             self.stats["compiles"] += len(new)
         return [self.programs[d] for d in digests]
 
 # %% ../nbs/limn/07_jit.ipynb #a5d5d381
 @patch
 def build_plan(self: Executor, sinks: list[Node], buffers: list[Buffer]) -> Plan:
-    if self.check is not None: self.check(sinks)
+    if self.check is not None:
+        self.check(sinks)
     sched = schedule(sinks)
     slot = {id(b): i for i, b in enumerate(buffers)}
     targets = [t.index for t, _ in sched.assigns]
     if len(set(targets)) != len(targets):
         raise ValueError("two ASSIGNs to the same buffer in one realize; realize them separately so the order is explicit")
     nests = [k for k in sched.kernels if k.op is not Ops.CUSTOM]
-    for k in nests: lower(k)
+    for k in nests:
+        lower(k)
     programs, calls = dict(zip(map(id, nests), self.programs_for(nests))), self.custom_calls(sched.kernels)
     steps = [(programs[id(k)], [ref.index for _, ref in k.args], k) if id(k) in programs else calls[id(k)]
              for k in sched.kernels if id(k) in programs or id(k) in calls]
@@ -139,8 +160,10 @@ def build_plan(self: Executor, sinks: list[Node], buffers: list[Buffer]) -> Plan
 def bind(self: Executor, plan: Plan, buffers: list[Buffer]) -> list:
     "Memory for one run: inputs uploaded from their slots, the rest freshly allocated."
     memories = [None] * plan.n_memories
-    for index, slot in plan.inputs: memories[index] = self.backend.upload(buffers[slot])
-    for index, numel, dtype in plan.temps: memories[index] = self.backend.alloc(numel, dtype)
+    for index, slot in plan.inputs:
+        memories[index] = self.backend.upload(buffers[slot])
+    for index, numel, dtype in plan.temps:
+        memories[index] = self.backend.alloc(numel, dtype)
     return memories
 
 # %% ../nbs/limn/07_jit.ipynb #a5d5d383
@@ -149,26 +172,36 @@ def run(self: Executor, plan: Plan, memories: list) -> None:
     "Every kernel, then (only if all succeeded) every assign commit."
     for program, args, kernel in plan.steps:
         self.stats["kernels"] += 1
-        if isinstance(program, CustomCall): program([memories[i] for i in args], self.backend); continue
+        if isinstance(program, CustomCall):
+            program([memories[i] for i in args], self.backend)
+            continue
         if self.backend.launch(program, [memories[i] for i in args]):
             raise ValueError(f"kernel {kernel.name} ({kernel.op.name}): a gather/scatter row index is outside its table")
-    for target, staged in plan.assigns: self.backend.copy(memories[target], memories[staged])
+    for target, staged in plan.assigns:
+        self.backend.copy(memories[target], memories[staged])
 
 @patch
 def realize(self: Executor, sinks: list[Node]) -> list[Buffer]:
     sinks = list(sinks)
     key, buffers = graph_key(sinks)
     plan = self.plans.get(key)
-    if plan is None: plan = self.plans[key] = self.build_plan(sinks, buffers)
+    if plan is None:
+        plan = self.plans[key] = self.build_plan(sinks, buffers)
     memories = self.bind(plan, buffers)
     self.run(plan, memories)
     out, handed, copies = [], set(), []
     for sink, (index, shape, dtype, kind) in zip(sinks, plan.sinks):
-        if kind == "assign": out.append(sink.srcs[0].arg); continue
+        if kind == "assign":
+            out.append(sink.srcs[0].arg)
+            continue
         buf = self.backend.download(memories[index], shape, dtype)
-        if kind == "input" or index in handed: buf = Buffer(buf.array.copy(), dtype); copies.append((buf, index))
-        handed.add(index); out.append(buf)
-    if self.recorder is not None: self.recorder.append(Record(plan, memories, buffers, copies))
+        if kind == "input" or index in handed:
+            buf = Buffer(buf.array.copy(), dtype)
+            copies.append((buf, index))
+        handed.add(index)
+        out.append(buf)
+    if self.recorder is not None:
+        self.recorder.append(Record(plan, memories, buffers, copies))
     return out
 
 # %% ../nbs/limn/07_jit.ipynb #c0571a02
@@ -182,7 +215,8 @@ class CustomCall:
     def __call__(self, memories: list, backend: Backend) -> None:
         ins, outs = memories[:self.n_inputs], memories[self.n_inputs:]
         self.program(ins, {index: outs[p] for p, index in enumerate(self.outputs) if p not in {t for _, t in self.copies}})
-        for a, b in self.copies: backend.copy(outs[b], outs[a])
+        for a, b in self.copies:
+            backend.copy(outs[b], outs[a])
 
 # %% ../nbs/limn/07_jit.ipynb #c0571a03
 @patch
@@ -191,7 +225,8 @@ def custom_calls(self: Executor, kernels: list) -> dict:
     theirs). Siblings share name, parameters and input buffers; the first comes before any consumer of the others."""
     groups = {}
     for k in kernels:
-        if k.op is not Ops.CUSTOM: continue
+        if k.op is not Ops.CUSTOM:
+            continue
         name, index, params = k.root.arg
         refs = [k.loads[s] for s in k.root.srcs]
         groups.setdefault((name, tuple(r.index for r in refs), repr(params)), []).append((index, k, refs))
@@ -227,15 +262,18 @@ class Prepared:
 def _launcher(self: Executor, position: int, prepared: Prepared):
     program, args, _ = prepared.plan.steps[position]
     memories = [prepared.memories[i] for i in args]
-    if isinstance(program, CustomCall): return functools.partial(program, memories, self.backend)
+    if isinstance(program, CustomCall):
+        return functools.partial(program, memories, self.backend)
     return self.backend.launcher(program, memories)
 
+# %% ../nbs/limn/07_jit.ipynb #f950b842
 @patch
 def prepare(self: Executor, plan: Plan, memories: list) -> Prepared:
     "Launchers for every step of `plan` over (a copy of) `memories`."
     readers = {}
     for position, (_, args, _) in enumerate(plan.steps):
-        for index in set(args): readers.setdefault(index, []).append(position)
+        for index in set(args):
+            readers.setdefault(index, []).append(position)
     prepared = Prepared(plan, list(memories), [None] * len(plan.steps), readers)
     prepared.launchers = [self._launcher(p, prepared) for p in range(len(plan.steps))]
     return prepared
@@ -244,15 +282,18 @@ def prepare(self: Executor, plan: Plan, memories: list) -> Prepared:
 def swap(self: Executor, prepared: Prepared, index: int, memory) -> None:
     "Bind memory `index` to `memory`, rebuilding the launchers of the steps that read or write it."
     prepared.memories[index] = memory
-    for position in prepared.readers.get(index, ()): prepared.launchers[position] = self._launcher(position, prepared)
+    for position in prepared.readers.get(index, ()):
+        prepared.launchers[position] = self._launcher(position, prepared)
 
 @patch
 def run_prepared(self: Executor, prepared: Prepared) -> None:
     "`run` over prepared launchers: every kernel in order, then (only if all succeeded) every assign commit."
     for launch, (_, _, kernel) in zip(prepared.launchers, prepared.plan.steps):
         self.stats["kernels"] += 1
-        if launch(): raise ValueError(f"kernel {kernel.name} ({kernel.op.name}): a gather/scatter row index is outside its table")
-    for target, staged in prepared.plan.assigns: self.backend.copy(prepared.memories[target], prepared.memories[staged])
+        if launch():
+            raise ValueError(f"kernel {kernel.name} ({kernel.op.name}): a gather/scatter row index is outside its table")
+    for target, staged in prepared.plan.assigns:
+        self.backend.copy(prepared.memories[target], prepared.memories[staged])
 
 # %% ../nbs/limn/07_jit.ipynb #08e3668a
 class JitDevice(Device):
@@ -262,9 +303,11 @@ class JitDevice(Device):
         self.custom_kernels.update(CUSTOM_KERNELS.get(backend.name, {}))
         self.backend, self.executor = backend, Executor(backend, check, self.custom_kernels)
         self.name = backend.name
-    def realize(self, sinks): return self.executor.realize(sinks)
+    def realize(self, sinks):
+        return self.executor.realize(sinks)
     @property
-    def stats(self) -> dict: return self.executor.stats
+    def stats(self) -> dict:
+        return self.executor.stats
 
 from .device import register_device
 register_device("interpreter", lambda: JitDevice(InterpreterBackend()))

@@ -107,12 +107,16 @@ def named_modules(self: Module, prefix: str = "") -> list[tuple[str, Module]]:
     return found
 
 @patch
-def modules(self: Module) -> list[Module]: return [m for _, m in self.named_modules()]
+def modules(self: Module) -> list[Module]:
+    return [m for _, m in self.named_modules()]
 @patch
 def named_children(self: Module) -> list[tuple[str, Module]]:
     return [(k, v) for k, v in self._children() if isinstance(v, Module)]
+
+# %% ../nbs/limn/13_nn.ipynb #d16fe875
 @patch
-def children(self: Module) -> list[Module]: return [m for _, m in self.named_children()]
+def children(self: Module) -> list[Module]:
+    return [m for _, m in self.named_children()]
 
 @patch
 def apply(self: Module, fn) -> Module:
@@ -128,7 +132,8 @@ def train(self: Module, mode: bool = True) -> Module:
         m.training = bool(mode)
     return self
 @patch
-def eval(self: Module) -> Module: return self.train(False)
+def eval(self: Module) -> Module:
+    return self.train(False)
 
 @patch
 def zero_grad(self: Module, set_to_none: bool = True) -> None:
@@ -148,7 +153,8 @@ def _check_size(value, name: str) -> int:
 
 def _float_dtype(dtype):
     dt = to_dtype(dtype)
-    if not dt.is_float: raise TypeError(f"dtype={dt.name}: parameters need a float dtype")
+    if not dt.is_float:
+        raise TypeError(f"dtype={dt.name}: parameters need a float dtype")
     return dt
 
 def uniform_parameter(shape: tuple, bound: float, dtype=float32) -> Tensor:
@@ -172,7 +178,8 @@ class Linear(Module):
         self.weight = uniform_parameter((self.out_features, self.in_features), bound, dt)
         self.bias = uniform_parameter((self.out_features,), bound, dt) if bias else None
     def forward(self, x: Tensor) -> Tensor:
-        if not isinstance(x, Tensor): raise TypeError(f"Linear takes a Tensor, got {type(x).__name__}")
+        if not isinstance(x, Tensor):
+            raise TypeError(f"Linear takes a Tensor, got {type(x).__name__}")
         if x.ndim == 0 or x.shape[-1] != self.in_features:
             raise ValueError(f"Linear({self.in_features}, {self.out_features}) got an input of shape {x.shape}; its last dim must be {self.in_features}")
         y = x @ self.weight.T
@@ -196,6 +203,7 @@ def _as_array(value) -> np.ndarray:
         return value.detach().cpu().numpy()
     return np.asarray(value)
 
+# %% ../nbs/limn/13_nn.ipynb #9a925935
 @patch
 def load_state_dict(self: Module, state_dict: dict, strict: bool = True, assign: bool = False) -> IncompatibleKeys:
     """Write each entry into the live tensor of the same name (cast to its dtype), all in one realize, so optimizers
@@ -244,11 +252,14 @@ def to(self: Module, dtype=None, *args, **kwargs) -> Module:
     return self
 
 @patch
-def float(self: Module) -> Module: return self.to(float32)
+def float(self: Module) -> Module:
+    return self.to(float32)
 @patch
-def double(self: Module) -> Module: return self.to(float64)
+def double(self: Module) -> Module:
+    return self.to(float64)
 @patch
-def half(self: Module) -> Module: return self.to(float16)
+def half(self: Module) -> Module:
+    return self.to(float16)
 
 def Parameter(data, requires_grad: bool = True) -> Tensor:
     "torch.nn.Parameter: a realized leaf tensor holding `data`, with requires_grad set."
@@ -325,10 +336,14 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
 _functional(linear, embedding, dropout, pad)
 
 # %% ../nbs/limn/13_nn.ipynb #h5-f3
-def relu(input: Tensor, inplace: bool = False) -> Tensor: return _tensor(input, "input").relu()
-def silu(input: Tensor, inplace: bool = False) -> Tensor: return _tensor(input, "input").silu()
-def tanh(input: Tensor) -> Tensor: return _tensor(input, "input").tanh()
-def sigmoid(input: Tensor) -> Tensor: return _tensor(input, "input").sigmoid()
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _tensor(input, "input").relu()
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _tensor(input, "input").silu()
+def tanh(input: Tensor) -> Tensor:
+    return _tensor(input, "input").tanh()
+def sigmoid(input: Tensor) -> Tensor:
+    return _tensor(input, "input").sigmoid()
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     "x * Phi(x) with the exact normal CDF (torch's default), or its tanh approximation with approximate='tanh'."
@@ -361,33 +376,50 @@ _functional(relu, silu, tanh, sigmoid, gelu, softmax, log_softmax, one_hot)
 
 # %% ../nbs/limn/13_nn.ipynb #h5-act
 class ReLU(Module):
-    def __init__(self, inplace: bool = False): self.inplace = inplace
-    def forward(self, x): return F.relu(x)
+    def __init__(self, inplace: bool = False):
+        self.inplace = inplace
+    def forward(self, x):
+        return F.relu(x)
 class GELU(Module):
     def __init__(self, approximate: str = "none"):
         if approximate not in ("none", "tanh"):
             raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
         self.approximate = approximate
-    def forward(self, x): return F.gelu(x, self.approximate)
+    def forward(self, x):
+        return F.gelu(x, self.approximate)
 class SiLU(Module):
-    def __init__(self, inplace: bool = False): self.inplace = inplace
-    def forward(self, x): return F.silu(x)
+    def __init__(self, inplace: bool = False):
+        self.inplace = inplace
+    def forward(self, x):
+        return F.silu(x)
 class Tanh(Module):
-    def forward(self, x): return F.tanh(x)
+    def forward(self, x):
+        return F.tanh(x)
 class Sigmoid(Module):
-    def forward(self, x): return F.sigmoid(x)
+    def forward(self, x):
+        return F.sigmoid(x)
 class Softmax(Module):
-    def __init__(self, dim: int | None = None): self.dim = dim
-    def forward(self, x): return F.softmax(x, self.dim)
+    def __init__(self, dim: int | None = None):
+        self.dim = dim
+    def forward(self, x):
+        return F.softmax(x, self.dim)
+
+# %% ../nbs/limn/13_nn.ipynb #feaa2aa1
 class LogSoftmax(Module):
-    def __init__(self, dim: int | None = None): self.dim = dim
-    def forward(self, x): return F.log_softmax(x, self.dim)
+    def __init__(self, dim: int | None = None):
+        self.dim = dim
+    def forward(self, x):
+        return F.log_softmax(x, self.dim)
 class Identity(Module):
-    def __init__(self, *args, **kwargs): self.args = (args, kwargs)
-    def forward(self, x): return x
+    def __init__(self, *args, **kwargs):
+        self.args = (args, kwargs)
+    def forward(self, x):
+        return x
 class Flatten(Module):
-    def __init__(self, start_dim: int = 1, end_dim: int = -1): self.start_dim, self.end_dim = start_dim, end_dim
-    def forward(self, x): return x.flatten(self.start_dim, self.end_dim)
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        self.start_dim, self.end_dim = start_dim, end_dim
+    def forward(self, x):
+        return x.flatten(self.start_dim, self.end_dim)
 
 # %% ../nbs/limn/13_nn.ipynb #2d2dcd0b
 class LayerNorm(Module):
@@ -395,7 +427,8 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True, dtype=float32):
         shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
         self.normalized_shape = tuple(_check_size(s, "normalized_shape") for s in shape)
-        if not eps > 0: raise ValueError(f"eps={eps!r} must be positive")
+        if not eps > 0:
+            raise ValueError(f"eps={eps!r} must be positive")
         self.eps, dt = float(eps), _float_dtype(dtype)
         self.weight = constant_parameter(self.normalized_shape, 1.0, dt) if elementwise_affine else None
         self.bias = constant_parameter(self.normalized_shape, 0.0, dt) if elementwise_affine and bias else None
@@ -406,7 +439,8 @@ class LayerNorm(Module):
         axes = tuple(range(x.ndim - n, x.ndim))
         centered = x - x.mean(axes, keepdim=True)
         y = centered * ((centered * centered).mean(axes, keepdim=True) + self.eps).rsqrt()
-        if self.weight is not None: y = y * self.weight
+        if self.weight is not None:
+            y = y * self.weight
         return y if self.bias is None else y + self.bias
 
 # %% ../nbs/limn/13_nn.ipynb #h5-f4
@@ -453,7 +487,8 @@ class RMSNorm(Module):
         shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
         self.normalized_shape, self.eps = tuple(_check_size(s, "normalized_shape") for s in shape), eps
         self.weight = constant_parameter(self.normalized_shape, 1.0, _float_dtype(dtype)) if elementwise_affine else None
-    def forward(self, x): return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
 class GroupNorm(Module):
     "torch.nn.GroupNorm: each sample normalised over groups of channels; weight and bias per channel."
@@ -464,7 +499,8 @@ class GroupNorm(Module):
         self.eps, dt = float(eps), _float_dtype(dtype)
         self.weight = constant_parameter((self.num_channels,), 1.0, dt) if affine else None
         self.bias = constant_parameter((self.num_channels,), 0.0, dt) if affine else None
-    def forward(self, x): return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+    def forward(self, x):
+        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
 # %% ../nbs/limn/13_nn.ipynb #h5-f5
 _PENDING: dict = {}                 # id -> buffer whose running statistics wait for the next optimizer step's realize
@@ -550,16 +586,20 @@ class Embedding(Module):
         self.num_embeddings, self.embedding_dim = _check_size(num_embeddings, "num_embeddings"), _check_size(embedding_dim, "embedding_dim")
         self.weight = normal_parameter((self.num_embeddings, self.embedding_dim), 1.0, _float_dtype(dtype))
     def forward(self, idx) -> Tensor:
-        if not isinstance(idx, Tensor): idx = Tensor(np.asarray(idx))
-        if not idx.dtype.is_int: raise TypeError(f"Embedding takes an int tensor of row ids, got {idx.dtype.name}")
+        if not isinstance(idx, Tensor):
+            idx = Tensor(np.asarray(idx))
+        if not idx.dtype.is_int:
+            raise TypeError(f"Embedding takes an int tensor of row ids, got {idx.dtype.name}")
         return self.weight.gather(idx)
 
 # %% ../nbs/limn/13_nn.ipynb #f7b35a42
 def _every(x: Tensor, dim: int, start: int, count: int, stride: int) -> Tensor:
     "Positions start, start + stride, ..., (count of them) of dim `dim`, as a reshape and shrink (no strided View exists)."
-    if stride == 1: return x.shrink(tuple((start, start + count) if d == dim else None for d in range(x.ndim)))
+    if stride == 1:
+        return x.shrink(tuple((start, start + count) if d == dim else None for d in range(x.ndim)))
     need = start + count * stride
-    if need > x.shape[dim]: x = x.pad(tuple((0, need - x.shape[dim]) if d == dim else None for d in range(x.ndim)))
+    if need > x.shape[dim]:
+        x = x.pad(tuple((0, need - x.shape[dim]) if d == dim else None for d in range(x.ndim)))
     x = x.shrink(tuple((start, need) if d == dim else None for d in range(x.ndim)))
     x = x.reshape(x.shape[:dim] + (count, stride) + x.shape[dim + 1:])
     return x.shrink(tuple((0, 1) if d == dim + 1 else None for d in range(x.ndim))).squeeze(dim + 1)
@@ -572,15 +612,18 @@ def conv(x: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple, padding:
     kernel = weight.shape[2:]
     x = x.pad(((0, 0), (0, 0)) + tuple((p, p) for p in padding))
     out = [(n - kk) // s + 1 for n, kk, s in zip(x.shape[2:], kernel, stride)]
-    if any(o <= 0 for o in out): raise ValueError(f"conv{k}d: padded input {x.shape[2:]} is smaller than the kernel {kernel}")
+    if any(o <= 0 for o in out):
+        raise ValueError(f"conv{k}d: padded input {x.shape[2:]} is smaller than the kernel {kernel}")
     slices = []
     for offset in np.ndindex(*kernel):
         piece = x
-        for d in range(k): piece = _every(piece, d + 2, offset[d], out[d], stride[d])
+        for d in range(k):
+            piece = _every(piece, d + 2, offset[d], out[d], stride[d])
         slices.append(piece.reshape(x.shape[0], x.shape[1], 1, -1))
     patches = Tensor.cat(slices, dim=2).reshape(x.shape[0], -1, int(np.prod(out)))    # (batch, in * kernel area, positions)
     y = weight.reshape(weight.shape[0], -1) @ patches                                  # (batch, out, positions)
-    if bias is not None: y = y + bias.reshape(-1, 1)
+    if bias is not None:
+        y = y + bias.reshape(-1, 1)
     return y.reshape((x.shape[0], weight.shape[0]) + tuple(out))
 
 # %% ../nbs/limn/13_nn.ipynb #98e0d47d
@@ -600,7 +643,8 @@ class _ConvNd(Module):
         bound, dt = 1 / math.sqrt(self.in_channels * int(np.prod(self.kernel_size))), _float_dtype(dtype)
         self.weight = uniform_parameter((self.out_channels, self.in_channels) + self.kernel_size, bound, dt)
         self.bias = uniform_parameter((self.out_channels,), bound, dt) if bias else None
-    def forward(self, x: Tensor) -> Tensor: return conv(x, self.weight, self.bias, self.stride, self.padding)
+    def forward(self, x: Tensor) -> Tensor:
+        return conv(x, self.weight, self.bias, self.stride, self.padding)
 
 class Conv1d(_ConvNd):
     "torch.nn.Conv1d: input (batch, in_channels, length), weight (out_channels, in_channels, kernel_size)."
@@ -659,6 +703,7 @@ def _windows(x: Tensor, k: int, kernel_size, stride, padding, fill: float, ceil_
         pieces.append(piece)
     return pieces, tuple(out), kernel, stride, padding
 
+# %% ../nbs/limn/13_nn.ipynb #dce544b6
 def _max_pool(k: int, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) -> Tensor:
     if return_indices:
         raise ValueError("max_pool: return_indices=True is not supported")
@@ -693,6 +738,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     return _avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
+# %% ../nbs/limn/13_nn.ipynb #38dc5e9e
 def _adaptive_avg_pool(k: int, input: Tensor, output_size) -> Tensor:
     "torch's bins: output cell i of a dim of size n averages [floor(i n / o), ceil((i + 1) n / o))."
     sizes = input.shape[input.ndim - k:]
@@ -710,8 +756,10 @@ def _adaptive_avg_pool(k: int, input: Tensor, output_size) -> Tensor:
         cells.append(input.shrink((None,) * lead + tuple(bounds)).mean(tuple(range(lead, input.ndim))))
     return stack(cells, -1).reshape(input.shape[:lead] + wanted)
 
-def adaptive_avg_pool1d(input, output_size): return _adaptive_avg_pool(1, input, output_size)
-def adaptive_avg_pool2d(input, output_size): return _adaptive_avg_pool(2, input, output_size)
+def adaptive_avg_pool1d(input, output_size):
+    return _adaptive_avg_pool(1, input, output_size)
+def adaptive_avg_pool2d(input, output_size):
+    return _adaptive_avg_pool(2, input, output_size)
 _functional(avg_pool1d, avg_pool2d, adaptive_avg_pool1d, adaptive_avg_pool2d)
 
 # %% ../nbs/limn/13_nn.ipynb #h5-pool
@@ -742,19 +790,25 @@ class AvgPool2d(_AvgPool):
     dims = 2
 
 class AdaptiveAvgPool1d(Module):
-    def __init__(self, output_size): self.output_size = output_size
-    def forward(self, x): return F.adaptive_avg_pool1d(x, self.output_size)
+    def __init__(self, output_size):
+        self.output_size = output_size
+    def forward(self, x):
+        return F.adaptive_avg_pool1d(x, self.output_size)
 class AdaptiveAvgPool2d(Module):
-    def __init__(self, output_size): self.output_size = output_size
-    def forward(self, x): return F.adaptive_avg_pool2d(x, self.output_size)
+    def __init__(self, output_size):
+        self.output_size = output_size
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, self.output_size)
 
 # %% ../nbs/limn/13_nn.ipynb #f4ec6627
 class Dropout(Module):
     "Zero each element with probability p while training (survivors scaled by 1/(1-p)); the identity in eval mode."
     def __init__(self, p: float = 0.5):
-        if not isinstance(p, numbers.Real) or not 0 <= p < 1: raise ValueError(f"Dropout p={p!r} must be in [0, 1)")
+        if not isinstance(p, numbers.Real) or not 0 <= p < 1:
+            raise ValueError(f"Dropout p={p!r} must be in [0, 1)")
         self.p = float(p)
-    def forward(self, x: Tensor) -> Tensor: return x.dropout(self.p, self.training)
+    def forward(self, x: Tensor) -> Tensor:
+        return x.dropout(self.p, self.training)
 
 # %% ../nbs/limn/13_nn.ipynb #ebc48ce7
 def _host_ids(target: Tensor) -> np.ndarray:
@@ -778,6 +832,7 @@ def _class_last(input: Tensor) -> Tensor:
     "(N, C, d1, ...) as (N, d1, ..., C): torch keeps classes on dim 1."
     return input.permute((0,) + tuple(range(2, input.ndim)) + (1,)) if input.ndim > 2 else input
 
+# %% ../nbs/limn/13_nn.ipynb #be5dbf00
 def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean") -> Tensor:
     "-input[n, target[n]] (times weight[target[n]]); ids equal to ignore_index count for nothing, in the mean's divisor too."
@@ -866,6 +921,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
         return _reduce_loss(a, reduction)
     return _reduce_loss(where(a < beta, a * a * (0.5 / beta), a - 0.5 * beta), reduction)
 
+# %% ../nbs/limn/13_nn.ipynb #f6c06faf
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None,
                                      reduction: str = "mean", pos_weight=None) -> Tensor:
     "torch's form: (1 - t) x + (1 + (pos_weight - 1) t) log(1 + exp(-x)), times weight; softplus never overflows."
@@ -888,8 +944,10 @@ _functional(mse_loss, l1_loss, smooth_l1_loss, binary_cross_entropy_with_logits,
 
 # %% ../nbs/limn/13_nn.ipynb #h5-loss
 class _Loss(Module):
-    def __init__(self, reduction: str = "mean", **options): self.reduction, self.options = reduction, options
-    def forward(self, input, target): return self.loss(input, target, reduction=self.reduction, **self.options)
+    def __init__(self, reduction: str = "mean", **options):
+        self.reduction, self.options = reduction, options
+    def forward(self, input, target):
+        return self.loss(input, target, reduction=self.reduction, **self.options)
 
 class CrossEntropyLoss(_Loss):
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0):
@@ -904,7 +962,8 @@ class MSELoss(_Loss):
 class L1Loss(_Loss):
     loss = staticmethod(F.l1_loss)
 class SmoothL1Loss(_Loss):
-    def __init__(self, reduction: str = "mean", beta: float = 1.0): super().__init__(reduction, beta=beta)
+    def __init__(self, reduction: str = "mean", beta: float = 1.0):
+        super().__init__(reduction, beta=beta)
     loss = staticmethod(F.smooth_l1_loss)
 class BCEWithLogitsLoss(_Loss):
     def __init__(self, weight=None, reduction: str = "mean", pos_weight=None):
@@ -954,6 +1013,7 @@ class _Container(Module):
             raise IndexError(f"index {index!r} is out of range for {type(self).__name__} of length {len(items)}")
         return items[index][0]
 
+# %% ../nbs/limn/13_nn.ipynb #88a540be
 class Sequential(_Container):
     "torch.nn.Sequential: modules called in order; built from modules or one (Ordered)dict of them."
     def __init__(self, *args):
@@ -976,6 +1036,7 @@ class Sequential(_Container):
             x = module(x)
         return x
 
+# %% ../nbs/limn/13_nn.ipynb #87808d69
 class ModuleList(_Container):
     "torch.nn.ModuleList: a list of modules whose parameters are the model's, under the paths '0', '1', ..."
     def __init__(self, modules=None):

@@ -23,15 +23,19 @@ class DType:
         self.name, self.np, self.is_float, self.rank = name, np.dtype(np_dtype), is_float, rank
         self.itemsize = self.np.itemsize
     @property
-    def is_int(self) -> bool: return not self.is_float
+    def is_int(self) -> bool:
+        return not self.is_float
     @property
-    def is_half(self) -> bool: return self.is_float and self.itemsize == 2
+    def is_half(self) -> bool:
+        return self.is_float and self.itemsize == 2
     @property
     def compute_dtype(self) -> DType:
         "The width a device computes this dtype in: float32 for the half widths, itself otherwise."
         return float32 if self.is_half else self
-    def __repr__(self): return self.name
-    def __reduce__(self): return (to_dtype, (self.name,))      # unpickles to the same object, so `is` keeps working
+    def __repr__(self):
+        return self.name
+    def __reduce__(self):
+        return (to_dtype, (self.name,))      # unpickles to the same object, so `is` keeps working
 
 float64  = DType("float64", np.float64, True, 3)
 float32  = DType("float32", np.float32, True, 2)
@@ -48,42 +52,62 @@ _NP_ALIASES = {np.dtype(np.int64): int32, np.dtype(np.uint8): int32, np.dtype(np
 
 def to_dtype(dtype) -> DType:
     "The `DType` for a DType, a dtype name ('float32', 'bfloat16', ...) or a numpy dtype."
-    if isinstance(dtype, DType): return dtype
-    if isinstance(dtype, str) and dtype in DTYPES: return DTYPES[dtype]
-    try: npd = np.dtype(dtype)
-    except TypeError: npd = None
+    if isinstance(dtype, DType):
+        return dtype
+    if isinstance(dtype, str) and dtype in DTYPES:
+        return DTYPES[dtype]
+    try:
+        npd = np.dtype(dtype)
+    except TypeError:
+        npd = None
     if npd is not None:
         for d in DTYPES.values():
-            if d.np == npd: return d
-        if npd in _NP_ALIASES: return _NP_ALIASES[npd]
+            if d.np == npd:
+                return d
+        if npd in _NP_ALIASES:
+            return _NP_ALIASES[npd]
     raise TypeError(f"dtype={dtype!r} is not a limn dtype; expected one of {', '.join(DTYPES)}")
 
 # %% ../nbs/limn/00_ops.ipynb #404fdefc
 def promote(a: DType, b: DType) -> DType:
     "The dtype two operands of dtypes `a` and `b` are computed in."
     a, b = to_dtype(a), to_dtype(b)
-    if a is b: return a
+    if a is b:
+        return a
     if a.is_float and b.is_float:
-        if a.rank == b.rank: return float32           # float16 meets bfloat16
+        if a.rank == b.rank:
+            return float32           # float16 meets bfloat16
         return a if a.rank > b.rank else b
-    if a.is_int and b.is_int: return a if a.rank > b.rank else b
+    if a.is_int and b.is_int:
+        return a if a.rank > b.rank else b
     f = a if a.is_float else b
     return f if f.rank >= float32.rank else float32
 
 # %% ../nbs/limn/00_ops.ipynb #d19248b3
 class Ops(enum.Enum):
     "The closed op set. The groups (sources, movement, ...) are the tuples below the enum."
-    BUFFER = enum.auto(); CONST = enum.auto()                                   # sources
+    BUFFER = enum.auto()
+    CONST = enum.auto()                                                         # sources
     VIEW = enum.auto()                                                          # movement
-    NEG = enum.auto(); EXP = enum.auto(); LOG = enum.auto(); SQRT = enum.auto()
-    RECIP = enum.auto(); CAST = enum.auto()                                     # unary
-    ADD = enum.auto(); MUL = enum.auto(); CMPLT = enum.auto()                   # binary
+    NEG = enum.auto()
+    EXP = enum.auto()
+    LOG = enum.auto()
+    SQRT = enum.auto()
+    RECIP = enum.auto()
+    CAST = enum.auto()                                                          # unary
+    ADD = enum.auto()
+    MUL = enum.auto()
+    CMPLT = enum.auto()                                                         # binary
     WHERE = enum.auto()                                                         # ternary
-    SUM = enum.auto(); MAX = enum.auto()                                        # reduce
-    GATHER = enum.auto(); SCATTER = enum.auto()                                 # indexed
-    CONTIGUOUS = enum.auto(); ASSIGN = enum.auto()                              # barriers
+    SUM = enum.auto()
+    MAX = enum.auto()                                                           # reduce
+    GATHER = enum.auto()
+    SCATTER = enum.auto()                                                       # indexed
+    CONTIGUOUS = enum.auto()
+    ASSIGN = enum.auto()                                                        # barriers
     CUSTOM = enum.auto()                                                        # escape hatch
-    def __repr__(self): return f"Ops.{self.name}"
+    def __repr__(self):
+        return f"Ops.{self.name}"
     __hash__ = object.__hash__          # members are singletons compared by identity; Enum's own hash runs Python code per call
 
 SOURCE_OPS = (Ops.BUFFER, Ops.CONST)
@@ -102,8 +126,10 @@ class Buffer:
         dtype = to_dtype(array.dtype) if dtype is None else to_dtype(dtype)
         self.array, self.dtype, self.id = np.asarray(array, dtype=dtype.np, order="C"), dtype, next(Buffer._ids)
     @property
-    def shape(self) -> tuple: return self.array.shape
-    def __repr__(self): return f"buf{self.id}"
+    def shape(self) -> tuple:
+        return self.array.shape
+    def __repr__(self):
+        return f"buf{self.id}"
 
 # %% ../nbs/limn/00_ops.ipynb #330f8f35
 class Node:
@@ -115,7 +141,8 @@ class Node:
     @property
     def numel(self) -> int:
         n = 1
-        for s in self.shape: n *= s
+        for s in self.shape:
+            n *= s
         return n
     def __repr__(self):
         arg = "" if self.arg is None or self.op is Ops.VIEW else f" {self.arg!r}"
@@ -128,7 +155,8 @@ def toposort(roots, stop=None) -> list[Node]:
     roots = [roots] if isinstance(roots, Node) else list(roots)
     order, visited, nothing = [], set(), ()
     for root in roots:
-        if root in visited: continue
+        if root in visited:
+            continue
         visited.add(root)
         stack = [(root, iter(nothing if stop is not None and stop(root) else root.srcs))]   # (node, its srcs not yet walked)
         while stack:
@@ -139,13 +167,15 @@ def toposort(roots, stop=None) -> list[Node]:
                     stack.append((s, iter(nothing if stop is not None and stop(s) else s.srcs)))
                     break
             else:                                         # every src is listed: the node follows them
-                stack.pop(); order.append(node)
+                stack.pop()
+                order.append(node)
     return order
 
 # %% ../nbs/limn/00_ops.ipynb #587be052
 def resolve(node: Node) -> Node:
     "The node now holding `node`'s value: `realized` links followed to the BUFFER at their end (`node` itself if it was never realized)."
-    while node.realized is not None: node = node.realized
+    while node.realized is not None:
+        node = node.realized
     return node
 
 def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
@@ -154,8 +184,11 @@ def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
     order = toposort(roots, stop=lambda n: n.realized is not None)
     replaced, assigns = {}, []                        # only the nodes that change: most graphs have few realized nodes
     for node in order:
-        if node.realized is not None: replaced[node] = resolve(node); continue
-        if node.op is Ops.ASSIGN: assigns.append(node)
+        if node.realized is not None:
+            replaced[node] = resolve(node)
+            continue
+        if node.op is Ops.ASSIGN:
+            assigns.append(node)
         if replaced and any(s in replaced for s in node.srcs):
             replaced[node] = Node(node.op, tuple(replaced.get(s, s) for s in node.srcs), node.arg, node.dtype, node.shape)
     return [replaced.get(r, r) for r in roots], assigns
@@ -168,7 +201,8 @@ class GraphTemplate:
         order = [n for n in toposort(outputs, stop=lambda n: n in slot) if n not in slot]
         dependent = set(slot)
         for node in order:
-            if any(s in dependent for s in node.srcs): dependent.add(node)
+            if any(s in dependent for s in node.srcs):
+                dependent.add(node)
             elif node.op is Ops.BUFFER or node.realized is not None:
                 raise ValueError(f"the recorded build read {node!r}, which is not one of its inputs; it cannot be templated")
         self.kept = [n for n in order if n not in dependent]
@@ -180,10 +214,13 @@ class GraphTemplate:
 
     def __call__(self, inputs: list[Node]) -> list[Node] | None:
         "The recorded outputs rebuilt over `inputs`, or None when a kept node has been realized since (record afresh)."
-        if len(inputs) != self.n_inputs: raise ValueError(f"template takes {self.n_inputs} input nodes, got {len(inputs)}")
-        if any(n.realized is not None for n in self.kept): return None
+        if len(inputs) != self.n_inputs:
+            raise ValueError(f"template takes {self.n_inputs} input nodes, got {len(inputs)}")
+        if any(n.realized is not None for n in self.kept):
+            return None
         values = list(inputs) + self.kept
-        for op, srcs, arg, dtype, shape in self.entries: values.append(Node(op, tuple([values[i] for i in srcs]), arg, dtype, shape))
+        for op, srcs, arg, dtype, shape in self.entries:
+            values.append(Node(op, tuple([values[i] for i in srcs]), arg, dtype, shape))
         return [values[i] for i in self.outputs]
 
 def placeholder(dtype: DType, shape: tuple) -> Node:

@@ -50,6 +50,7 @@ def _split_groups(params) -> list[dict]:
         return [dict(group) for group in items]
     return [{"params": items}]
 
+# %% ../nbs/limn/14_optim.ipynb #792f6b03
 def _buffer(value, shape=(), dtype=float64) -> Tensor:
     "A realized device buffer filled with `value`: state that assigns update in place."
     return Tensor(np.full(shape, value, np.float64), dtype=dtype).realize()
@@ -93,7 +94,8 @@ class Optimizer:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "update" in cls.__dict__ and "cache_updates" not in cls.__dict__: cls.cache_updates = False   # a new rule declares itself
+        if "update" in cls.__dict__ and "cache_updates" not in cls.__dict__:
+            cls.cache_updates = False   # a new rule declares itself
 
     def __init__(self, params, lr: float):
         self.defaults = {"lr": _check_number(lr, "lr", 0.0), **{k: getattr(self, k) for k in self.hyper_names}}
@@ -120,11 +122,14 @@ class Optimizer:
         self.state.update({name: self.init_state(p) for name, p in named})
 
     @property
-    def params(self) -> list[Tensor]: return [p for _, p in self.named]
+    def params(self) -> list[Tensor]:
+        return [p for _, p in self.named]
     @property
-    def _lr(self) -> Tensor: return self.param_groups[0].lr_buffer
+    def _lr(self) -> Tensor:
+        return self.param_groups[0].lr_buffer
     @property
-    def lr(self) -> float: return self.param_groups[0]["lr"]
+    def lr(self) -> float:
+        return self.param_groups[0]["lr"]
     @lr.setter
     def lr(self, value: float):
         "Every group's rate, written into the device buffers the step graph reads."
@@ -132,7 +137,8 @@ class Optimizer:
         for group in self.param_groups:
             group["lr"] = value
 
-    def init_state(self, p: Tensor) -> dict: return {}
+    def init_state(self, p: Tensor) -> dict:
+        return {}
     def update(self, p: Tensor, g: Tensor, state: dict, lr: Tensor) -> Tensor:
         "The new value of `p` from gradient `g`; assigns the new state into `state`'s tensors as it goes."
         raise NotImplementedError(f"{type(self).__name__} defines no update(): each optimizer spells its own rule")
@@ -168,6 +174,7 @@ def updates(self: Optimizer) -> list[Tensor]:
                 touched.extend(state.values())
     return touched
 
+# %% ../nbs/limn/14_optim.ipynb #310a6a24
 @patch
 def step(self: Optimizer, *extra: Tensor) -> None:
     """One realize: every parameter and state update, the running statistics batch norms assigned in the forward
@@ -199,7 +206,8 @@ def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict, lr: Tenso
     """`update(...).cast(p.dtype)` with the state assigned, rebuilt from this structure's template (recorded on first use);
     None where this optimizer does not cache, or a state tensor is not a plain buffer (assign would realize it first)."""
     lr = self._lr if lr is None else lr
-    if not self.cache_updates or any(state[k].node.op is not Ops.BUFFER for k in self.state_names): return None
+    if not self.cache_updates or any(state[k].node.op is not Ops.BUFFER for k in self.state_names):
+        return None
     key = self.update_key(p, g, state, lr)
     inputs = [p.node, g.node, lr.node] + [state[k].node for k in self.state_names]
     template = self._templates.get(key)
@@ -212,7 +220,8 @@ def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict, lr: Tenso
         template = self._templates[key] = GraphTemplate(placeholders, [new.node] + [stand_in[k].node for k in self.state_names])
         outputs = template(inputs)
     for k, node in zip(self.state_names, outputs[1:]):
-        if node is not state[k].node: state[k].node, state[k]._ctx = node, None
+        if node is not state[k].node:
+            state[k].node, state[k]._ctx = node, None
     return Tensor(outputs[0])
 
 # %% ../nbs/limn/14_optim.ipynb #63aaec43
@@ -225,11 +234,13 @@ class SGD(Optimizer):
         if dampening != 0:
             raise ValueError(f"dampening={dampening!r}: limn's SGD has no dampening (torch's default, 0, is the only value)")
         self.momentum, self.weight_decay = _check_number(momentum, "momentum", 0.0), _check_number(weight_decay, "weight_decay", 0.0)
-        if nesterov and self.momentum == 0: raise ValueError("nesterov=True needs a momentum > 0")
+        if nesterov and self.momentum == 0:
+            raise ValueError("nesterov=True needs a momentum > 0")
         self.nesterov = bool(nesterov)
         self.state_names = ("momentum_buffer",) if self.momentum else ()
         super().__init__(params, lr)
-    def init_state(self, p): return {"momentum_buffer": _buffer(0.0, p.shape, p.dtype)} if self.momentum else {}
+    def init_state(self, p):
+        return {"momentum_buffer": _buffer(0.0, p.shape, p.dtype)} if self.momentum else {}
     def updates(self):
         "A schedule (OneCycleLR) may turn momentum on in a group built without it: the buffers start then, at zero, as torch's."
         wanted = self.momentum or any(group["momentum"] for group in self.param_groups)
@@ -252,11 +263,14 @@ class AdamW(Optimizer):
     cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
     hyper_names = ("betas", "eps", "weight_decay")
     @property
-    def betas(self) -> tuple: return (self.beta1, self.beta2)
+    def betas(self) -> tuple:
+        return (self.beta1, self.beta2)
     @betas.setter
-    def betas(self, value: tuple): self.beta1, self.beta2 = (float(b) for b in value)
+    def betas(self, value: tuple):
+        self.beta1, self.beta2 = (float(b) for b in value)
     def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.01):
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2: raise ValueError(f"betas={betas!r} must be a pair (beta1, beta2)")
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"betas={betas!r} must be a pair (beta1, beta2)")
         self.beta1, self.beta2 = (_check_number(b, f"betas[{i}]", 0.0, 1.0) for i, b in enumerate(betas))
         self.eps, self.weight_decay = _check_number(eps, "eps", 0.0), _check_number(weight_decay, "weight_decay", 0.0)
         self.state_names = ("exp_avg", "exp_avg_sq", "beta1_power", "beta2_power")
@@ -269,12 +283,14 @@ class AdamW(Optimizer):
         b1t, b2t = state["beta1_power"] * self.beta1, state["beta2_power"] * self.beta2
         m = state["exp_avg"] + (g - state["exp_avg"]) * (1 - self.beta1)            # torch's lerp(m, g, 1 - beta1)
         v = state["exp_avg_sq"] * self.beta2 + g * g * (1 - self.beta2)
-        for key, value in (("beta1_power", b1t), ("beta2_power", b2t), ("exp_avg", m), ("exp_avg_sq", v)): state[key].assign(value)
+        for key, value in (("beta1_power", b1t), ("beta2_power", b2t), ("exp_avg", m), ("exp_avg_sq", v)):
+            state[key].assign(value)
         step_size = (lr / (1 - b1t)).cast(dt)
         denom = v.sqrt() / (1 - b2t).sqrt().cast(dt) + self.eps
         decayed = p * (1 - lr * self.weight_decay).cast(dt) if self.weight_decay else p
         return decayed - step_size * (m / denom)
 
+# %% ../nbs/limn/14_optim.ipynb #6345fb6f
 class Adam(AdamW):
     "torch.optim.Adam: AdamW's moments, with weight decay added to the gradient (L2) rather than decoupled; default 0."
     cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
@@ -293,7 +309,8 @@ NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)
 
 def newton_schulz(g: Tensor, steps: int = 5, eps: float = 1e-7, coefficients: tuple = NS_COEFFICIENTS) -> Tensor:
     "An approximately semi-orthogonal matrix with g's row and column spaces (torch.optim.Muon's iteration)."
-    if g.ndim != 2: raise ValueError(f"newton_schulz works on matrices, got shape {g.shape}")
+    if g.ndim != 2:
+        raise ValueError(f"newton_schulz works on matrices, got shape {g.shape}")
     a, b, c = coefficients
     x = g.T if g.shape[0] > g.shape[1] else g
     norm = (x * x).sum().sqrt()
@@ -303,6 +320,7 @@ def newton_schulz(g: Tensor, steps: int = 5, eps: float = 1e-7, coefficients: tu
         x = x * a + (gram * b + (gram @ gram) * c) @ x
     return x.T if g.shape[0] > g.shape[1] else x
 
+# %% ../nbs/limn/14_optim.ipynb #6bdfd0aa
 class Muon(Optimizer):
     "Momentum orthogonalised by Newton-Schulz, for 2D parameters; route the rest to AdamW (see muon_with_adamw)."
     cache_updates = True                              # update() builds a graph from shapes, dtypes and attributes only
@@ -316,9 +334,11 @@ class Muon(Optimizer):
         self.state_names = ("momentum_buffer",)
         params = _named(params)
         for name, p in params:
-            if p.ndim != 2: raise ValueError(f"Muon optimizes matrices; parameter {name!r} has shape {p.shape} (give it to AdamW: see muon_with_adamw)")
+            if p.ndim != 2:
+                raise ValueError(f"Muon optimizes matrices; parameter {name!r} has shape {p.shape} (give it to AdamW: see muon_with_adamw)")
         super().__init__(params, lr)
-    def init_state(self, p): return {"momentum_buffer": _buffer(0.0, p.shape, p.dtype)}
+    def init_state(self, p):
+        return {"momentum_buffer": _buffer(0.0, p.shape, p.dtype)}
     def update(self, p, g, state, lr):
         buf = state["momentum_buffer"] + (g - state["momentum_buffer"]) * (1 - self.momentum)
         state["momentum_buffer"].assign(buf)
@@ -332,26 +352,37 @@ class Muon(Optimizer):
 class OptimizerGroup:
     "Several optimizers stepped as one: their updates go into one realize."
     def __init__(self, **optimizers: Optimizer):
-        if not optimizers: raise ValueError("OptimizerGroup needs at least one optimizer")
+        if not optimizers:
+            raise ValueError("OptimizerGroup needs at least one optimizer")
         for key, opt in optimizers.items():
-            if not isinstance(opt, Optimizer): raise TypeError(f"{key} is a {type(opt).__name__}, expected an Optimizer")
+            if not isinstance(opt, Optimizer):
+                raise TypeError(f"{key} is a {type(opt).__name__}, expected an Optimizer")
         self.optimizers = optimizers
     @property
-    def named(self) -> list: return [item for opt in self.optimizers.values() for item in opt.named]
+    def named(self) -> list:
+        return [item for opt in self.optimizers.values() for item in opt.named]
     @property
-    def params(self) -> list[Tensor]: return [p for _, p in self.named]
+    def params(self) -> list[Tensor]:
+        return [p for _, p in self.named]
     @property
-    def lr(self) -> dict: return {key: opt.lr for key, opt in self.optimizers.items()}
+    def lr(self) -> dict:
+        return {key: opt.lr for key, opt in self.optimizers.items()}
     @lr.setter
     def lr(self, value: float):
-        for opt in self.optimizers.values(): opt.lr = value
-    def updates(self) -> list[Tensor]: return [t for opt in self.optimizers.values() for t in opt.updates()]
-    def step(self, *extra: Tensor) -> None: realize(*self.updates(), *pending_assigns(), *extra)
+        for opt in self.optimizers.values():
+            opt.lr = value
+    def updates(self) -> list[Tensor]:
+        return [t for opt in self.optimizers.values() for t in opt.updates()]
+    def step(self, *extra: Tensor) -> None:
+        realize(*self.updates(), *pending_assigns(), *extra)
     @property
-    def param_groups(self) -> list: return [g for opt in self.optimizers.values() for g in opt.param_groups]
+    def param_groups(self) -> list:
+        return [g for opt in self.optimizers.values() for g in opt.param_groups]
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for opt in self.optimizers.values(): opt.zero_grad(set_to_none)
+        for opt in self.optimizers.values():
+            opt.zero_grad(set_to_none)
 
+# %% ../nbs/limn/14_optim.ipynb #4b1eabaf
 def muon_with_adamw(named_params, lr: float = 0.02, adamw_lr: float = 1e-3, exclude: tuple = (), momentum: float = 0.95,
                     betas: tuple = (0.9, 0.999), weight_decay: float = 0.0, adamw_weight_decay: float = 0.01) -> OptimizerGroup:
     "Muon for 2D parameters whose names contain none of `exclude`, AdamW for the rest, stepped together."
@@ -359,17 +390,21 @@ def muon_with_adamw(named_params, lr: float = 0.02, adamw_lr: float = 1e-3, excl
     to_muon = [(n, p) for n, p in named if p.ndim == 2 and not any(e in n for e in exclude)]
     rest = [(n, p) for n, p in named if not (p.ndim == 2 and not any(e in n for e in exclude))]
     members = {}
-    if to_muon: members["muon"] = Muon(to_muon, lr=lr, momentum=momentum, weight_decay=weight_decay)
-    if rest: members["adamw"] = AdamW(rest, lr=adamw_lr, betas=betas, weight_decay=adamw_weight_decay)
+    if to_muon:
+        members["muon"] = Muon(to_muon, lr=lr, momentum=momentum, weight_decay=weight_decay)
+    if rest:
+        members["adamw"] = AdamW(rest, lr=adamw_lr, betas=betas, weight_decay=adamw_weight_decay)
     return OptimizerGroup(**members)
 
 # %% ../nbs/limn/14_optim.ipynb #f085dad5
 def _names_for(named: list, names) -> list[tuple[str, Tensor]]:
     "`named` renamed by `names` ((name, tensor) pairs or a name -> tensor dict), matching tensors by identity."
-    if names is None: return named
+    if names is None:
+        return named
     by_id = {id(p): n for n, p in (names.items() if isinstance(names, dict) else names)}
     missing = [n for n, p in named if id(p) not in by_id]
-    if missing: raise ValueError(f"names has no entry for the optimizer's parameter(s) {missing}")
+    if missing:
+        raise ValueError(f"names has no entry for the optimizer's parameter(s) {missing}")
     return [(by_id[id(p)], p) for _, p in named]
 
 @patch
@@ -385,29 +420,34 @@ def state_items(self: OptimizerGroup, names=None) -> list[tuple[str, Tensor]]:
     "Members' state; their learning rates under `<member>.lr`."
     return [(f"{key}.lr" if name == "lr" else name, t) for key, opt in self.optimizers.items() for name, t in opt.state_items(names)]
 
+# %% ../nbs/limn/14_optim.ipynb #9dc73c7d
 def assign_state(items: list, values: dict, what: str) -> list[Tensor]:
     """Assign values[name] into each (name, live tensor) of `items`, lazily, and return the live tensors to realize.
     Every name must be present with the live tensor's shape and dtype (chapter 15's load_into shares this rule); all are
     checked before the first assign, so a refused load leaves no half-done assigns behind."""
     missing = [name for name, _ in items if name not in values]
-    if missing: raise ValueError(f"{what} is missing {len(missing)} entr{'y' if len(missing) == 1 else 'ies'}: {missing[:5]}")
+    if missing:
+        raise ValueError(f"{what} is missing {len(missing)} entr{'y' if len(missing) == 1 else 'ies'}: {missing[:5]}")
     checked = []
     for name, live in items:
         value = values[name] if isinstance(values[name], Tensor) else Tensor(np.asarray(values[name]))
         if value.shape != live.shape or value.dtype is not live.dtype:
             raise ValueError(f"{what}: {name!r} is {value.dtype.name}{list(value.shape)}, expected {live.dtype.name}{list(live.shape)}")
         checked.append((live, value))
-    for live, value in checked: live.assign(value)
+    for live, value in checked:
+        live.assign(value)
     return [live for live, _ in checked]
 
 @patch
-def state_dict(self: Optimizer | OptimizerGroup, names=None) -> dict[str, Tensor]: return dict(self.state_items(names))
+def state_dict(self: Optimizer | OptimizerGroup, names=None) -> dict[str, Tensor]:
+    return dict(self.state_items(names))
 
 @patch
 def load_state_dict(self: Optimizer | OptimizerGroup, state: dict, realize_now: bool = True, names=None) -> list[Tensor]:
     "Assign every entry of `state` into the live buffers; commit them in one realize unless `realize_now` is False."
     targets = assign_state(self.state_items(names), state, f"{type(self).__name__} state")
-    if realize_now: realize(*targets)
+    if realize_now:
+        realize(*targets)
     return targets
 
 # %% ../nbs/limn/14_optim.ipynb #h5-s1
@@ -449,7 +489,8 @@ class LRScheduler:
     def load_state_dict(self, state_dict: dict) -> None:
         vars(self).update(state_dict)
 
-def _lr_of(groups) -> list[float]: return [group["lr"] for group in groups]
+def _lr_of(groups) -> list[float]:
+    return [group["lr"] for group in groups]
 
 # %% ../nbs/limn/14_optim.ipynb #h5-s2
 class StepLR(LRScheduler):
@@ -475,6 +516,7 @@ class LambdaLR(LRScheduler):
     def get_lr(self):
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
+# %% ../nbs/limn/14_optim.ipynb #b4962e34
 class LinearLR(LRScheduler):
     "Scale the rates by a factor moving linearly from start_factor to end_factor over total_iters steps."
     def __init__(self, optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0, total_iters: int = 5,

@@ -20,7 +20,9 @@ MATERIAL_OPS = (Ops.SUM, Ops.MAX, Ops.CONTIGUOUS, Ops.ASSIGN, Ops.SCATTER, Ops.C
 def view_chain(node: Node) -> tuple[list[Node], Node]:
     "The VIEW nodes stacked on top of `node` (outermost first) and the first non-VIEW node under them."
     chain = []
-    while node.op is Ops.VIEW: chain.append(node); node = node.srcs[0]
+    while node.op is Ops.VIEW:
+        chain.append(node)
+        node = node.srcs[0]
     return chain, node
 
 def is_reshape(chain: list[Node]) -> bool:
@@ -32,18 +34,23 @@ def materialized(sinks: list[Node]) -> set:
     "The nodes whose values must exist in memory: one kernel each. Everything else fuses into its consumers."
     must = set()
     for node in toposort(sinks):
-        if node.op in MATERIAL_OPS: must.add(node)
+        if node.op in MATERIAL_OPS:
+            must.add(node)
         if node.op is Ops.VIEW:                             # a view re-addresses its source: the source needs an address
             _, base = view_chain(node)
-            if base.op not in (Ops.BUFFER, Ops.CONST): must.add(base)
+            if base.op not in (Ops.BUFFER, Ops.CONST):
+                must.add(base)
         if node.op is Ops.CUSTOM:                           # a device kernel takes plain row-major buffers
             must.update(s for s in node.srcs if s.op is not Ops.BUFFER)
     for sink in sinks:
         chain, base = view_chain(sink)
-        if sink.op is Ops.BUFFER: continue
+        if sink.op is Ops.BUFFER:
+            continue
         if chain and is_reshape(chain) and base.op is not Ops.CONST:
-            if base.op is not Ops.BUFFER: must.add(base)    # the sink aliases its base's buffer
-        else: must.add(sink)
+            if base.op is not Ops.BUFFER:
+                must.add(base)    # the sink aliases its base's buffer
+        else:
+            must.add(sink)
     return must
 
 # %% ../nbs/limn/05_schedule.ipynb #9ac031d6
@@ -55,11 +62,15 @@ class BufferRef:
     shape: tuple
     buffer: Buffer | None = None
     node: Node | None = None          # the BUFFER node (an input) or the node whose value the kernel writes
-    def __repr__(self): return f"buf{self.index}"
+    def __repr__(self):
+        return f"buf{self.index}"
     @property
-    def numel(self) -> int: return prod(self.shape)
-    def describe(self) -> str: return f"buf{self.index}  {self.dtype.name}{list(self.shape)}"
+    def numel(self) -> int:
+        return prod(self.shape)
+    def describe(self) -> str:
+        return f"buf{self.index}  {self.dtype.name}{list(self.shape)}"
 
+# %% ../nbs/limn/05_schedule.ipynb #9bb9aa62
 @dataclass(eq=False)
 class Kernel:
     "One fused kernel: computes `root` for every point of `loop_shape` and writes it to `output`."
@@ -73,13 +84,16 @@ class Kernel:
     loads: dict                   # node -> BufferRef for each node this kernel reads from memory
     instrs: list | None = None    # the loop-nest IR, filled by codegen.lower
     @property
-    def op(self) -> Ops: return self.root.op
+    def op(self) -> Ops:
+        return self.root.op
     @property
     def args(self) -> list:
         "(name, BufferRef) in calling order: inputs first, then the output."
         return [(f"in{i}", b) for i, b in enumerate(self.inputs)] + [("out", self.output)]
-    def __repr__(self): return f"<{self.name} {self.op.name} loop{list(self.loop_shape)} {self.inputs} -> {self.output}>"
+    def __repr__(self):
+        return f"<{self.name} {self.op.name} loop{list(self.loop_shape)} {self.inputs} -> {self.output}>"
 
+# %% ../nbs/limn/05_schedule.ipynb #1ced7565
 @dataclass
 class Sink:
     "A requested value: the buffer that holds it, read as `shape` (an alias when shape differs from buf.shape)."
@@ -87,7 +101,8 @@ class Sink:
     shape: tuple
     dtype: DType
     @property
-    def is_alias(self) -> bool: return tuple(self.shape) != tuple(self.buf.shape)
+    def is_alias(self) -> bool:
+        return tuple(self.shape) != tuple(self.buf.shape)
 
 @dataclass
 class Schedule:
@@ -97,45 +112,60 @@ class Schedule:
     sinks: list
     assigns: list                 # (target BufferRef, BufferRef the ASSIGN kernel wrote): committed after every kernel ran
     @property
-    def inputs(self) -> list: return [b for b in self.buffers if b.buffer is not None]
+    def inputs(self) -> list:
+        return [b for b in self.buffers if b.buffer is not None]
 
 # %% ../nbs/limn/05_schedule.ipynb #aa592c65
 def schedule(sinks) -> Schedule:
     "Cut the graph under `sinks` (a Node or a list) into kernels; see the chapter for where the cuts fall."
     sinks = [sinks] if isinstance(sinks, Node) else list(sinks)
-    if not all(isinstance(s, Node) for s in sinks): raise TypeError(f"sinks={sinks!r} must be Nodes")
+    if not all(isinstance(s, Node) for s in sinks):
+        raise TypeError(f"sinks={sinks!r} must be Nodes")
     sinks, _ = substitute_realized(sinks)             # realized nodes become the buffers holding them
     must, refs, buffers, by_buffer = materialized(sinks), {}, [], {}
     def new_ref(dtype, shape, buffer=None, node=None):
-        buffers.append(BufferRef(len(buffers), dtype, tuple(shape), buffer, node)); return buffers[-1]
+        buffers.append(BufferRef(len(buffers), dtype, tuple(shape), buffer, node))
+        return buffers[-1]
     kernels, assigns = [], []
     for node in toposort(sinks):
         if node.op is Ops.BUFFER:
-            if id(node.arg) not in by_buffer: by_buffer[id(node.arg)] = new_ref(node.dtype, node.shape, node.arg, node)
+            if id(node.arg) not in by_buffer:
+                by_buffer[id(node.arg)] = new_ref(node.dtype, node.shape, node.arg, node)
             refs[node] = by_buffer[id(node.arg)]
         elif node in must:
             start = node.srcs[1] if node.op is Ops.ASSIGN else node   # an ASSIGN's target is written, not read
             inputs, nodes, loads, seen, stack = [], [], {}, set(), [start]
             while stack:
                 n = stack.pop()
-                if n in seen: continue
+                if n in seen:
+                    continue
                 seen.add(n)
                 if n.op is Ops.BUFFER or (n in must and n is not node):
                     loads[n] = refs[n]
-                    if refs[n] not in inputs: inputs.append(refs[n])
+                    if refs[n] not in inputs:
+                        inputs.append(refs[n])
                     continue
-                nodes.append(n); stack.extend(reversed(n.srcs))
-            if node not in nodes: nodes.insert(0, node)
-            if node.op in REDUCE_OPS: loop_shape, axes = node.srcs[0].shape, tuple(node.arg)
-            elif node.op is Ops.SCATTER: loop_shape, axes = node.srcs[1].shape, ()
-            elif node.op is Ops.CUSTOM: loop_shape, axes = (), ()
-            else: loop_shape, axes = node.shape, ()
+                nodes.append(n)
+                stack.extend(reversed(n.srcs))
+            if node not in nodes:
+                nodes.insert(0, node)
+            if node.op in REDUCE_OPS:
+                loop_shape, axes = node.srcs[0].shape, tuple(node.arg)
+            elif node.op is Ops.SCATTER:
+                loop_shape, axes = node.srcs[1].shape, ()
+            elif node.op is Ops.CUSTOM:
+                loop_shape, axes = (), ()
+            else:
+                loop_shape, axes = node.shape, ()
             refs[node] = new_ref(node.dtype, node.shape, None, node)
             kernels.append(Kernel(f"k{len(kernels)}", node, tuple(loop_shape), axes, inputs, refs[node], nodes, loads))
-            if node.op is Ops.ASSIGN: assigns.append((refs[node.srcs[0]], refs[node]))
+            if node.op is Ops.ASSIGN:
+                assigns.append((refs[node.srcs[0]], refs[node]))
     out = []
     for sink in sinks:
-        if sink.op is Ops.ASSIGN: out.append(Sink(refs[sink.srcs[0]], sink.shape, sink.dtype)); continue
+        if sink.op is Ops.ASSIGN:
+            out.append(Sink(refs[sink.srcs[0]], sink.shape, sink.dtype))
+            continue
         chain, base = view_chain(sink)
         target = sink if sink in refs else base
         out.append(Sink(refs[target], sink.shape, sink.dtype))
@@ -143,8 +173,10 @@ def schedule(sinks) -> Schedule:
 
 # %% ../nbs/limn/05_schedule.ipynb #7d15135a
 def _label(node: Node) -> str:
-    if node.op is Ops.CONST: return f"CONST {node.arg!r}"
-    if node.op in REDUCE_OPS: return f"{node.op.name} axes={list(node.arg)}\n{node.dtype.name}{list(node.shape)}"
+    if node.op is Ops.CONST:
+        return f"CONST {node.arg!r}"
+    if node.op in REDUCE_OPS:
+        return f"{node.op.name} axes={list(node.arg)}\n{node.dtype.name}{list(node.shape)}"
     return f"{node.op.name}\n{node.dtype.name}{list(node.shape)}"
 
 def draw_schedule(sched: Schedule):
@@ -156,14 +188,18 @@ def draw_schedule(sched: Schedule):
     for k in sched.kernels:
         ids = {n: f"{k.name}_{i}" for i, n in enumerate(k.nodes)}
         with g.cluster(k.name, label=f"{k.name}  {k.op.name}  loop{list(k.loop_shape)}", fillcolor="#eef3fb", style="rounded,filled"):
-            for n in k.nodes: g.node(ids[n], _label(n), fillcolor="#ffffff")
+            for n in k.nodes:
+                g.node(ids[n], _label(n), fillcolor="#ffffff")
         for n in k.nodes:
             srcs = (n.srcs[1],) if n.op is Ops.ASSIGN else n.srcs
             for s in srcs:
-                if s in ids: g.edge(ids[s], ids[n])
-                elif s in k.loads: g.edge(f"b{k.loads[s].index}", ids[n])
+                if s in ids:
+                    g.edge(ids[s], ids[n])
+                elif s in k.loads:
+                    g.edge(f"b{k.loads[s].index}", ids[n])
         g.edge(ids[k.root], f"b{k.output.index}", style="bold")
-    for t, v in sched.assigns: g.edge(f"b{v.index}", f"b{t.index}", label="commit", style="dashed")
+    for t, v in sched.assigns:
+        g.edge(f"b{v.index}", f"b{t.index}", label="commit", style="dashed")
     for i, s in enumerate(sched.sinks):
         g.node(f"sink{i}", f"sink {i}  {s.dtype.name}{list(s.shape)}" + ("\n(alias)" if s.is_alias else ""), shape="plaintext", fillcolor="#ffffff")
         g.edge(f"b{s.buf.index}", f"sink{i}", style="dotted")

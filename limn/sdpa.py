@@ -29,7 +29,8 @@ __all__ = ['TILE', 'SDPA_KERNELS', 'ROWS', 'batch', 'tq', 'tk', 'd', 'dv', 'SDPA
 def _visible(tq: int, tk: int, causal: bool, key_mask: Tensor | None) -> Tensor | None:
     "Where query i may look at key j, broadcastable to batch + (t_q, t_k); None when every key is visible."
     cond = None
-    if causal: cond = Tensor(np.tril(np.ones((tq, tk), np.float32)))
+    if causal:
+        cond = Tensor(np.tril(np.ones((tq, tk), np.float32)))
     if key_mask is not None:
         flags = (key_mask != 0).cast(float32).reshape(key_mask.shape[:-1] + (1, tk))
         cond = flags if cond is None else cond * flags
@@ -40,7 +41,8 @@ def composed_attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False, ke
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     s = (q @ k.transpose(-1, -2)) * scale
     cond = _visible(q.shape[-2], k.shape[-2], causal, key_mask)
-    if cond is not None: s = where(cond, s, -math.inf)
+    if cond is not None:
+        s = where(cond, s, -math.inf)
     return s.softmax(-1) @ v
 
 # %% ../nbs/limn/12_attention.ipynb #40c9023e
@@ -54,11 +56,14 @@ def tile_scores(q, k, mask, causal: bool, scale: float, k0: int, k1: int) -> np.
     "Scores of every query row against keys k0 .. k1-1, hidden ones at -inf: shape (..., t_q, k1 - k0), one tile."
     s = (q @ np.swapaxes(k[..., k0:k1, :], -1, -2)) * s_type(q, scale)
     visible = np.ones(s.shape, bool)
-    if mask is not None: visible &= mask[..., None, k0:k1] != 0
-    if causal: visible &= np.arange(k0, k1)[None, :] <= np.arange(q.shape[-2])[:, None]
+    if mask is not None:
+        visible &= mask[..., None, k0:k1] != 0
+    if causal:
+        visible &= np.arange(k0, k1)[None, :] <= np.arange(q.shape[-2])[:, None]
     return np.where(visible, s, -np.inf)
 
-def s_type(x: np.ndarray, value: float): return x.dtype.type(value)
+def s_type(x: np.ndarray, value: float):
+    return x.dtype.type(value)
 
 def _unpack(inputs, masked: bool, n_extra: int):
     "(q, k, v, mask or None, extras...) widened to the compute dtype."
@@ -158,13 +163,20 @@ def _check_operands(q, k, v, key_mask, scale):
     "(q, k, v expanded to one batch shape, key mask as q's dtype over batch + (t_k,) or None, scale), or a clear error."
     q, k, v = (x if isinstance(x, Tensor) else Tensor(x) for x in (q, k, v))
     for name, x in (("q", q), ("k", k), ("v", v)):
-        if x.ndim < 2: raise ValueError(f"attention: {name} has shape {x.shape}; expected (..., tokens, width) with at least 2 dims")
-        if not x.dtype.is_float: raise TypeError(f"attention: {name} has dtype {x.dtype.name}; expected a float dtype")
-    if not (q.dtype is k.dtype is v.dtype): raise TypeError(f"attention: q, k, v have dtypes {q.dtype.name}, {k.dtype.name}, {v.dtype.name}; expected one dtype")
-    if q.shape[-1] != k.shape[-1]: raise ValueError(f"attention: q has width {q.shape[-1]} but k has {k.shape[-1]}; q @ k.T needs them equal")
-    if k.shape[-2] != v.shape[-2]: raise ValueError(f"attention: k has {k.shape[-2]} keys but v has {v.shape[-2]} values; expected one value per key")
-    try: batch = broadcast_shape(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError: raise ValueError(f"attention: batch dims of q {q.shape[:-2]}, k {k.shape[:-2]}, v {v.shape[:-2]} do not broadcast") from None
+        if x.ndim < 2:
+            raise ValueError(f"attention: {name} has shape {x.shape}; expected (..., tokens, width) with at least 2 dims")
+        if not x.dtype.is_float:
+            raise TypeError(f"attention: {name} has dtype {x.dtype.name}; expected a float dtype")
+    if not (q.dtype is k.dtype is v.dtype):
+        raise TypeError(f"attention: q, k, v have dtypes {q.dtype.name}, {k.dtype.name}, {v.dtype.name}; expected one dtype")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"attention: q has width {q.shape[-1]} but k has {k.shape[-1]}; q @ k.T needs them equal")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"attention: k has {k.shape[-2]} keys but v has {v.shape[-2]} values; expected one value per key")
+    try:
+        batch = broadcast_shape(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(f"attention: batch dims of q {q.shape[:-2]}, k {k.shape[:-2]}, v {v.shape[:-2]} do not broadcast") from None
     q, k, v = (x.broadcast_to(batch + x.shape[-2:]) for x in (q, k, v))
     tk = k.shape[-2]
     if key_mask is not None:
@@ -172,7 +184,8 @@ def _check_operands(q, k, v, key_mask, scale):
         layout = _key_mask_layout(tuple(key_mask.shape), batch, tk)
         key_mask = (key_mask != 0).cast(q.dtype).reshape(layout).broadcast_to(batch + (tk,))
     scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
-    if not math.isfinite(scale): raise ValueError(f"attention: scale={scale} must be a finite number")
+    if not math.isfinite(scale):
+        raise ValueError(f"attention: scale={scale} must be a finite number")
     return q, k, v, key_mask, scale
 
 # %% ../nbs/limn/12_attention.ipynb #63363590
@@ -180,7 +193,8 @@ def composed_backward(q, k, v, key_mask, g, causal: bool, scale: float) -> tuple
     "dQ, dK, dV in primitives (t_q * t_k values per head): what `create_graph=True` differentiates again."
     s = (q @ k.transpose(-1, -2)) * scale
     cond = _visible(q.shape[-2], k.shape[-2], causal, key_mask)
-    if cond is not None: s = where(cond, s, -math.inf)
+    if cond is not None:
+        s = where(cond, s, -math.inf)
     p = s.softmax(-1)
     dp = g @ v.transpose(-1, -2)
     ds = p * (dp - (dp * p).sum(-1, keepdim=True))
@@ -193,7 +207,8 @@ def _fused(q, k, v, key_mask, causal: bool, scale: float) -> Tensor:
     row_dtype = q.dtype.compute_dtype
     saved = {}
     def rule(index, out, g, parents, params):
-        if index != 0: return (None,) * len(parents)                  # L is internal: nothing differentiates it
+        if index != 0:
+            return (None,) * len(parents)                  # L is internal: nothing differentiates it
         if is_grad_enabled() or not get_device().has_custom("sdpa_bwd_q"):
             return composed_backward(q, k, v, key_mask, g, causal, scale) + (None,) * (len(parents) - 3)
         D = (g.cast(row_dtype) * out.cast(row_dtype)).sum(-1)
@@ -211,8 +226,10 @@ def attention(q, k, v, causal: bool = False, key_mask=None, scale: float | None 
     uses the CUSTOM kernels where the current device has them; True insists, False always composes."""
     q, k, v, key_mask, scale = _check_operands(q, k, v, key_mask, scale)
     has = get_device().has_custom("sdpa")
-    if fused and not has: raise ValueError(f"attention(fused=True): device {get_device().name!r} registers no 'sdpa' kernel; use fused=None")
-    if fused is False or not has: return composed_attention(q, k, v, causal, key_mask, scale)
+    if fused and not has:
+        raise ValueError(f"attention(fused=True): device {get_device().name!r} registers no 'sdpa' kernel; use fused=None")
+    if fused is False or not has:
+        return composed_attention(q, k, v, causal, key_mask, scale)
     return _fused(q, k, v, key_mask, causal, scale)
 
 @patch
@@ -221,7 +238,8 @@ def attention(self: Tensor, k, v, causal: bool = False, key_mask=None, scale: fl
     return attention(self, k, v, causal, key_mask, scale, fused)
 
 # %% ../nbs/limn/12_attention.ipynb #eac3d5e1
-for _name, _kernel in SDPA_KERNELS.items(): register_custom("numpy", _name, _kernel)
+for _name, _kernel in SDPA_KERNELS.items():
+    register_custom("numpy", _name, _kernel)
 
 # %% ../nbs/limn/12_attention.ipynb #c41d1a13
 @dataclass(frozen=True)
@@ -230,7 +248,8 @@ class Sym(Var):
     extent: a size is any positive integer, a counter runs between its loop's start and end, a `Let` equals its
     expression, as the description states (so `extent` is unused and 0)."""
     extent: int = 0
-    def key(self): return (0, -1, self.name)
+    def key(self):
+        return (0, -1, self.name)
 
 def c_expr(e) -> str:
     "An Index (or int, Sym) or a Min / Pick / CeilDiv as C."
@@ -242,7 +261,8 @@ class Min:
     args: tuple
     def render(self):
         out = c_expr(self.args[-1])
-        for a in reversed(self.args[:-1]): out = f"limn_min({c_expr(a)}, {out})"
+        for a in reversed(self.args[:-1]):
+            out = f"limn_min({c_expr(a)}, {out})"
         return out
 
 @dataclass(frozen=True)
@@ -251,28 +271,36 @@ class Pick:
     flag: str
     a: object
     b: object
-    def render(self): return f"({self.flag} ? {c_expr(self.a)} : {c_expr(self.b)})"
+    def render(self):
+        return f"({self.flag} ? {c_expr(self.a)} : {c_expr(self.b)})"
 
 @dataclass(frozen=True)
 class CeilDiv:
     "ceil(num / k) for num >= 0 and an int k >= 1."
     num: object
     k: int
-    def render(self): return f"(({c_expr(self.num)} + {self.k - 1}) / {self.k})"
+    def render(self):
+        return f"(({c_expr(self.num)} + {self.k - 1}) / {self.k})"
 
 # %% ../nbs/limn/12_attention.ipynb #10e2e741
 @patch
-def __add__(self: Sym, other): return Index.of(self) + other
+def __add__(self: Sym, other):
+    return Index.of(self) + other
 @patch
-def __radd__(self: Sym, other): return Index.of(self) + other
+def __radd__(self: Sym, other):
+    return Index.of(self) + other
 @patch
-def __sub__(self: Sym, other): return Index.of(self) - other
+def __sub__(self: Sym, other):
+    return Index.of(self) - other
 @patch
-def __rsub__(self: Sym, other): return Index.of(other) - Index.of(self)
+def __rsub__(self: Sym, other):
+    return Index.of(other) - Index.of(self)
 @patch
-def __mul__(self: Sym, k): return Index.of(self) * k
+def __mul__(self: Sym, k):
+    return Index.of(self) * k
 @patch
-def __rmul__(self: Sym, k): return Index.of(self) * k
+def __rmul__(self: Sym, k):
+    return Index.of(self) * k
 
 # %% ../nbs/limn/12_attention.ipynb #9613490c
 @dataclass(frozen=True)
@@ -285,10 +313,12 @@ class Buf:
     optional: bool = False
     def __getitem__(self, index):
         index = index if isinstance(index, tuple) else (index,)
-        if len(index) != len(self.shape): raise ValueError(f"{self.name} has {len(self.shape)} dims {self.shape}, indexed with {len(index)}")
+        if len(index) != len(self.shape):
+            raise ValueError(f"{self.name} has {len(self.shape)} dims {self.shape}, indexed with {len(index)}")
         return Ref(self, tuple(Index.of(i) for i in index))
 
-def _size(s): return s.name if isinstance(s, Var) else str(s)
+def _size(s):
+    return s.name if isinstance(s, Var) else str(s)
 
 @dataclass(frozen=True)
 class Ref:
@@ -297,9 +327,11 @@ class Ref:
     index: tuple
     def render(self):
         flat = self.index[0].render(atom=True)
-        for size, i in zip(self.buf.shape[1:], self.index[1:]): flat = f"({flat} * {_size(size)} + {i.render()})"
+        for size, i in zip(self.buf.shape[1:], self.index[1:]):
+            flat = f"({flat} * {_size(size)} + {i.render()})"
         return f"{self.buf.name}[{flat}]"
 
+# %% ../nbs/limn/12_attention.ipynb #476d84a4
 @dataclass
 class Line:
     "A line of C whose memory accesses are exactly the `refs` its `{name}` placeholders name."
@@ -324,7 +356,8 @@ class For:
     step: int = 1
     threads: bool = False
 
-def line(text: str, **refs) -> Line: return Line(text, refs)
+def line(text: str, **refs) -> Line:
+    return Line(text, refs)
 
 # %% ../nbs/limn/12_attention.ipynb #e74c215f
 _WRITE = re.compile(r"\s*(=(?!=)|\+=|-=|\*=|/=|%=|<<=|>>=|&=|\|=|\^=)")
@@ -353,14 +386,17 @@ class Touch:
     line: Line
     name: str
 
+# %% ../nbs/limn/12_attention.ipynb #c3ddcec6
 def touches(desc: Described) -> list:
     "Every access of `desc` in program order, each with its scope (what the proof may assume about its indices)."
     out = []
     def walk(stmts, scope):
         scope = list(scope)
         for s in stmts:
-            if isinstance(s, For): walk(s.body, scope + [s])
-            elif isinstance(s, Let): scope.append(s)
+            if isinstance(s, For):
+                walk(s.body, scope + [s])
+            elif isinstance(s, Let):
+                scope.append(s)
             elif isinstance(s, Line):
                 for m in _PLACEHOLDER.finditer(s.text):
                     w, bumped = _WRITE.match(s.text, m.end()), _BUMP.search(s.text[:m.start()]) or _BUMP_AFTER.match(s.text, m.end())
@@ -373,48 +409,66 @@ def touches(desc: Described) -> list:
 _TYPES = r"(?:int|int64_t|T|long|unsigned|const|double|float|char|short|size_t)"
 
 def _expr_vars(e) -> set:
-    if isinstance(e, Min): return set().union(*(_expr_vars(a) for a in e.args))
-    if isinstance(e, Pick): return _expr_vars(e.a) | _expr_vars(e.b)
-    if isinstance(e, CeilDiv): return _expr_vars(e.num)
+    if isinstance(e, Min):
+        return set().union(*(_expr_vars(a) for a in e.args))
+    if isinstance(e, Pick):
+        return _expr_vars(e.a) | _expr_vars(e.b)
+    if isinstance(e, CeilDiv):
+        return _expr_vars(e.num)
     return {v.name for v in Index.of(e).variables()}
 
 def _expr_flags(e) -> set:
-    if isinstance(e, Min): return set().union(*(_expr_flags(a) for a in e.args))
-    if isinstance(e, Pick): return {e.flag} | _expr_flags(e.a) | _expr_flags(e.b)
+    if isinstance(e, Min):
+        return set().union(*(_expr_flags(a) for a in e.args))
+    if isinstance(e, Pick):
+        return {e.flag} | _expr_flags(e.a) | _expr_flags(e.b)
     return _expr_flags(e.num) if isinstance(e, CeilDiv) else set()
 
+# %% ../nbs/limn/12_attention.ipynb #5a6546fd
 def _check_text(desc, s: Line, protected: set):
     where = f"{desc.name}: line {s.text!r}"
     named = set(_PLACEHOLDER.findall(s.text))
-    if named != set(s.refs): raise ValueError(f"{where}: placeholders {sorted(named)} but refs {sorted(s.refs)}; expected the same names")
-    if re.search(r"(?<!&)&\s*\{\w+\}", s.text): raise ValueError(f"{where}: takes the address of an access; a write through it would not be seen")
+    if named != set(s.refs):
+        raise ValueError(f"{where}: placeholders {sorted(named)} but refs {sorted(s.refs)}; expected the same names")
+    if re.search(r"(?<!&)&\s*\{\w+\}", s.text):
+        raise ValueError(f"{where}: takes the address of an access; a write through it would not be seen")
     bare = _PLACEHOLDER.sub("0", s.text)
-    if any(ch in bare for ch in "[]#"): raise ValueError(f"{where}: a subscript or directive outside a placeholder; every access must be a described Ref")
+    if any(ch in bare for ch in "[]#"):
+        raise ValueError(f"{where}: a subscript or directive outside a placeholder; every access must be a described Ref")
     depth = 0
     for ch in bare:
         depth += (ch == "{") - (ch == "}")
-        if depth < 0: break
-    if depth: raise ValueError(f"{where}: unbalanced braces would move code out of its described loop")
-    if re.search(r"\bgoto\b", bare): raise ValueError(f"{where}: goto is not allowed in a described kernel")
+        if depth < 0:
+            break
+    if depth:
+        raise ValueError(f"{where}: unbalanced braces would move code out of its described loop")
+    if re.search(r"\bgoto\b", bare):
+        raise ValueError(f"{where}: goto is not allowed in a described kernel")
     for name in [b.name for b in desc.bufs] + [b.name for b in _locals(desc.body)]:
-        if re.search(rf"\b{name}\b", bare): raise ValueError(f"{where}: names buffer {name!r} outside a placeholder")
+        if re.search(rf"\b{name}\b", bare):
+            raise ValueError(f"{where}: names buffer {name!r} outside a placeholder")
     for name in protected:
         if (re.search(rf"\b{name}\s*(=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)", bare) or re.search(rf"(\+\+|--|(?<!&)&(?!&))\s*{name}\b", bare)
                 or re.search(rf"\b{_TYPES}\s+{name}\b", bare)):
             raise ValueError(f"{where}: assigns, declares or takes the address of {name!r}, a value the proof relies on")
 
+# %% ../nbs/limn/12_attention.ipynb #21bd72e1
 def _locals(stmts) -> list:
     out = []
     for s in stmts:
-        if isinstance(s, Local): out.append(s.buf)
-        elif isinstance(s, For): out += _locals(s.body)
+        if isinstance(s, Local):
+            out.append(s.buf)
+        elif isinstance(s, For):
+            out += _locals(s.body)
     return out
 
 def _bound_names(stmts) -> set:
     out = set()
     for s in stmts:
-        if isinstance(s, For): out |= {s.var.name} | _bound_names(s.body)
-        elif isinstance(s, Let): out.add(s.var.name)
+        if isinstance(s, For):
+            out |= {s.var.name} | _bound_names(s.body)
+        elif isinstance(s, Let):
+            out.add(s.var.name)
     return out
 
 # %% ../nbs/limn/12_attention.ipynb #fb7eeef5
@@ -425,23 +479,32 @@ def check_described(desc: Described) -> Described:
     sizes, flags = {s.name for s in desc.sizes}, set(desc.flags)
     protected = sizes | flags | _bound_names(desc.body) | {f"has_{b.name}" for b in desc.bufs if b.optional} | {"limn_min"}
     def uses(e, bound, what):
-        if free := _expr_vars(e) - bound - sizes: raise ValueError(f"{desc.name}: {what} uses {sorted(free)} outside their scope")
-        if bad := _expr_flags(e) - flags: raise ValueError(f"{desc.name}: {what} picks on {sorted(bad)}, not a flag of {sorted(flags)}")
+        if free := _expr_vars(e) - bound - sizes:
+            raise ValueError(f"{desc.name}: {what} uses {sorted(free)} outside their scope")
+        if bad := _expr_flags(e) - flags:
+            raise ValueError(f"{desc.name}: {what} picks on {sorted(bad)}, not a flag of {sorted(flags)}")
     def walk(stmts, bound, threads_ok):
         bound = set(bound)
         for s in stmts:
             if isinstance(s, (For, Let)) and s.var.name in bound | sizes:
                 raise ValueError(f"{desc.name}: {s.var.name!r} is bound again inside its own scope")
             if isinstance(s, For):
-                if s.threads and not threads_ok: raise ValueError(f"{desc.name}: threaded loop {s.var.name} is not outermost or perfectly nested in one")
-                if s.step < 1: raise ValueError(f"{desc.name}: loop {s.var.name} has step {s.step}; expected >= 1")
-                uses(s.start, bound, f"loop {s.var.name}'s start"); uses(s.end, bound, f"loop {s.var.name}'s end")
+                if s.threads and not threads_ok:
+                    raise ValueError(f"{desc.name}: threaded loop {s.var.name} is not outermost or perfectly nested in one")
+                if s.step < 1:
+                    raise ValueError(f"{desc.name}: loop {s.var.name} has step {s.step}; expected >= 1")
+                uses(s.start, bound, f"loop {s.var.name}'s start")
+                uses(s.end, bound, f"loop {s.var.name}'s end")
                 walk(s.body, bound | {s.var.name}, s.threads and len(s.body) == 1)
-            elif isinstance(s, Let): uses(s.expr, bound, f"let {s.var.name}"); bound.add(s.var.name)
+            elif isinstance(s, Let):
+                uses(s.expr, bound, f"let {s.var.name}")
+                bound.add(s.var.name)
             elif isinstance(s, Line):
                 _check_text(desc, s, protected)
-                for name, ref in s.refs.items(): [uses(i, bound, f"{name} = {ref.render()}") for i in ref.index]
-            elif not isinstance(s, Local): raise TypeError(f"{desc.name}: a body holds For, Let, Local and Line, got {type(s).__name__}")
+                for name, ref in s.refs.items():
+                    [uses(i, bound, f"{name} = {ref.render()}") for i in ref.index]
+            elif not isinstance(s, Local):
+                raise TypeError(f"{desc.name}: a body holds For, Let, Local and Line, got {type(s).__name__}")
     walk(desc.body, set(), True)
     return desc
 
@@ -449,13 +512,17 @@ def check_described(desc: Described) -> Described:
 def _render_block(stmts, depth: int, out: list, in_threads=False):
     pad = "  " * depth
     for s in stmts:
-        if isinstance(s, Line): out.append(pad + _PLACEHOLDER.sub(lambda m: s.refs[m.group(1)].render(), s.text))
-        elif isinstance(s, Let): out.append(f"{pad}const int64_t {s.var.name} = {c_expr(s.expr)};")
-        elif isinstance(s, Local): out.append(f"{pad}T {s.buf.name}[{' * '.join(_size(x) for x in s.buf.shape)}];")
+        if isinstance(s, Line):
+            out.append(pad + _PLACEHOLDER.sub(lambda m: s.refs[m.group(1)].render(), s.text))
+        elif isinstance(s, Let):
+            out.append(f"{pad}const int64_t {s.var.name} = {c_expr(s.expr)};")
+        elif isinstance(s, Local):
+            out.append(f"{pad}T {s.buf.name}[{' * '.join(_size(x) for x in s.buf.shape)}];")
         else:
             if s.threads and not in_threads:
                 chain, inner = 1, s
-                while len(inner.body) == 1 and isinstance(inner.body[0], For) and inner.body[0].threads: chain, inner = chain + 1, inner.body[0]
+                while len(inner.body) == 1 and isinstance(inner.body[0], For) and inner.body[0].threads:
+                    chain, inner = chain + 1, inner.body[0]
                 out.append(f"{pad}#pragma omp parallel for{f' collapse({chain})' if chain > 1 else ''} schedule(dynamic)")
             v = s.var.name
             out.append(f"{pad}for (int64_t {v} = {c_expr(s.start)}; {v} < {c_expr(s.end)}; {v}{' += ' + str(s.step) if s.step > 1 else '++'}) {{")
@@ -569,7 +636,8 @@ C_SDPA_SOURCE = ("#include <stdint.h>\n#include <math.h>\n"
 def c_sdpa_source(dtype: DType) -> str:
     "The three kernels for `dtype` (float32 or float64; the c device declines the half widths before this is asked)."
     spell = {"float32": ("float", "expf", "logf"), "float64": ("double", "exp", "log")}
-    if dtype.name not in spell: raise TypeError(f"the c device's attention kernels take float32 or float64, got {dtype.name}")
+    if dtype.name not in spell:
+        raise TypeError(f"the c device's attention kernels take float32 or float64, got {dtype.name}")
     T, EXP, LOG = spell[dtype.name]
     return f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n" + C_SDPA_SOURCE
 
@@ -592,7 +660,8 @@ def _dims(inputs) -> tuple:
     (qs, _), (ks, _), (vs, _) = inputs[:3]
     return (math.prod(qs[:-2]), qs[-2], ks[-2], qs[-1], vs[-1])
 
-def _pointer(memory) -> int | None: return None if memory is None else memory.ctypes.data
+def _pointer(memory) -> int | None:
+    return None if memory is None else memory.ctypes.data
 
 # %% ../nbs/limn/12_attention.ipynb #c7e38a4f
 def described_counts(nest, dims) -> list:
@@ -609,7 +678,8 @@ def c_builder(op: str):
         dtype, masked, dims = inputs[0][1], params.get("masked", False), _dims(inputs)
         counts, n_out = described_counts(nest, dims), sum(b.role == "out" for b in nest.bufs)
         given = [math.prod(s) for s, _ in inputs[:3]] + [math.prod(inputs[3][0]) if masked else None] + [math.prod(s) for s, _ in inputs[3 + masked:]]
-        if len(given) != len(nest.bufs) - n_out: raise ValueError(f"{nest.name} takes {len(nest.bufs) - n_out} inputs (mask included), got {len(given)}")
+        if len(given) != len(nest.bufs) - n_out:
+            raise ValueError(f"{nest.name} takes {len(nest.bufs) - n_out} inputs (mask included), got {len(given)}")
         for buf, want, got in zip(nest.bufs, counts, given):
             if got is not None and got != want:
                 raise ValueError(f"{nest.name}: {buf.name} has {got} elements; its described shape at sizes {dims} holds {want}")
@@ -624,7 +694,8 @@ def c_builder(op: str):
     return build
 
 C_SDPA_BUILDERS = {op: c_builder(op) for op in C_SDPA_NESTS}
-for _name, _builder in C_SDPA_BUILDERS.items(): register_custom("c", _name, _builder)
+for _name, _builder in C_SDPA_BUILDERS.items():
+    register_custom("c", _name, _builder)
 
 # %% ../nbs/limn/12_attention.ipynb #18bbb940
 def cuda_builder(kernel: str, outputs, rows: str):
@@ -634,7 +705,8 @@ def cuda_builder(kernel: str, outputs, rows: str):
         from limn.cuda_emit import attention_source, ATT_ROWS
         dtype, masked, dims = inputs[0][1], params.get("masked", False), _dims(inputs)
         batch, tq, tk, d, dv = dims
-        if batch > 65535: raise ValueError(f"the cuda attention kernels take at most 65535 (batch x heads) rows of blocks, got {batch}")
+        if batch > 65535:
+            raise ValueError(f"the cuda attention kernels take at most 65535 (batch x heads) rows of blocks, got {batch}")
         fn = backend.driver.function(backend.module(attention_source(dtype, d, dv)), kernel)
         sizes = outputs(*dims)
         kinds = [dtype if i < len(sizes) - (kernel == "limn_sdpa_fwd") else dtype.compute_dtype for i in range(len(sizes))]
@@ -651,4 +723,5 @@ def cuda_builder(kernel: str, outputs, rows: str):
 CUDA_SDPA_BUILDERS = {"sdpa": cuda_builder("limn_sdpa_fwd", lambda b, tq, tk, d, dv: (b * tq * dv, b * tq), "tq"),
                       "sdpa_bwd_q": cuda_builder("limn_sdpa_bwd_q", lambda b, tq, tk, d, dv: (b * tq * d,), "tq"),
                       "sdpa_bwd_kv": cuda_builder("limn_sdpa_bwd_kv", lambda b, tq, tk, d, dv: (b * tk * d, b * tk * dv), "tk")}
-for _name, _builder in CUDA_SDPA_BUILDERS.items(): register_custom("cuda", _name, _builder)
+for _name, _builder in CUDA_SDPA_BUILDERS.items():
+    register_custom("cuda", _name, _builder)

@@ -25,7 +25,8 @@ class SafetensorsError(ValueError):
 # %% ../nbs/limn/15_serialize.ipynb #b386c069
 def _header_bytes(arrays: dict, metadata: dict | None) -> bytes:
     header, offset = {}, 0
-    if metadata: header["__metadata__"] = metadata
+    if metadata:
+        header["__metadata__"] = metadata
     for name, (array, dtype) in arrays.items():
         header[name] = {"dtype": DTYPE_TAGS[dtype.name], "shape": list(array.shape), "data_offsets": [offset, offset + array.nbytes]}
         offset += array.nbytes
@@ -38,22 +39,31 @@ def _write_atomic(path, chunks) -> None:
     fd, temp = tempfile.mkstemp(prefix=".limn-save-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
-            for chunk in chunks: f.write(chunk)
-            f.flush(); os.fsync(f.fileno())
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(temp, path)
     except BaseException:
-        if os.path.exists(temp): os.unlink(temp)
+        if os.path.exists(temp):
+            os.unlink(temp)
         raise
     dir_fd = os.open(directory, os.O_RDONLY)
-    try: os.fsync(dir_fd)
-    finally: os.close(dir_fd)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
+# %% ../nbs/limn/15_serialize.ipynb #24a48965
 def save(path, tensors: dict, metadata: dict | None = None) -> None:
     "Write `tensors` (name -> Tensor) to a safetensors file at `path`, atomically; `metadata` maps str to str."
-    if not isinstance(tensors, dict): raise TypeError(f"tensors must be a dict of name -> Tensor, got {type(tensors).__name__}")
+    if not isinstance(tensors, dict):
+        raise TypeError(f"tensors must be a dict of name -> Tensor, got {type(tensors).__name__}")
     for name, t in tensors.items():
-        if not isinstance(name, str) or name == "__metadata__": raise ValueError(f"tensor name {name!r} must be a str other than '__metadata__'")
-        if not isinstance(t, Tensor): raise TypeError(f"tensors[{name!r}] is a {type(t).__name__}, expected a Tensor")
+        if not isinstance(name, str) or name == "__metadata__":
+            raise ValueError(f"tensor name {name!r} must be a str other than '__metadata__'")
+        if not isinstance(t, Tensor):
+            raise TypeError(f"tensors[{name!r}] is a {type(t).__name__}, expected a Tensor")
     if metadata is not None and (not isinstance(metadata, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
         raise TypeError("metadata must be a dict of str -> str (the format stores nothing else there)")
     realize(*tensors.values())
@@ -69,44 +79,56 @@ def _entry(path, name, entry, data_size) -> tuple:
     if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
         raise SafetensorsError(f"{where}: entry must be an object with exactly dtype, shape and data_offsets, got {entry!r:.200}")
     tag, shape, offsets = entry["dtype"], entry["shape"], entry["data_offsets"]
-    if tag not in TAG_DTYPES: raise SafetensorsError(f"{where}: unknown or unsupported dtype {tag!r:.40}; limn reads {', '.join(TAG_DTYPES)}")
+    if tag not in TAG_DTYPES:
+        raise SafetensorsError(f"{where}: unknown or unsupported dtype {tag!r:.40}; limn reads {', '.join(TAG_DTYPES)}")
     if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
         raise SafetensorsError(f"{where}: shape {shape!r:.200} must be a list of non-negative ints")
     if not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets) or not 0 <= offsets[0] <= offsets[1]:
         raise SafetensorsError(f"{where}: data_offsets {offsets!r:.200} must be [begin, end] with 0 <= begin <= end")
     begin, end = offsets
-    if end > data_size: raise SafetensorsError(f"{where}: byte range [{begin}, {end}) is outside the file's {data_size} data bytes")
+    if end > data_size:
+        raise SafetensorsError(f"{where}: byte range [{begin}, {end}) is outside the file's {data_size} data bytes")
     dtype = TAG_DTYPES[tag]
     expected = int(np.prod(shape, dtype=object)) * dtype.itemsize
     if expected != end - begin:
         raise SafetensorsError(f"{where}: shape {shape} of {tag} needs {expected} bytes but its byte range holds {end - begin}")
     return dtype, tuple(shape), begin, end
 
+# %% ../nbs/limn/15_serialize.ipynb #d49a1794
 def read_header(path) -> tuple[dict, dict, int]:
     "({name: (dtype, shape, begin, end)}, metadata, start of the data section) of a safetensors file, fully checked."
     size = os.path.getsize(path)
     with open(path, "rb") as f:
-        if size < 8: raise SafetensorsError(f"{path}: truncated: {size} bytes, but a safetensors file starts with an 8-byte header length")
+        if size < 8:
+            raise SafetensorsError(f"{path}: truncated: {size} bytes, but a safetensors file starts with an 8-byte header length")
         (n,) = struct.unpack("<Q", f.read(8))
-        if n > MAX_HEADER_BYTES: raise SafetensorsError(f"{path}: header length {n} is over the {MAX_HEADER_BYTES}-byte limit; not reading it")
-        if 8 + n > size: raise SafetensorsError(f"{path}: header length {n} runs past the end of the file ({size} bytes)")
+        if n > MAX_HEADER_BYTES:
+            raise SafetensorsError(f"{path}: header length {n} is over the {MAX_HEADER_BYTES}-byte limit; not reading it")
+        if 8 + n > size:
+            raise SafetensorsError(f"{path}: header length {n} runs past the end of the file ({size} bytes)")
         raw = f.read(n)
     def no_duplicates(pairs):
         keys = [k for k, _ in pairs]
-        if len(set(keys)) != len(keys): raise SafetensorsError(f"{path}: the header names {sorted(k for k in set(keys) if keys.count(k) > 1)[:3]} more than once")
+        if len(set(keys)) != len(keys):
+            raise SafetensorsError(f"{path}: the header names {sorted(k for k in set(keys) if keys.count(k) > 1)[:3]} more than once")
         return dict(pairs)
-    try: header = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e: raise SafetensorsError(f"{path}: the header is not valid JSON ({e})") from None
-    if not isinstance(header, dict): raise SafetensorsError(f"{path}: the header must be a JSON object, got {type(header).__name__}")
+    try:
+        header = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise SafetensorsError(f"{path}: the header is not valid JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise SafetensorsError(f"{path}: the header must be a JSON object, got {type(header).__name__}")
     metadata = header.pop("__metadata__", None) or {}
     if not isinstance(metadata, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
         raise SafetensorsError(f"{path}: __metadata__ must map strings to strings")
     entries = {name: _entry(path, name, entry, size - 8 - n) for name, entry in header.items()}
     spans = sorted((begin, end, name) for name, (_, _, begin, end) in entries.items() if end > begin)
     for (b0, e0, n0), (b1, e1, n1) in zip(spans, spans[1:]):
-        if b1 < e0: raise SafetensorsError(f"{path}: tensors {n0!r} [{b0}, {e0}) and {n1!r} [{b1}, {e1}) overlap")
+        if b1 < e0:
+            raise SafetensorsError(f"{path}: tensors {n0!r} [{b0}, {e0}) and {n1!r} [{b1}, {e1}) overlap")
     return entries, metadata, 8 + n
 
+# %% ../nbs/limn/15_serialize.ipynb #92c586cc
 def load(path) -> dict[str, Tensor]:
     "Every tensor of a safetensors file, by name, in the file's header order."
     entries, _, start = read_header(path)
@@ -115,11 +137,13 @@ def load(path) -> dict[str, Tensor]:
         for name, (dtype, shape, begin, end) in entries.items():
             f.seek(start + begin)
             data = f.read(end - begin)
-            if len(data) != end - begin: raise SafetensorsError(f"{path}: tensor {name!r} was cut short while reading")
+            if len(data) != end - begin:
+                raise SafetensorsError(f"{path}: tensor {name!r} was cut short while reading")
             out[name] = Tensor(np.frombuffer(data, dtype=dtype.np.newbyteorder("<")).astype(dtype.np).reshape(shape), dtype=dtype)
     return out
 
-def metadata(path) -> dict[str, str]: return read_header(path)[1]
+def metadata(path) -> dict[str, str]:
+    return read_header(path)[1]
 
 # %% ../nbs/limn/15_serialize.ipynb #5cbd9b2f
 def draw_file(path):
@@ -133,7 +157,8 @@ def draw_file(path):
     previous = "header"
     for i, (name, (dtype, shape, begin, end)) in enumerate(sorted(entries.items(), key=lambda kv: kv[1][2])):
         g.node(f"t{i}", f"{name}\n{dtype.name}{list(shape)}\nbytes [{start + begin}, {start + end})", fillcolor="#d9ead3")
-        g.edge(previous, f"t{i}", style="invis"); previous = f"t{i}"
+        g.edge(previous, f"t{i}", style="invis")
+        previous = f"t{i}"
     return g
 
 # %% ../nbs/limn/15_serialize.ipynb #86f71550
@@ -142,14 +167,16 @@ OPTIMIZER_PREFIX = "optimizer."
 def _checkpoint_items(model, optimizer) -> list[tuple[str, Tensor]]:
     "(name in the file, live tensor): the model's state_dict (parameters and buffers, such as a batch norm's running statistics), optimizer state filed under the parameters' paths."
     named = list(model.state_dict().items())
-    if optimizer is None: return named
+    if optimizer is None:
+        return named
     return named + [(OPTIMIZER_PREFIX + name, t) for name, t in optimizer.state_items(named)]
 
 def save_checkpoint(path, model, optimizer=None, metadata: dict | None = None) -> None:
     """One safetensors file holding the model's parameters under their dotted paths and the optimizer's state beside them.
     `metadata` (str -> str, such as the step number) is stored in the header; `limn.serialize.metadata(path)` reads it back."""
     meta = {"format": "pt", "limn": "checkpoint", **(metadata or {})}
-    if optimizer is not None: meta["optimizer"] = type(optimizer).__name__
+    if optimizer is not None:
+        meta["optimizer"] = type(optimizer).__name__
     save(path, dict(_checkpoint_items(model, optimizer)), metadata=meta)
 
 def load_into(path, model, optimizer=None) -> None:
@@ -159,5 +186,6 @@ def load_into(path, model, optimizer=None) -> None:
     expected = {name for name, _ in items}
     ignored = {name for name in file if name.startswith(OPTIMIZER_PREFIX)} if optimizer is None else set()
     unexpected = sorted(set(file) - expected - ignored)
-    if unexpected: raise ValueError(f"{path} holds tensors this model{' and optimizer' if optimizer else ''} do not have: {unexpected[:5]}")
+    if unexpected:
+        raise ValueError(f"{path} holds tensors this model{' and optimizer' if optimizer else ''} do not have: {unexpected[:5]}")
     realize(*assign_state(items, file, str(path)))

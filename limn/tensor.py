@@ -28,25 +28,30 @@ _DEVICE_RNG: list = []                              # that stream, once made (be
 
 def set_seed(seed: int) -> None:
     "Reseed the generator behind randn, rand and randint and dropout's device stream: every draw after it is reproducible."
-    if not isinstance(seed, numbers.Integral): raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    if not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     _RNG[0] = np.random.default_rng(int(seed))
     _SEED[0] = int(seed)
-    if _DEVICE_RNG: _DEVICE_RNG[0].seed(int(seed))   # dropout's stream ("Dropout draws on the device", below)
+    if _DEVICE_RNG:
+        _DEVICE_RNG[0].seed(int(seed))   # dropout's stream ("Dropout draws on the device", below)
 
 class IndexOutOfRange(IndexError, ValueError):
     "An index outside a dim: an IndexError (so Python protocols see one) that is also a ValueError."
 
 def _shape_arg(shape, name="shape") -> tuple:
     "Accept f(2, 3) and f((2, 3)) alike; sizes must be non-negative ints, or -1, which reshape infers and expand keeps."
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
     for s in shape:
         if not isinstance(s, numbers.Integral) or isinstance(s, bool) or s < -1:
             raise TypeError(f"{name}={tuple(shape)} must hold non-negative ints")
     return tuple(int(s) for s in shape)
 
 def _data_dtype(arr: np.ndarray, from_python: bool) -> DType:
-    if arr.dtype == object: raise TypeError("Tensor data must be numbers (a numpy array, a nested list of numbers or a scalar), got objects")
-    if from_python: return float32 if arr.dtype.kind == "f" else int32 if arr.dtype.kind in "iub" else to_dtype(arr.dtype)
+    if arr.dtype == object:
+        raise TypeError("Tensor data must be numbers (a numpy array, a nested list of numbers or a scalar), got objects")
+    if from_python:
+        return float32 if arr.dtype.kind == "f" else int32 if arr.dtype.kind in "iub" else to_dtype(arr.dtype)
     return to_dtype(arr.dtype)
 
 # %% ../nbs/limn/02_tensor.ipynb #4fac373f
@@ -66,6 +71,7 @@ def _data_node(data, dtype) -> tuple[Node, bool]:
     buf = Buffer(arr.astype(dt.np), dt)
     return Node(Ops.BUFFER, (), buf, dt, buf.shape), is_bool
 
+# %% ../nbs/limn/02_tensor.ipynb #5d491e61
 class Tensor:
     "A lazy n-dimensional array: a handle on a node of the op DAG, with autograd bookkeeping."
     __slots__ = ("node", "_requires_grad", "grad", "_ctx", "is_bool", "__weakref__")
@@ -73,17 +79,22 @@ class Tensor:
 
     def __init__(self, data, dtype=None, requires_grad: bool = False):
         is_bool = False
-        if isinstance(data, Node): node = data
-        elif isinstance(data, Tensor): node = data.node
-        else: node, is_bool = _data_node(data, dtype)
+        if isinstance(data, Node):
+            node = data
+        elif isinstance(data, Tensor):
+            node = data.node
+        else:
+            node, is_bool = _data_node(data, dtype)
         self.node, self.grad, self._ctx, self._requires_grad, self.is_bool = node, None, None, False, is_bool
-        if dtype is not None and to_dtype(dtype) is not node.dtype: self.node = self.cast(dtype).node
+        if dtype is not None and to_dtype(dtype) is not node.dtype:
+            self.node = self.cast(dtype).node
         self.requires_grad = requires_grad
         if self.node.op is not Ops.BUFFER:
             _track(self)                              # a lazy tensor (see "A value is fixed when it is built")
 
     @property
-    def requires_grad(self) -> bool: return self._requires_grad
+    def requires_grad(self) -> bool:
+        return self._requires_grad
     @requires_grad.setter
     def requires_grad(self, value: bool):
         if value and not self.dtype.is_float:
@@ -93,10 +104,13 @@ class Tensor:
     shape = property(lambda self: self.node.shape)
     dtype = property(lambda self: self.node.dtype)
     ndim = property(lambda self: len(self.node.shape))
-    def numel(self) -> int: return self.node.numel
-    def size(self, dim=None): return self.shape if dim is None else self.shape[self._axis(dim)]
+    def numel(self) -> int:
+        return self.node.numel
+    def size(self, dim=None):
+        return self.shape if dim is None else self.shape[self._axis(dim)]
     def __len__(self):
-        if not self.shape: raise TypeError("len() of a 0-d tensor")
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
     def __repr__(self):
         rg = ", requires_grad=True" if self.requires_grad else ""
@@ -113,7 +127,8 @@ _LIVE_PRUNE_AT = [4096]
 _JOINERS: list = []              # f(tensors) -> tensors a realize of them must compute too (the dropout stream's)
 _FAILED = weakref.WeakSet()       # nodes whose realize failed: they would fail again, so they join no other
 
-def _kept(t: Tensor) -> bool: return t._ctx is not None or resolve(t.node).op is not Ops.BUFFER
+def _kept(t: Tensor) -> bool:
+    return t._ctx is not None or resolve(t.node).op is not Ops.BUFFER
 
 def _track(t: Tensor) -> None:
     "Remember lazy tensor `t` weakly, so that a realize which overwrites a buffer can find the tensors still reading it."
@@ -122,6 +137,7 @@ def _track(t: Tensor) -> None:
         _LIVE[:] = [r for r in _LIVE if (x := r()) is not None and _kept(x)]
         _LIVE_PRUNE_AT[0] = max(4096, 2 * len(_LIVE))
 
+# %% ../nbs/limn/02_tensor.ipynb #3bef8416
 def _reading(roots: list[Node], targets: set) -> set:
     "The nodes under `roots` whose value depends on the contents of a Buffer in `targets` (ids), as they are now."
     hit = set()
@@ -140,6 +156,7 @@ def _reading(roots: list[Node], targets: set) -> set:
             hit.add(node)
     return hit
 
+# %% ../nbs/limn/02_tensor.ipynb #9dca123b
 def _readers(targets: set | None, skip: set) -> list[Tensor]:
     """The lazy tensors someone still holds (a name, a list, an attribute: more than the autograd records of other
     tensors) whose graphs read a Buffer in `targets` (ids; None: any), leaving out nodes in `skip` (ids)."""
@@ -175,7 +192,8 @@ def realize(*tensors) -> None:
     if not joined:
         _realize_now(flat, drop=True)
         return
-    try: _realize_now(flat + joined, drop=False)
+    try:
+        _realize_now(flat + joined, drop=False)
     except Exception:                                  # a reader that cannot be computed must not sink the assigns
         _FAILED.update(resolve(t.node) for t in joined)
         _realize_now(flat, drop=True)
@@ -192,7 +210,8 @@ def _joining(flat: list[Tensor]) -> list[Tensor]:
             t.node = resolve(t.node)
             seen.add(id(t.node))
             joined.append(t)
-        if more: _, assigns = substitute_realized([t.node for t in flat + joined if t.node.op is not Ops.BUFFER])
+        if more:
+            _, assigns = substitute_realized([t.node for t in flat + joined if t.node.op is not Ops.BUFFER])
     return joined
 
 # %% ../nbs/limn/02_tensor.ipynb #1e7e0a02
@@ -204,7 +223,8 @@ def _realize_now(flat: list[Tensor], drop: bool) -> None:
             seen.add(id(t.node))
             pending.append(t.node)
     sinks, assigns = substitute_realized(pending)
-    try: buffers = get_device().realize(sinks)
+    try:
+        buffers = get_device().realize(sinks)
     except Exception as error:
         if drop:
             _drop(assigns, flat, error)
@@ -221,8 +241,10 @@ def _realize_now(flat: list[Tensor], drop: bool) -> None:
 def _drop(assigns: list[Node], flat: list[Tensor], error: Exception) -> None:
     """After a failed device call: no buffer was written, so each ASSIGN is marked done with its target's old contents,
     and the lazy tensors of the call, which will fail again, no longer join other realizes."""
-    for a in assigns: a.realized = resolve(a.srcs[0])
-    for t in flat: t.node = resolve(t.node)
+    for a in assigns:
+        a.realized = resolve(a.srcs[0])
+    for t in flat:
+        t.node = resolve(t.node)
     _FAILED.update(t.node for t in flat if t.node.op is not Ops.BUFFER)
     if assigns:
         error.add_note(f"limn: no buffer was written; the {len(assigns)} assign(s) of this realize were dropped, so their "
@@ -232,7 +254,8 @@ def _drop(assigns: list[Node], flat: list[Tensor], error: Exception) -> None:
 @patch
 def realize(self: Tensor) -> Tensor:
     "Compute this tensor now; it then holds a BUFFER node."
-    realize(self); return self
+    realize(self)
+    return self
 
 @patch
 def numpy(self: Tensor) -> np.ndarray:
@@ -244,19 +267,24 @@ def numpy(self: Tensor) -> np.ndarray:
 @patch
 def item(self: Tensor):
     "The value of a one-element tensor as a python float or int."
-    if self.numel() != 1: raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
+    if self.numel() != 1:
+        raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
     v = self.numpy().reshape(-1)[0]
     return float(v) if self.dtype.is_float else bool(v) if self.is_bool else int(v)
 
 @patch
-def tolist(self: Tensor): return self.numpy().tolist()
+def tolist(self: Tensor):
+    return self.numpy().tolist()
 @patch
-def __float__(self: Tensor) -> float: return float(self.item())
+def __float__(self: Tensor) -> float:
+    return float(self.item())
 @patch
-def __int__(self: Tensor) -> int: return int(self.item())
+def __int__(self: Tensor) -> int:
+    return int(self.item())
 @patch
 def __bool__(self: Tensor) -> bool:
-    if self.numel() != 1: raise TypeError(f"the truth value of a tensor of shape {self.shape} is ambiguous; use .sum() or .max()")
+    if self.numel() != 1:
+        raise TypeError(f"the truth value of a tensor of shape {self.shape} is ambiguous; use .sum() or .max()")
     return bool(self.item())
 
 # %% ../nbs/limn/02_tensor.ipynb #01a89139
@@ -266,7 +294,9 @@ def _make(node: Node, parents: tuple = (), rule=None, arg=None) -> Tensor:
     t.node, t.grad, t._requires_grad, t._ctx, t.is_bool = node, None, False, None, False
     if parents and autograd.is_grad_enabled() and node.dtype.is_float:
         for p in parents:
-            if p._requires_grad: t._requires_grad, t._ctx = True, (rule, parents, arg); break
+            if p._requires_grad:
+                t._requires_grad, t._ctx = True, (rule, parents, arg)
+                break
     if t._ctx is not None or (node.op is not Ops.BUFFER and node.op is not Ops.CONST):
         _track(t)                                     # see "A value is fixed when it is built"
     return t
@@ -282,10 +312,12 @@ def _movement(x: Tensor, name: str, arg, apply) -> Tensor:
     "A VIEW node: `apply(view)` folded into x's view when x is a VIEW, else (or if it cannot fold) a fresh VIEW."
     src, view = (x.node.srcs[0], x.node.arg) if x.node.op is Ops.VIEW else (x.node, View.contiguous(x.shape))
     new = apply(view)
-    if new is None: src, new = x.node, apply(View.contiguous(x.shape))   # cannot fold: a chain of two views
+    if new is None:
+        src, new = x.node, apply(View.contiguous(x.shape))   # cannot fold: a chain of two views
     node = src if new.is_contiguous and new.shape == src.shape else Node(Ops.VIEW, (src,), new, x.dtype, new.shape)
     return _make(node, (x,), name, arg)
 
+# %% ../nbs/limn/02_tensor.ipynb #d835a54b
 def _reduce(x: Tensor, op: Ops, axes: tuple) -> Tensor:
     "SUM/MAX over sorted `axes`, keeping them as size-1 dims."
     shape = tuple(1 if d in axes else s for d, s in enumerate(x.shape))
@@ -297,21 +329,26 @@ def _const(value, dtype: DType, shape: tuple = ()) -> Tensor:
     """A python number in `dtype` (ints wrap to the dtype's width), broadcast to `shape` by a stride-0 VIEW.
     Equal constants share their nodes (fewer nodes to walk and draw); a cached node that was realized, and so may
     since have been assigned to, is never handed out again."""
-    if dtype.is_int: value = int(np.array(int(value)).astype(np.int64).astype(dtype.np))
-    else: value = float(value)
+    if dtype.is_int:
+        value = int(np.array(int(value)).astype(np.int64).astype(dtype.np))
+    else:
+        value = float(value)
     key = (dtype.name, repr(value), shape)
     node = _CONST_CACHE.get(key)
     if node is None or node.realized is not None or (node.srcs and node.srcs[0].realized is not None):
         node = Node(Ops.CONST, (), value, dtype, ())
-        if shape: node = Node(Ops.VIEW, (node,), View.contiguous(()).reshape((1,) * len(shape)).expand(shape), dtype, shape)
-        if len(_CONST_CACHE) > 4096: _CONST_CACHE.clear()
+        if shape:
+            node = Node(Ops.VIEW, (node,), View.contiguous(()).reshape((1,) * len(shape)).expand(shape), dtype, shape)
+        if len(_CONST_CACHE) > 4096:
+            _CONST_CACHE.clear()
         _CONST_CACHE[key] = node
     return _make(node)
 
 # %% ../nbs/limn/02_tensor.ipynb #44e2a77c
 def _random(shape, dtype, requires_grad, draw) -> Tensor:
     dt = to_dtype(dtype)
-    if not dt.is_float: raise TypeError(f"dtype={dt.name}: random floats need a float dtype")
+    if not dt.is_float:
+        raise TypeError(f"dtype={dt.name}: random floats need a float dtype")
     return Tensor(draw(_RNG[0], shape).astype(dt.np), dtype=dt, requires_grad=requires_grad)
 
 @patch(cls_method=True)
@@ -338,23 +375,32 @@ def _full(shape, value, dtype=None, requires_grad=False) -> Tensor:
     return t
 
 @patch(cls_method=True)
-def full(cls: Tensor, shape, value, dtype=None, requires_grad=False) -> Tensor: return _full(shape, value, dtype, requires_grad)
+def full(cls: Tensor, shape, value, dtype=None, requires_grad=False) -> Tensor:
+    return _full(shape, value, dtype, requires_grad)
 @patch(cls_method=True)
-def zeros(cls: Tensor, *shape, dtype=float32, requires_grad=False) -> Tensor: return _full(_shape_arg(shape), 0, dtype, requires_grad)
+def zeros(cls: Tensor, *shape, dtype=float32, requires_grad=False) -> Tensor:
+    return _full(_shape_arg(shape), 0, dtype, requires_grad)
 @patch(cls_method=True)
-def ones(cls: Tensor, *shape, dtype=float32, requires_grad=False) -> Tensor: return _full(_shape_arg(shape), 1, dtype, requires_grad)
+def ones(cls: Tensor, *shape, dtype=float32, requires_grad=False) -> Tensor:
+    return _full(_shape_arg(shape), 1, dtype, requires_grad)
 @patch
-def zeros_like(self: Tensor, dtype=None) -> Tensor: return _full(self.shape, 0, dtype or self.dtype)
+def zeros_like(self: Tensor, dtype=None) -> Tensor:
+    return _full(self.shape, 0, dtype or self.dtype)
 @patch
-def ones_like(self: Tensor, dtype=None) -> Tensor: return _full(self.shape, 1, dtype or self.dtype)
+def ones_like(self: Tensor, dtype=None) -> Tensor:
+    return _full(self.shape, 1, dtype or self.dtype)
 @patch
-def full_like(self: Tensor, value, dtype=None) -> Tensor: return _full(self.shape, value, dtype or self.dtype)
+def full_like(self: Tensor, value, dtype=None) -> Tensor:
+    return _full(self.shape, value, dtype or self.dtype)
 
+# %% ../nbs/limn/02_tensor.ipynb #92a93b90
 @patch(cls_method=True)
 def arange(cls: Tensor, start, stop=None, step=1, dtype=None) -> Tensor:
     "Like range (and torch.arange): ints give int32, any float argument gives float32."
-    if stop is None: start, stop = 0, start
-    if step == 0: raise ValueError("step=0: arange needs a non-zero step")
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("step=0: arange needs a non-zero step")
     is_float = any(isinstance(v, float) for v in (start, stop, step))
     dt = to_dtype(dtype) if dtype is not None else (float32 if is_float else int32)
     return Tensor(np.arange(start, stop, step, dtype=np.float64 if is_float else np.int64).astype(dt.np), dtype=dt)
@@ -368,25 +414,36 @@ def eye(cls: Tensor, n: int, m: int | None = None, dtype=float32) -> Tensor:
 def cast(self: Tensor, dtype) -> Tensor:
     "This tensor's value in `dtype` (the CAST primitive; floats to ints truncate toward zero)."
     dt = to_dtype(dtype)
-    if dt is self.dtype: return self
+    if dt is self.dtype:
+        return self
     return _make(Node(Ops.CAST, (self.node,), None, dt, self.shape), (self,), "cast")
 
 @patch
-def to(self: Tensor, dtype) -> Tensor: return self.cast(dtype)
+def to(self: Tensor, dtype) -> Tensor:
+    return self.cast(dtype)
 @patch
-def float(self: Tensor) -> Tensor: return self.cast(float32)
+def float(self: Tensor) -> Tensor:
+    return self.cast(float32)
 @patch
-def double(self: Tensor) -> Tensor: return self.cast(float64)
+def double(self: Tensor) -> Tensor:
+    return self.cast(float64)
 @patch
-def half(self: Tensor) -> Tensor: return self.cast(float16)
+def half(self: Tensor) -> Tensor:
+    return self.cast(float16)
 @patch
-def bfloat16(self: Tensor) -> Tensor: return self.cast(bfloat16)
+def bfloat16(self: Tensor) -> Tensor:
+    return self.cast(bfloat16)
 @patch
-def int(self: Tensor) -> Tensor: return self.cast(int32)
+def int(self: Tensor) -> Tensor:
+    return self.cast(int32)
 @patch
-def short(self: Tensor) -> Tensor: return self.cast(int16)
+def short(self: Tensor) -> Tensor:
+    return self.cast(int16)
+
+# %% ../nbs/limn/02_tensor.ipynb #c9811a34
 @patch
-def char(self: Tensor) -> Tensor: return self.cast(int8)
+def char(self: Tensor) -> Tensor:
+    return self.cast(int8)
 
 @patch
 def detach(self: Tensor) -> Tensor:
@@ -406,7 +463,8 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
 def _axis(self: Tensor, axis: int, ndim: int | None = None, name: str = "axis") -> int:
     "`axis` as a non-negative int for a tensor of `ndim` dims (default: this tensor's)."
     ndim = self.ndim if ndim is None else ndim
-    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral): raise TypeError(f"{name}={axis!r} must be an int")
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"{name}={axis!r} must be an int")
     if not -max(ndim, 1) <= axis < max(ndim, 1):
         raise ValueError(f"{name}={axis} is out of range for a tensor of {ndim} dims (expected {-max(ndim, 1)}..{max(ndim, 1) - 1})")
     return axis % max(ndim, 1)
@@ -414,32 +472,41 @@ def _axis(self: Tensor, axis: int, ndim: int | None = None, name: str = "axis") 
 @patch
 def reshape(self: Tensor, *shape) -> Tensor:
     shape = _shape_arg(shape)
-    if shape.count(-1) > 1: raise ValueError(f"shape={shape} has more than one -1")
+    if shape.count(-1) > 1:
+        raise ValueError(f"shape={shape} has more than one -1")
     if -1 in shape:
         known = prod(s for s in shape if s != -1)
-        if known == 0 or self.numel() % known: raise ValueError(f"cannot reshape {self.shape} ({self.numel()} elements) to {shape}")
+        if known == 0 or self.numel() % known:
+            raise ValueError(f"cannot reshape {self.shape} ({self.numel()} elements) to {shape}")
         shape = tuple(self.numel() // known if s == -1 else s for s in shape)
     if prod(shape) != self.numel():
         raise ValueError(f"cannot reshape {self.shape} ({self.numel()} elements) to {shape} ({prod(shape)} elements)")
-    if shape == self.shape: return self
+    if shape == self.shape:
+        return self
     return _movement(self, "reshape", shape, lambda v: v.reshape(shape))
 
+# %% ../nbs/limn/02_tensor.ipynb #26e76649
 @patch
 def permute(self: Tensor, *order) -> Tensor:
     order = tuple(self._axis(d, name="order") for d in _shape_arg(order, "order")) if order else ()
-    if sorted(order) != list(range(self.ndim)): raise ValueError(f"order={order} is not a permutation of the {self.ndim} dims of {self.shape}")
-    if order == tuple(range(self.ndim)): return self
+    if sorted(order) != list(range(self.ndim)):
+        raise ValueError(f"order={order} is not a permutation of the {self.ndim} dims of {self.shape}")
+    if order == tuple(range(self.ndim)):
+        return self
     return _movement(self, "permute", order, lambda v: v.permute(order))
 
 @patch
 def expand(self: Tensor, *shape) -> Tensor:
     shape = _shape_arg(shape)
-    if len(shape) < self.ndim: raise ValueError(f"expand shape={shape} has fewer dims than the tensor's {self.shape}")
+    if len(shape) < self.ndim:
+        raise ValueError(f"expand shape={shape} has fewer dims than the tensor's {self.shape}")
     x = self.reshape((1,) * (len(shape) - self.ndim) + self.shape) if len(shape) > self.ndim else self
     shape = tuple(s if n == -1 else n for s, n in zip(x.shape, shape))
     for d, (s, n) in enumerate(zip(x.shape, shape)):
-        if s != n and s != 1: raise ValueError(f"cannot expand {self.shape} to {shape}: dim {d} has size {s}, only size-1 dims expand")
-    if shape == x.shape: return x
+        if s != n and s != 1:
+            raise ValueError(f"cannot expand {self.shape} to {shape}: dim {d} has size {s}, only size-1 dims expand")
+    if shape == x.shape:
+        return x
     return _movement(x, "expand", shape, lambda v: v.expand(shape))
 
 # %% ../nbs/limn/02_tensor.ipynb #e319fc30
@@ -449,9 +516,11 @@ def pad(self: Tensor, pads, value=0) -> Tensor:
     pads = tuple((0, 0) if p is None else tuple(int(q) for q in p) for p in pads)
     if len(pads) != self.ndim or any(len(p) != 2 or p[0] < 0 or p[1] < 0 for p in pads):
         raise ValueError(f"pads={pads} must hold one (before, after) pair of non-negative ints per dim of {self.shape}")
-    if all(p == (0, 0) for p in pads): return self
+    if all(p == (0, 0) for p in pads):
+        return self
     out = _movement(self, "pad", pads, lambda v: v.pad(pads))
-    if value == 0: return out
+    if value == 0:
+        return out
     inside = _const(1, self.dtype, self.shape).pad(pads)          # 1 on the original cells, 0 on the new ones
     return where(inside, out, value)                                # not out + (1 - inside) * value: -inf * 0 is nan
 
@@ -461,25 +530,29 @@ def shrink(self: Tensor, bounds) -> Tensor:
     bounds = tuple((0, s) if b is None else tuple(int(q) for q in b) for b, s in zip(bounds, self.shape)) if len(bounds) == self.ndim else None
     if bounds is None or any(len(b) != 2 or not 0 <= b[0] <= b[1] <= s for b, s in zip(bounds, self.shape)):
         raise ValueError(f"bounds must hold one (lo, hi) pair with 0 <= lo <= hi <= size per dim of {self.shape}")
-    if all(b == (0, s) for b, s in zip(bounds, self.shape)): return self
+    if all(b == (0, s) for b, s in zip(bounds, self.shape)):
+        return self
     return _movement(self, "shrink", bounds, lambda v: v.shrink(bounds))
 
 # %% ../nbs/limn/02_tensor.ipynb #d3fd398d
 @patch
 def transpose(self: Tensor, dim0=-2, dim1=-1) -> Tensor:
-    order = list(range(self.ndim)); a, b = self._axis(dim0, name="dim0"), self._axis(dim1, name="dim1")
+    order = list(range(self.ndim))
+    a, b = self._axis(dim0, name="dim0"), self._axis(dim1, name="dim1")
     order[a], order[b] = order[b], order[a]
     return self.permute(order)
 
 @patch
 def flatten(self: Tensor, start_dim=0, end_dim=-1) -> Tensor:
-    if self.ndim == 0: return self.reshape(1)
+    if self.ndim == 0:
+        return self.reshape(1)
     a, b = self._axis(start_dim, name="start_dim"), self._axis(end_dim, name="end_dim")
     return self.reshape(self.shape[:a] + (prod(self.shape[a:b + 1]),) + self.shape[b + 1:])
 
 @patch
 def squeeze(self: Tensor, dim=None) -> Tensor:
-    if dim is None: return self.reshape(tuple(s for s in self.shape if s != 1))
+    if dim is None:
+        return self.reshape(tuple(s for s in self.shape if s != 1))
     d = self._axis(dim, name="dim")
     return self if self.shape[d] != 1 else self.reshape(self.shape[:d] + self.shape[d + 1:])
 
@@ -493,9 +566,11 @@ def contiguous(self: Tensor) -> Tensor:
     return _make(Node(Ops.CONTIGUOUS, (self.node,), None, self.dtype, self.shape), (self,), "contiguous")
 
 @patch
-def view(self: Tensor, *shape) -> Tensor: return self.reshape(*shape)
+def view(self: Tensor, *shape) -> Tensor:
+    return self.reshape(*shape)
 @patch(as_prop=True)
-def T(self: Tensor) -> Tensor: return self.permute(tuple(reversed(range(self.ndim))))
+def T(self: Tensor) -> Tensor:
+    return self.permute(tuple(reversed(range(self.ndim))))
 
 # %% ../nbs/limn/02_tensor.ipynb #6abb6023
 @patch
@@ -517,29 +592,39 @@ def flip(self: Tensor, *dims) -> Tensor:
     dims = _dims(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], numbers.Integral) else dims)
     return self._step(tuple(-1 if d in dims else 1 for d in range(self.ndim)))
 @patch
-def fliplr(self: Tensor) -> Tensor: return self.flip(1)
+def fliplr(self: Tensor) -> Tensor:
+    return self.flip(1)
 @patch
-def flipud(self: Tensor) -> Tensor: return self.flip(0)
+def flipud(self: Tensor) -> Tensor:
+    return self.flip(0)
 
 # %% ../nbs/limn/02_tensor.ipynb #2ce3f858
 _SCALARS = (numbers.Number, np.generic)
 
 def _ensure(value, like: Tensor) -> Tensor:
     "`value` as a Tensor that can meet `like` in an op."
-    if isinstance(value, Tensor): return value
-    if isinstance(value, bool): value = int(value)
-    if isinstance(value, np.ndarray): return Tensor(value)
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, np.ndarray):
+        return Tensor(value)
     if isinstance(value, _SCALARS):
-        if isinstance(value, complex): raise TypeError("complex numbers have no limn dtype")
+        if isinstance(value, complex):
+            raise TypeError("complex numbers have no limn dtype")
         is_float = isinstance(value, (float, np.floating))
-        if like.is_bool: dtype = float32 if is_float else int32          # a mask meets a number as torch's bool does
-        else: dtype = float32 if is_float and like.dtype.is_int else like.dtype
+        if like.is_bool:
+            dtype = float32 if is_float else int32          # a mask meets a number as torch's bool does
+        else:
+            dtype = float32 if is_float and like.dtype.is_int else like.dtype
         return _const(value, dtype)
     raise TypeError(f"cannot combine a Tensor with a {type(value).__name__}; expected a Tensor, a python number or a numpy array")
 
 @patch(cls_method=True)
-def ensure(cls: Tensor, value, like: Tensor) -> Tensor: return _ensure(value, like)
+def ensure(cls: Tensor, value, like: Tensor) -> Tensor:
+    return _ensure(value, like)
 
+# %% ../nbs/limn/02_tensor.ipynb #41017c45
 def broadcast_shape(*shapes) -> tuple:
     "The common shape of `shapes` under right-aligned broadcasting."
     n = max(len(s) for s in shapes)
@@ -554,7 +639,8 @@ def broadcast_shape(*shapes) -> tuple:
 @patch
 def broadcast_to(self: Tensor, shape) -> Tensor:
     shape = tuple(shape)
-    if self.shape == shape: return self
+    if self.shape == shape:
+        return self
     x = self.reshape((1,) * (len(shape) - self.ndim) + self.shape) if self.ndim < len(shape) else self
     return x.expand(shape)
 
@@ -600,18 +686,27 @@ def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
     return out
 
 # %% ../nbs/limn/02_tensor.ipynb #e6d6c8b8
-def _floatify(x: Tensor) -> Tensor: return x if x.dtype.is_float else x.cast(float32)
+def _floatify(x: Tensor) -> Tensor:
+    return x if x.dtype.is_float else x.cast(float32)
 
 @patch
-def add(self: Tensor, other) -> Tensor: a, b = _operands(self, other); return _elementwise(Ops.ADD, a, b, rule="add")
+def add(self: Tensor, other) -> Tensor:
+    a, b = _operands(self, other)
+    return _elementwise(Ops.ADD, a, b, rule="add")
 @patch
-def mul(self: Tensor, other) -> Tensor: a, b = _operands(self, other); return _elementwise(Ops.MUL, a, b, rule="mul")
+def mul(self: Tensor, other) -> Tensor:
+    a, b = _operands(self, other)
+    return _elementwise(Ops.MUL, a, b, rule="mul")
 @patch
-def neg(self: Tensor) -> Tensor: return _elementwise(Ops.NEG, self, rule="neg")
+def neg(self: Tensor) -> Tensor:
+    return _elementwise(Ops.NEG, self, rule="neg")
 @patch
-def sub(self: Tensor, other) -> Tensor: a, b = _operands(self, other); return a + (-b)
+def sub(self: Tensor, other) -> Tensor:
+    a, b = _operands(self, other)
+    return a + (-b)
 @patch
-def reciprocal(self: Tensor) -> Tensor: return _elementwise(Ops.RECIP, _floatify(self), rule="recip")
+def reciprocal(self: Tensor) -> Tensor:
+    return _elementwise(Ops.RECIP, _floatify(self), rule="recip")
 @patch
 def div(self: Tensor, other) -> Tensor:
     """True division, correctly rounded as in PyTorch (ints divide as floats). The graph is MUL(a, RECIP(b)) with the
@@ -620,24 +715,34 @@ def div(self: Tensor, other) -> Tensor:
     a, b = _floatify(a), _floatify(b)
     return a * _make(Node(Ops.RECIP, (b.node,), DIVIDE, b.dtype, b.shape), (b,), "recip")
 
+# %% ../nbs/limn/02_tensor.ipynb #54ef7e07
 @patch
-def __add__(self: Tensor, other) -> Tensor: return self.add(other)
+def __add__(self: Tensor, other) -> Tensor:
+    return self.add(other)
 @patch
-def __radd__(self: Tensor, other) -> Tensor: return self.add(other)
+def __radd__(self: Tensor, other) -> Tensor:
+    return self.add(other)
 @patch
-def __mul__(self: Tensor, other) -> Tensor: return self.mul(other)
+def __mul__(self: Tensor, other) -> Tensor:
+    return self.mul(other)
 @patch
-def __rmul__(self: Tensor, other) -> Tensor: return self.mul(other)
+def __rmul__(self: Tensor, other) -> Tensor:
+    return self.mul(other)
 @patch
-def __sub__(self: Tensor, other) -> Tensor: return self.sub(other)
+def __sub__(self: Tensor, other) -> Tensor:
+    return self.sub(other)
 @patch
-def __rsub__(self: Tensor, other) -> Tensor: return _ensure(other, self).sub(self)
+def __rsub__(self: Tensor, other) -> Tensor:
+    return _ensure(other, self).sub(self)
 @patch
-def __truediv__(self: Tensor, other) -> Tensor: return self.div(other)
+def __truediv__(self: Tensor, other) -> Tensor:
+    return self.div(other)
 @patch
-def __rtruediv__(self: Tensor, other) -> Tensor: return _ensure(other, self).div(self)
+def __rtruediv__(self: Tensor, other) -> Tensor:
+    return _ensure(other, self).div(self)
 @patch
-def __neg__(self: Tensor) -> Tensor: return self.neg()
+def __neg__(self: Tensor) -> Tensor:
+    return self.neg()
 
 # %% ../nbs/limn/02_tensor.ipynb #0ca15386
 def _boolean(x: Tensor) -> Tensor:
@@ -651,7 +756,8 @@ def _lt01(a: Tensor, b: Tensor) -> Tensor:
 
 def _ordered(a: Tensor, b: Tensor):
     "int8 1 where neither operand is NaN (None for ints): x is not NaN iff x < inf or -inf < x."
-    if a.dtype.is_int: return None
+    if a.dtype.is_int:
+        return None
     inf, ninf = _const(math.inf, a.dtype, a.shape), _const(-math.inf, a.dtype, a.shape)
     not_nan = [where(_lt01(x, inf), 1, _lt01(ninf, x)) for x in (a, b)]
     return not_nan[0] * not_nan[1]
@@ -667,33 +773,48 @@ def _compare(self, other, build) -> Tensor:
     out = build(a, b, _ordered(a, b))
     return _boolean(out)
 
-def _and_ordered(x: Tensor, ordered) -> Tensor: return x if ordered is None else x * ordered
+def _and_ordered(x: Tensor, ordered) -> Tensor:
+    return x if ordered is None else x * ordered
 
+# %% ../nbs/limn/02_tensor.ipynb #f2b775c9
 @patch
-def lt(self: Tensor, other) -> Tensor: return _compare(self, other, lambda a, b, o: _lt01(a, b))   # no gradient
+def lt(self: Tensor, other) -> Tensor:
+    return _compare(self, other, lambda a, b, o: _lt01(a, b))   # no gradient
 @patch
-def gt(self: Tensor, other) -> Tensor: return _compare(self, other, lambda a, b, o: _lt01(b, a))
+def gt(self: Tensor, other) -> Tensor:
+    return _compare(self, other, lambda a, b, o: _lt01(b, a))
 @patch
-def le(self: Tensor, other) -> Tensor: return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(b, a), o))
+def le(self: Tensor, other) -> Tensor:
+    return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(b, a), o))
 @patch
-def ge(self: Tensor, other) -> Tensor: return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(a, b), o))
+def ge(self: Tensor, other) -> Tensor:
+    return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(a, b), o))
 @patch
 def eq(self: Tensor, other) -> Tensor:
     return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(a, b) - _lt01(b, a), o))
 @patch
-def ne(self: Tensor, other) -> Tensor: return _boolean(1 - self.eq(other))
+def ne(self: Tensor, other) -> Tensor:
+    return _boolean(1 - self.eq(other))
 @patch
-def __lt__(self: Tensor, other) -> Tensor: return self.lt(other)
+def __lt__(self: Tensor, other) -> Tensor:
+    return self.lt(other)
 @patch
-def __gt__(self: Tensor, other) -> Tensor: return self.gt(other)
+def __gt__(self: Tensor, other) -> Tensor:
+    return self.gt(other)
 @patch
-def __le__(self: Tensor, other) -> Tensor: return self.le(other)
+def __le__(self: Tensor, other) -> Tensor:
+    return self.le(other)
 @patch
-def __ge__(self: Tensor, other) -> Tensor: return self.ge(other)
+def __ge__(self: Tensor, other) -> Tensor:
+    return self.ge(other)
+
+# %% ../nbs/limn/02_tensor.ipynb #4d3c5166
 @patch
-def __ne__(self: Tensor, other) -> Tensor: return self.ne(other)
+def __ne__(self: Tensor, other) -> Tensor:
+    return self.ne(other)
 @patch
-def __eq__(self: Tensor, other) -> Tensor: return self.eq(other)
+def __eq__(self: Tensor, other) -> Tensor:
+    return self.eq(other)
 
 # %% ../nbs/limn/02_tensor.ipynb #902f43b1
 def where(cond, a, b) -> Tensor:
@@ -720,33 +841,42 @@ def minimum(a, b) -> Tensor:
     return where(b < a, b, where(a < b, a, (a + b) * 0.5))
 
 @patch
-def where(self: Tensor, cond, other) -> Tensor: return where(cond, self, other)     # torch's x.where(cond, y)
+def where(self: Tensor, cond, other) -> Tensor:
+    return where(cond, self, other)     # torch's x.where(cond, y)
 @patch
-def maximum(self: Tensor, other) -> Tensor: return maximum(self, other)
+def maximum(self: Tensor, other) -> Tensor:
+    return maximum(self, other)
 @patch
-def minimum(self: Tensor, other) -> Tensor: return minimum(self, other)
+def minimum(self: Tensor, other) -> Tensor:
+    return minimum(self, other)
 
 # %% ../nbs/limn/02_tensor.ipynb #90866358
 def _squarings(base: Tensor, n: int) -> Tensor:
     "base ** n for an int n >= 0 by repeated squaring: at most 2 log2(n) multiplications, in base's own dtype."
     result, power = None, base
     while n:
-        if n & 1: result = power if result is None else result * power
+        if n & 1:
+            result = power if result is None else result * power
         n >>= 1
-        if n: power = power * power
+        if n:
+            power = power * power
     return base.ones_like() if result is None else result
 
 SQUARING_LIMIT = 1 << 24       # |n| below this: repeated squaring in float64, whose error (|n| - 1) * 2**-53 stays under 2**-24
 
 def _float_power(x: Tensor, n: int) -> Tensor:
     "x ** n for a float x and an int n: one rounding for n in {0, 1, 2, -1}, else float64 squarings rounded once into x's dtype."
-    if n in (0, 1, 2): return x.ones_like() if n == 0 else x if n == 1 else x * x
-    if n == -1: return 1 / x
+    if n in (0, 1, 2):
+        return x.ones_like() if n == 0 else x if n == 1 else x * x
+    if n == -1:
+        return 1 / x
     wide = x if x.dtype is float64 else x.cast(float64)
-    if abs(n) < SQUARING_LIMIT: power = _squarings(wide, abs(n))
+    if abs(n) < SQUARING_LIMIT:
+        power = _squarings(wide, abs(n))
     else:                                                   # |x| ** |n| through exp and log, the sign put back when n is odd
         power = (where(wide < 0, -wide, wide).log() * float(abs(n))).exp()
-        if n % 2: power = where(wide < 0, -power, power)
+        if n % 2:
+            power = where(wide < 0, -power, power)
     return (power if n > 0 else 1 / power).cast(x.dtype)
 
 # %% ../nbs/limn/02_tensor.ipynb #fe5fed35
@@ -755,19 +885,25 @@ def pow(self: Tensor, exponent) -> Tensor:
     """self ** exponent as in PyTorch: an int tensor to a python int >= 0 stays an int and wraps (modulo 2**32 for int32,
     as torch's int32 does); a negative base to an integer power is real; any other float power is exp(e log x) in
     float64. A Tensor exponent takes `_tensor_power`."""
-    if isinstance(exponent, np.ndarray): exponent = Tensor(exponent)
-    if isinstance(exponent, Tensor): return _tensor_power(self, exponent)
+    if isinstance(exponent, np.ndarray):
+        exponent = Tensor(exponent)
+    if isinstance(exponent, Tensor):
+        return _tensor_power(self, exponent)
     if isinstance(exponent, (bool, complex)) or not isinstance(exponent, _SCALARS):
         raise TypeError(f"exponent must be a python number or a Tensor, got {type(exponent).__name__}")
     if self.dtype.is_int and isinstance(exponent, numbers.Integral):
-        if exponent < 0: raise ValueError(f"exponent={exponent}: an int tensor to a negative int power is not allowed (as in PyTorch); cast to float first")
+        if exponent < 0:
+            raise ValueError(f"exponent={exponent}: an int tensor to a negative int power is not allowed (as in PyTorch); cast to float first")
         return _squarings(self, int(exponent))
     x = _floatify(self)
-    if math.isfinite(float(exponent)) and float(exponent) == int(exponent): return _float_power(x, int(exponent))
-    if exponent == 0.5: return x.sqrt()
+    if math.isfinite(float(exponent)) and float(exponent) == int(exponent):
+        return _float_power(x, int(exponent))
+    if exponent == 0.5:
+        return x.sqrt()
     wide = x if x.dtype is float64 else x.cast(float64)
     return (wide.log() * float(exponent)).exp().cast(x.dtype)
 
+# %% ../nbs/limn/02_tensor.ipynb #42e9e557
 def _tensor_power(base: Tensor, exponent: Tensor) -> Tensor:
     "base ** exponent elementwise: |base| ** e by exp and log in float64, negative where the base is and e is an odd integer, NaN where e is not whole."
     x, e = _operands(_floatify(base), _floatify(exponent))
@@ -784,7 +920,8 @@ def _tensor_power(base: Tensor, exponent: Tensor) -> Tensor:
     return where(is_zero, where(is_number, result, 1), result)   # x ** 0 is 1 for 0, inf and NaN too (and keeps d/de)
 
 @patch
-def __pow__(self: Tensor, exponent) -> Tensor: return self.pow(exponent)
+def __pow__(self: Tensor, exponent) -> Tensor:
+    return self.pow(exponent)
 @patch
 def __rpow__(self: Tensor, base) -> Tensor:
     "base ** self for a python number or array base: the Tensor-exponent path, so a negative base and float64 apply too."
@@ -793,40 +930,56 @@ def __rpow__(self: Tensor, base) -> Tensor:
 # %% ../nbs/limn/02_tensor.ipynb #73ca9a66
 def _full_index(x: Tensor, index: tuple) -> tuple:
     "`index` with its ellipsis (or the missing trailing entries) spelled out as whole-dim slices: one entry per dim, plus the Nones."
-    if sum(i is Ellipsis for i in index) > 1: raise IndexError("an index can have only one ellipsis (...)")
+    if sum(i is Ellipsis for i in index) > 1:
+        raise IndexError("an index can have only one ellipsis (...)")
     used = sum(1 for i in index if i is not None and i is not Ellipsis)
-    if used > x.ndim: raise IndexOutOfRange(f"too many indices ({used}) for a tensor of {x.ndim} dims {x.shape}")
+    if used > x.ndim:
+        raise IndexOutOfRange(f"too many indices ({used}) for a tensor of {x.ndim} dims {x.shape}")
     at = next((k for k, i in enumerate(index) if i is Ellipsis), len(index))
     return index[:at] + (slice(None),) * (x.ndim - used) + index[at + 1:]
 
+# %% ../nbs/limn/02_tensor.ipynb #2b56607f
 @patch
 def __getitem__(self: Tensor, index) -> Tensor:
     index = index if isinstance(index, tuple) else (index,)
-    if any(_is_mask(i) for i in index): return _index_with_mask(self, index)
-    if any(isinstance(i, Tensor) for i in index): return _index_with_tensor(self, index)
+    if any(_is_mask(i) for i in index):
+        return _index_with_mask(self, index)
+    if any(isinstance(i, Tensor) for i in index):
+        return _index_with_tensor(self, index)
     bounds, steps, out_shape, dim = [], [], [], 0
     for i in _full_index(self, index):
-        if i is None: out_shape.append(1); continue
+        if i is None:
+            out_shape.append(1)
+            continue
         size = self.shape[dim]
         if isinstance(i, (numbers.Integral, np.integer)) and not isinstance(i, bool):
-            if not -size <= i < size: raise IndexOutOfRange(f"index {i} is out of range for dim {dim} of size {size}")
-            i = int(i) % size; bounds.append((i, i + 1)); steps.append(1)
+            if not -size <= i < size:
+                raise IndexOutOfRange(f"index {i} is out of range for dim {dim} of size {size}")
+            i = int(i) % size
+            bounds.append((i, i + 1))
+            steps.append(1)
         elif isinstance(i, slice):
-            if i.step == 0: raise ValueError(f"slice step 0 in dim {dim}: a step must be a non-zero int")
+            if i.step == 0:
+                raise ValueError(f"slice step 0 in dim {dim}: a step must be a non-zero int")
             picked = range(*i.indices(size))
             n = len(picked)
             bounds.append((min(picked[0], picked[-1]), max(picked[0], picked[-1]) + 1) if n else (0, 0))
-            steps.append(picked.step); out_shape.append(n)
-        else: raise TypeError(f"index entry {i!r} ({type(i).__name__}) is not supported: expected an int, a slice, None, ... or an int Tensor")
+            steps.append(picked.step)
+            out_shape.append(n)
+        else:
+            raise TypeError(f"index entry {i!r} ({type(i).__name__}) is not supported: expected an int, a slice, None, ... or an int Tensor")
         dim += 1
     out = self.shrink(tuple(bounds))
-    if any(k != 1 for k in steps): out = out._step(tuple(steps))
+    if any(k != 1 for k in steps):
+        out = out._step(tuple(steps))
     return out.reshape(tuple(out_shape))
 
+# %% ../nbs/limn/02_tensor.ipynb #3d3fa925
 @patch
 def __iter__(self: Tensor):
     "Rows along dim 0. Not a generator function: a 0-d tensor must refuse when iter() is called, not at the first next()."
-    if not self.shape: raise TypeError("iteration over a 0-d tensor")
+    if not self.shape:
+        raise TypeError("iteration over a 0-d tensor")
     return (self[i] for i in range(self.shape[0]))
 
 @patch
@@ -858,16 +1011,19 @@ def _index_with_mask(x: Tensor, index: tuple) -> Tensor:
 from collections import namedtuple
 
 def _axes(self, axis) -> tuple:
-    if axis is None: return tuple(range(self.ndim))
+    if axis is None:
+        return tuple(range(self.ndim))
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     axes = tuple(sorted({self._axis(a) for a in axes}))
-    if self.ndim == 0: return ()
+    if self.ndim == 0:
+        return ()
     return axes
 
 def _reduce_op(op):
     def f(self, axis=None, keepdim=False, dim=None):
         axes = _axes(self, dim if dim is not None else axis)
-        if not axes: return self
+        if not axes:
+            return self
         out = _reduce(self, op, axes)
         return out if keepdim else out.reshape(tuple(s for d, s in enumerate(self.shape) if d not in axes))
     return f
@@ -881,11 +1037,14 @@ def sum(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
 def amax(self: Tensor, dim=None, keepdim=False, axis=None) -> Tensor:
     "The MAX primitive over `dim` (an int, a tuple, or None for all); ties share the gradient evenly, as in torch.amax."
     return _max(self, axis if dim is None else dim, keepdim)
+
+# %% ../nbs/limn/02_tensor.ipynb #64e94883
 @patch
 def amin(self: Tensor, dim=None, keepdim=False, axis=None) -> Tensor:
     "-amax(-x); for ints -amax(-x - 1) - 1 (bitwise not), because -x overflows at the most negative int."
     dim = axis if dim is None else dim
-    if self.dtype.is_int: return -_max(-self - 1, dim, keepdim) - 1
+    if self.dtype.is_int:
+        return -_max(-self - 1, dim, keepdim) - 1
     return -_max(-self, dim, keepdim)
 @patch
 def mean(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
@@ -900,7 +1059,8 @@ def var(self: Tensor, axis=None, keepdim=False, correction=1, dim=None) -> Tenso
     centered = x - x.mean(axes, keepdim=True)
     return _sum(centered * centered, axes, keepdim) * (1 / max(n - correction, 1))
 @patch
-def std(self: Tensor, axis=None, keepdim=False, correction=1, dim=None) -> Tensor: return self.var(axis, keepdim, correction, dim).sqrt()
+def std(self: Tensor, axis=None, keepdim=False, correction=1, dim=None) -> Tensor:
+    return self.var(axis, keepdim, correction, dim).sqrt()
 
 # %% ../nbs/limn/02_tensor.ipynb #a8e4a1b0
 @patch
@@ -914,7 +1074,8 @@ def softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
 def argmax(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
     "Index (int32) of the first maximum along `axis` (of the flattened tensor when None), as in PyTorch."
     axis = dim if dim is not None else axis
-    if axis is None: return self.reshape(-1).argmax(0)
+    if axis is None:
+        return self.reshape(-1).argmax(0)
     axis = self._axis(axis)
     n = self.shape[axis]
     hit = (self == self.amax(axis, keepdim=True)).cast(int32)           # 1 at every maximum
@@ -927,16 +1088,20 @@ def argmin(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
 @patch
 def one_hot(self: Tensor, num_classes: int) -> Tensor:
     "int32 one-hot rows for an int tensor of class ids: shape self.shape + (num_classes,)."
-    if not self.dtype.is_int: raise TypeError(f"one_hot needs an int tensor of class ids, got {self.dtype.name}")
+    if not self.dtype.is_int:
+        raise TypeError(f"one_hot needs an int tensor of class ids, got {self.dtype.name}")
     return (self.unsqueeze(-1) == Tensor.arange(num_classes).cast(self.dtype)).cast(int32)
 
 # %% ../nbs/limn/02_tensor.ipynb #5ed9cff6
 @patch
-def exp(self: Tensor) -> Tensor: return _elementwise(Ops.EXP, _floatify(self), rule="exp")
+def exp(self: Tensor) -> Tensor:
+    return _elementwise(Ops.EXP, _floatify(self), rule="exp")
 @patch
-def log(self: Tensor) -> Tensor: return _elementwise(Ops.LOG, _floatify(self), rule="log")
+def log(self: Tensor) -> Tensor:
+    return _elementwise(Ops.LOG, _floatify(self), rule="log")
 @patch
-def sqrt(self: Tensor) -> Tensor: return _elementwise(Ops.SQRT, _floatify(self), rule="sqrt")
+def sqrt(self: Tensor) -> Tensor:
+    return _elementwise(Ops.SQRT, _floatify(self), rule="sqrt")
 
 @patch
 def relu(self: Tensor) -> Tensor:
@@ -944,7 +1109,8 @@ def relu(self: Tensor) -> Tensor:
     return where(0 < self, self, where(self < 0, 0, self * 0))
 def _with_rule(x: Tensor, build, rule: str) -> Tensor:
     "`build(x)` composed of primitives, recorded on the tape as one step with `rule` (whose gradient reads the output only)."
-    with no_grad(): out = build(x)
+    with no_grad():
+        out = build(x)
     return _make(out.node, (x,), rule)
 
 def _sigmoid(x: Tensor) -> Tensor:
@@ -956,24 +1122,33 @@ def _sigmoid(x: Tensor) -> Tensor:
 def sigmoid(self: Tensor) -> Tensor:
     "1 / (1 + exp(-x)); its gradient is g * (1 - out) * out (torch's formula), read from the output, not rebuilt from x."
     return _composite(_floatify(self), _sigmoid, "sigmoid")      # _composite: a half width runs in float32 (below)
+
+# %% ../nbs/limn/02_tensor.ipynb #acfd90af
 @patch
-def abs(self: Tensor) -> Tensor: return where(0 < self, self, where(self < 0, -self, self * 0))
+def abs(self: Tensor) -> Tensor:
+    return where(0 < self, self, where(self < 0, -self, self * 0))
 @patch
-def __abs__(self: Tensor) -> Tensor: return self.abs()
+def __abs__(self: Tensor) -> Tensor:
+    return self.abs()
 @patch
-def square(self: Tensor) -> Tensor: return self * self
+def square(self: Tensor) -> Tensor:
+    return self * self
 @patch
-def rsqrt(self: Tensor) -> Tensor: return self.sqrt().reciprocal()
+def rsqrt(self: Tensor) -> Tensor:
+    return self.sqrt().reciprocal()
 
 @patch
 def clamp(self: Tensor, min=None, max=None) -> Tensor:
     "Clip into [min, max]; the gradient passes where min <= x <= max, as in PyTorch."
     out = self
-    if min is not None: out = where(out < min, min, out)
-    if max is not None: out = where(max < out, max, out)
+    if min is not None:
+        out = where(out < min, min, out)
+    if max is not None:
+        out = where(max < out, max, out)
     return out
 @patch
-def clip(self: Tensor, min=None, max=None) -> Tensor: return self.clamp(min, max)
+def clip(self: Tensor, min=None, max=None) -> Tensor:
+    return self.clamp(min, max)
 
 # %% ../nbs/limn/02_tensor.ipynb #90a52ba6
 from fractions import Fraction
@@ -982,13 +1157,15 @@ import ml_dtypes
 def _composite(x: Tensor, build, rule: str, arg=None) -> Tensor:
     """`build(x)` under no_grad, recorded on the tape as one step with `rule`. A half width is widened to float32
     first and rounded once at the end, as its storage-only role asks (the polynomials are then float32's)."""
-    with no_grad(): out = build(x.cast(float32) if x.dtype.is_half else x).cast(x.dtype)
+    with no_grad():
+        out = build(x.cast(float32) if x.dtype.is_half else x).cast(x.dtype)
     return _make(out.node, (x,), _RULE_KEYS.get(rule, rule), arg)   # _RULE_KEYS: see the rules below
 
 def _horner(u: Tensor, coefs) -> Tensor:
     "c0 + u * (c1 + u * (c2 + ...)) for python-float coefficients, in u's dtype."
     acc = u * 0 + coefs[-1]
-    for c in reversed(coefs[:-1]): acc = acc * u + c
+    for c in reversed(coefs[:-1]):
+        acc = acc * u + c
     return acc
 
 def _series(coefs, radius: float, dtype: DType) -> list:
@@ -998,7 +1175,8 @@ def _series(coefs, radius: float, dtype: DType) -> list:
     out = []
     for k, c in enumerate(coefs):
         out.append(float(c))
-        if abs(float(c)) * radius ** (2 * k + 2) < eps / 16 * abs(float(coefs[0])): return out
+        if abs(float(c)) * radius ** (2 * k + 2) < eps / 16 * abs(float(coefs[0])):
+            return out
     raise ValueError(f"{len(coefs)} coefficients do not reach {dtype.name}'s precision on |x| <= {radius}")
 
 def _tanh_coefficients(n: int) -> list:
@@ -1058,7 +1236,8 @@ ERFC_FIT = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.2788
             -0.82215223, 0.17087277)                      # Numerical Recipes' erfcc: erfc(z) = t exp(-z^2 + R(t))
 GELU_TANH = math.sqrt(2 / math.pi)
 
-def _wide(x: Tensor) -> Tensor: return x if x.dtype is float64 else x.cast(float64)
+def _wide(x: Tensor) -> Tensor:
+    return x if x.dtype is float64 else x.cast(float64)
 
 def _erfc_positive(z: Tensor) -> Tensor:
     "erfc(z) for z >= 0 in float64, fractional error below 1.2e-7; 0 for z = inf."
@@ -1077,9 +1256,14 @@ def _normal_cdf(w: Tensor) -> Tensor:
     half = 0.5 * _erfc_positive(w.abs() * (1 / math.sqrt(2)))
     return where(w < 0, half, 1 - half)
 
-def _gelu_none(x: Tensor) -> Tensor: return (_wide(x) * _normal_cdf(_wide(x))).cast(x.dtype)
-def _gelu_tanh_inner(w: Tensor) -> Tensor: return (w + 0.044715 * w * w * w) * GELU_TANH
-def _gelu_tanh(x: Tensor) -> Tensor: return (_wide(x) * _sigmoid(_gelu_tanh_inner(_wide(x)) * 2)).cast(x.dtype)
+def _gelu_none(x: Tensor) -> Tensor:
+    return (_wide(x) * _normal_cdf(_wide(x))).cast(x.dtype)
+def _gelu_tanh_inner(w: Tensor) -> Tensor:
+    return (w + 0.044715 * w * w * w) * GELU_TANH
+
+# %% ../nbs/limn/02_tensor.ipynb #aa714f41
+def _gelu_tanh(x: Tensor) -> Tensor:
+    return (_wide(x) * _sigmoid(_gelu_tanh_inner(_wide(x)) * 2)).cast(x.dtype)
 
 @patch
 def erf(self: Tensor) -> Tensor:
@@ -1089,15 +1273,18 @@ def erf(self: Tensor) -> Tensor:
 @patch
 def gelu(self: Tensor, approximate: str = "tanh") -> Tensor:
     "x * Phi(x) ('none', torch's default) or its tanh form ('tanh', this method's default), in float64, rounded once."
-    if approximate not in ("none", "tanh"): raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
     return _composite(_floatify(self), _gelu_none if approximate == "none" else _gelu_tanh, "gelu_" + approximate)
 
 # %% ../nbs/limn/02_tensor.ipynb #d0214bba
 TWO_OVER_PI = (0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C, 0x439041, 0xFE5163, 0xABDEBB)
 _ROUNDER = 1.5 * 2.0 ** 52
 
-def _round(v: Tensor) -> Tensor: return (v + _ROUNDER) - _ROUNDER        # nearest integer of a float64 |v| < 2**51
-def _mod4(q: Tensor) -> Tensor: return q - _round(q * 0.25 - 0.375) * 4   # an integer-valued float64 mod 4, in 0..3
+def _round(v: Tensor) -> Tensor:
+    return (v + _ROUNDER) - _ROUNDER        # nearest integer of a float64 |v| < 2**51
+def _mod4(q: Tensor) -> Tensor:
+    return q - _round(q * 0.25 - 0.375) * 4   # an integer-valued float64 mod 4, in 0..3
 
 def _quadrants(x: Tensor):
     "(r, q) with x = q pi/2 + r up to float64 rounding of r, |r| <= pi/4, q in 0..3 (both float64); |x| < 2**128."
@@ -1119,6 +1306,7 @@ def _quadrants(x: Tensor):
     near = w.abs() < math.pi / 4                                 # already reduced: r = x itself, exactly
     return where(near, w, f * (math.pi / 2)), where(near, 0, q)
 
+# %% ../nbs/limn/02_tensor.ipynb #f66905ff
 def _sin_cos(x: Tensor, quarter_turns: int) -> Tensor:
     "sin(x + quarter_turns * pi/2), rounded once into x's dtype; NaN for inf and NaN."
     r, q = _quadrants(x)
@@ -1182,7 +1370,8 @@ def _gelu_tanh_grad(x: Tensor) -> Tensor:
 
 def _vjp_logsumexp(out, g, parents, arg):
     axis, keepdim = arg
-    if not keepdim: out, g = out.unsqueeze(axis), g.unsqueeze(axis)
+    if not keepdim:
+        out, g = out.unsqueeze(axis), g.unsqueeze(axis)
     return (g * (parents[0] - out).exp(),)
 
 def _vjp_silu(out, g, parents, arg):
@@ -1212,8 +1401,10 @@ autograd.VJP.update({_RULE_KEYS[name]: rule for name, rule in _COMPOSITE_VJP.ite
 @patch
 def matmul(a: Tensor, b) -> Tensor:
     "a @ b over the last two dims, broadcasting the batch dims; a 1-D operand is a row (left) or column (right) vector, as in PyTorch."
-    if not isinstance(b, Tensor): b = _ensure(b, a)
-    if a.ndim == 0 or b.ndim == 0: raise ValueError(f"matmul needs operands of at least 1 dim, got shapes {a.shape} and {b.shape}")
+    if not isinstance(b, Tensor):
+        b = _ensure(b, a)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"matmul needs operands of at least 1 dim, got shapes {a.shape} and {b.shape}")
     squeeze_left, squeeze_right = a.ndim == 1, b.ndim == 1
     a = a.reshape(1, a.shape[0]) if squeeze_left else a
     b = b.reshape(b.shape[0], 1) if squeeze_right else b
@@ -1222,63 +1413,81 @@ def matmul(a: Tensor, b) -> Tensor:
     dt = promote(a.dtype, b.dtype)
     a, b = a.cast(dt), b.cast(dt)
     out = (a.unsqueeze(-2) * b.transpose(-1, -2).unsqueeze(-3)).sum(-1)
-    if squeeze_left: out = out.squeeze(-2)
-    if squeeze_right: out = out.squeeze(-1)
+    if squeeze_left:
+        out = out.squeeze(-2)
+    if squeeze_right:
+        out = out.squeeze(-1)
     return out
 
 @patch
-def __matmul__(self: Tensor, other) -> Tensor: return self.matmul(other)
+def __matmul__(self: Tensor, other) -> Tensor:
+    return self.matmul(other)
 @patch
-def __rmatmul__(self: Tensor, other) -> Tensor: return _ensure(other, self).matmul(self)
+def __rmatmul__(self: Tensor, other) -> Tensor:
+    return _ensure(other, self).matmul(self)
 @patch
-def dot(self: Tensor, other) -> Tensor: return self.matmul(other)
+def dot(self: Tensor, other) -> Tensor:
+    return self.matmul(other)
 
 # %% ../nbs/limn/02_tensor.ipynb #7d9334b2
 def cat(tensors, dim: int = 0) -> Tensor:
     "Join tensors along an existing dim; all other dims must match."
     tensors = list(tensors)
-    if not tensors or not all(isinstance(t, Tensor) for t in tensors): raise TypeError("cat needs a non-empty list of Tensors")
-    first = tensors[0]; d = first._axis(dim, name="dim")
+    if not tensors or not all(isinstance(t, Tensor) for t in tensors):
+        raise TypeError("cat needs a non-empty list of Tensors")
+    first = tensors[0]
+    d = first._axis(dim, name="dim")
     for i, t in enumerate(tensors):
         if t.ndim != first.ndim or any(a != b for j, (a, b) in enumerate(zip(t.shape, first.shape)) if j != d):
             raise ValueError(f"cat: tensors[{i}] has shape {t.shape}, expected {first.shape} except in dim {d}")
     dt = first.dtype
-    for t in tensors[1:]: dt = promote(dt, t.dtype)
+    for t in tensors[1:]:
+        dt = promote(dt, t.dtype)
     total, start, out = sum(t.shape[d] for t in tensors), 0, None
     for t in tensors:
         pads = tuple((start, total - start - t.shape[d]) if j == d else (0, 0) for j in range(t.ndim))
-        piece = t.cast(dt).pad(pads); start += t.shape[d]
+        piece = t.cast(dt).pad(pads)
+        start += t.shape[d]
         out = piece if out is None else out + piece
     return out
 
 def stack(tensors, dim: int = 0) -> Tensor:
     "Join tensors along a new dim."
     tensors = list(tensors)
-    if not tensors: raise TypeError("stack needs a non-empty list of Tensors")
+    if not tensors:
+        raise TypeError("stack needs a non-empty list of Tensors")
     d = tensors[0]._axis(dim, tensors[0].ndim + 1, name="dim")
     return cat([t.unsqueeze(d) for t in tensors], d)
 
 @patch(cls_method=True)
-def cat(cls: Tensor, tensors, dim: int = 0) -> Tensor: return cat(tensors, dim)
+def cat(cls: Tensor, tensors, dim: int = 0) -> Tensor:
+    return cat(tensors, dim)
 @patch(cls_method=True)
-def stack(cls: Tensor, tensors, dim: int = 0) -> Tensor: return stack(tensors, dim)
+def stack(cls: Tensor, tensors, dim: int = 0) -> Tensor:
+    return stack(tensors, dim)
 
 # %% ../nbs/limn/02_tensor.ipynb #3d58fe73
 @patch
 def gather_rows(self: Tensor, idx) -> Tensor:
     "Rows `idx` of this 2-D table: shape idx.shape + (columns,)."
-    if not isinstance(idx, Tensor): idx = Tensor(np.asarray(idx))
-    if self.ndim != 2: raise ValueError(f"gather reads rows of a 2-D table; this tensor has shape {self.shape}")
-    if not idx.dtype.is_int: raise TypeError(f"gather indices must be an int tensor, got {idx.dtype.name}")
+    if not isinstance(idx, Tensor):
+        idx = Tensor(np.asarray(idx))
+    if self.ndim != 2:
+        raise ValueError(f"gather reads rows of a 2-D table; this tensor has shape {self.shape}")
+    if not idx.dtype.is_int:
+        raise TypeError(f"gather indices must be an int tensor, got {idx.dtype.name}")
     node = Node(Ops.GATHER, (self.node, idx.node), None, self.dtype, idx.shape + (self.shape[1],))
     return _make(node, (self, idx), "gather")
 
 @patch
 def scatter_rows(self: Tensor, idx, rows: int) -> Tensor:
     "A (rows, columns) table of zeros with self[s] added into row idx[s]; the adjoint of gather."
-    if not isinstance(idx, Tensor): idx = Tensor(np.asarray(idx))
-    if not idx.dtype.is_int: raise TypeError(f"scatter indices must be an int tensor, got {idx.dtype.name}")
-    if self.shape[:-1] != idx.shape: raise ValueError(f"scatter values have shape {self.shape}, expected idx.shape + (columns,) = {idx.shape} + (columns,)")
+    if not isinstance(idx, Tensor):
+        idx = Tensor(np.asarray(idx))
+    if not idx.dtype.is_int:
+        raise TypeError(f"scatter indices must be an int tensor, got {idx.dtype.name}")
+    if self.shape[:-1] != idx.shape:
+        raise ValueError(f"scatter values have shape {self.shape}, expected idx.shape + (columns,) = {idx.shape} + (columns,)")
     node = Node(Ops.SCATTER, (idx.node, self.node), None, self.dtype, (int(rows), self.shape[-1]))
     return _make(node, (idx, self), "scatter")
 
@@ -1286,8 +1495,10 @@ def scatter_rows(self: Tensor, idx, rows: int) -> Tensor:
 # %% ../nbs/limn/02_tensor.ipynb #1e7e0a08
 _TWO32, _TWO16 = 4294967296.0, 65536.0
 
-def _floor(x: Tensor) -> Tensor: return x.cast(int32).cast(float64)          # x in [0, 2**31): CAST truncates
-def _mod32(x: Tensor) -> Tensor: return x - _floor(x * (1 / _TWO32)) * _TWO32   # exact for integers in [0, 2**53)
+def _floor(x: Tensor) -> Tensor:
+    return x.cast(int32).cast(float64)          # x in [0, 2**31): CAST truncates
+def _mod32(x: Tensor) -> Tensor:
+    return x - _floor(x * (1 / _TWO32)) * _TWO32   # exact for integers in [0, 2**53)
 
 def _halves(x: Tensor) -> tuple[Tensor, Tensor]:
     "(x // 2**16, x % 2**16) of a 32-bit integer held in float64."
@@ -1305,6 +1516,7 @@ def _rot16(x: Tensor) -> Tensor:
     high, low = _halves(x)
     return low * _TWO16 + high
 
+# %% ../nbs/limn/02_tensor.ipynb #d661b5e8
 def _squares(counter: Tensor, k1: Tensor, k2: Tensor) -> Tensor:
     """A 32-bit counter-based hash after Widynski's Squares: square, add a key word, swap the halves, three times.
     Squaring is what makes it nonlinear: with no XOR among the primitives, sums and products must do all the mixing."""
@@ -1338,6 +1550,7 @@ def _assign_to(t: Tensor, value: Tensor) -> None:
     t.node = Node(Ops.ASSIGN, (resolve(t.node), value.node), None, t.dtype, t.shape)
     _track(t)
 
+# %% ../nbs/limn/02_tensor.ipynb #76e8a783
 class DeviceRNG:
     """The random stream dropout draws from, all of it in device buffers: a float64 counter and two key words set by the
     seed. A draw of n numbers hashes the next n counter values after the draws made before it; one pending ASSIGN moves
@@ -1394,8 +1607,10 @@ def dropout(self: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
 
 # %% ../nbs/limn/02_tensor.ipynb #bfbad685
 def _index_arg(index, name="index") -> Tensor:
-    if not isinstance(index, Tensor): index = Tensor(np.asarray(index))
-    if not index.dtype.is_int or index.is_bool: raise TypeError(f"{name} must be an int tensor, got {index!r}")
+    if not isinstance(index, Tensor):
+        index = Tensor(np.asarray(index))
+    if not index.dtype.is_int or index.is_bool:
+        raise TypeError(f"{name} must be an int tensor, got {index!r}")
     return index
 
 def _positions(shape: tuple, dim: int, index: Tensor) -> Tensor:
@@ -1416,14 +1631,16 @@ def _check_index(x: Tensor, dim: int, index: Tensor, name: str):
 def gather(self: Tensor, dim, index=None) -> Tensor:
     """torch's gather: out[i][j] = self[index[i][j]][j] for dim=0 (index in the dim, position elsewhere). One GATHER
     from the tensor seen as a column. x.gather(ids) with no dim is `gather_rows` (rows of a 2-D table)."""
-    if index is None: return self.gather_rows(dim)
+    if index is None:
+        return self.gather_rows(dim)
     d = self._axis(dim, name="dim")
     index = _index_arg(index)
     _check_index(self, d, index, "gather")
     return self.reshape(self.numel(), 1).gather_rows(_positions(self.shape, d, index).reshape(-1)).reshape(index.shape)
 
 # %% ../nbs/limn/02_tensor.ipynb #52c8f5ef
-def _is_int_entry(i) -> bool: return isinstance(i, (numbers.Integral, np.integer)) and not isinstance(i, bool)
+def _is_int_entry(i) -> bool:
+    return isinstance(i, (numbers.Integral, np.integer)) and not isinstance(i, bool)
 
 def _index_with_tensor(x: Tensor, index: tuple) -> Tensor:
     "x[index] where one entry of `index` is an int Tensor: a gather along that entry's dim, then the other entries."
@@ -1431,8 +1648,10 @@ def _index_with_tensor(x: Tensor, index: tuple) -> Tensor:
     tensors = [k for k, i in enumerate(full) if isinstance(i, Tensor)]
     if len(tensors) > 1:
         raise IndexError(f"an index can hold one Tensor entry, got {len(tensors)}; index with one, then the next (or combine them into one row index)")
-    at = tensors[0]; idx = full[at]
-    if not idx.dtype.is_int: raise TypeError(f"a Tensor index must hold ints, got {idx.dtype.name}")
+    at = tensors[0]
+    idx = full[at]
+    if not idx.dtype.is_int:
+        raise TypeError(f"a Tensor index must hold ints, got {idx.dtype.name}")
     dim = sum(1 for i in full[:at] if i is not None)                      # the dim of x that the Tensor indexes
     moved = x.permute((dim,) + tuple(d for d in range(x.ndim) if d != dim))
     rest = moved.shape[1:]
@@ -1452,9 +1671,12 @@ def assign(self: Tensor, value) -> Tensor:
     if value.dtype is not self.dtype:
         raise ValueError(f"assign value has dtype {value.dtype.name}, expected the target's {self.dtype.name}; cast it first")
     if value.shape != self.shape:
-        try: value = value.broadcast_to(self.shape)
-        except ValueError: raise ValueError(f"assign value has shape {value.shape}, expected the target's shape {self.shape}") from None
-    if self.node.op is not Ops.BUFFER: self.realize()
+        try:
+            value = value.broadcast_to(self.shape)
+        except ValueError:
+            raise ValueError(f"assign value has shape {value.shape}, expected the target's shape {self.shape}") from None
+    if self.node.op is not Ops.BUFFER:
+        self.realize()
     self.node = Node(Ops.ASSIGN, (self.node, value.node), None, self.dtype, self.shape)
     _track(self)
     self._ctx = None
@@ -1488,7 +1710,8 @@ def long(self: Tensor) -> Tensor:
     "torch's .long() is int64; limn's widest int is int32, so this is .int() (values outside int32 cannot be held)."
     return self.cast(int32)
 @patch
-def dim(self: Tensor) -> int: return self.ndim
+def dim(self: Tensor) -> int:
+    return self.ndim
 
 def _need_bool(x, name: str) -> Tensor:
     if not isinstance(x, Tensor) or not x.is_bool:
@@ -1496,26 +1719,37 @@ def _need_bool(x, name: str) -> Tensor:
     return x
 
 @patch
-def logical_not(self: Tensor) -> Tensor: return _boolean(1 - self.bool().cast(int8))
+def logical_not(self: Tensor) -> Tensor:
+    return _boolean(1 - self.bool().cast(int8))
 @patch
-def logical_and(self: Tensor, other) -> Tensor: return _boolean(self.bool().cast(int8) * _ensure(other, self).bool().cast(int8))
+def logical_and(self: Tensor, other) -> Tensor:
+    return _boolean(self.bool().cast(int8) * _ensure(other, self).bool().cast(int8))
 @patch
 def logical_or(self: Tensor, other) -> Tensor:
     return _boolean(maximum(self.bool().cast(int8), _ensure(other, self).bool().cast(int8)))
 @patch
-def logical_xor(self: Tensor, other) -> Tensor: return self.ne(0).ne(_ensure(other, self).ne(0).cast(int8))
+def logical_xor(self: Tensor, other) -> Tensor:
+    return self.ne(0).ne(_ensure(other, self).ne(0).cast(int8))
+
+# %% ../nbs/limn/02_tensor.ipynb #48b587c5
 @patch
-def __invert__(self: Tensor) -> Tensor: return _need_bool(self, "~").logical_not()
+def __invert__(self: Tensor) -> Tensor:
+    return _need_bool(self, "~").logical_not()
 @patch
-def __and__(self: Tensor, other) -> Tensor: return _need_bool(self, "&").logical_and(_need_bool(other, "&"))
+def __and__(self: Tensor, other) -> Tensor:
+    return _need_bool(self, "&").logical_and(_need_bool(other, "&"))
 @patch
-def __or__(self: Tensor, other) -> Tensor: return _need_bool(self, "|").logical_or(_need_bool(other, "|"))
+def __or__(self: Tensor, other) -> Tensor:
+    return _need_bool(self, "|").logical_or(_need_bool(other, "|"))
 @patch
-def __xor__(self: Tensor, other) -> Tensor: return _need_bool(self, "^").logical_xor(_need_bool(other, "^"))
+def __xor__(self: Tensor, other) -> Tensor:
+    return _need_bool(self, "^").logical_xor(_need_bool(other, "^"))
 @patch
-def any(self: Tensor, dim=None, keepdim=False) -> Tensor: return _boolean(_max(self.bool(), dim, keepdim))
+def any(self: Tensor, dim=None, keepdim=False) -> Tensor:
+    return _boolean(_max(self.bool(), dim, keepdim))
 @patch
-def all(self: Tensor, dim=None, keepdim=False) -> Tensor: return _boolean(1 - _max(self.logical_not(), dim, keepdim))
+def all(self: Tensor, dim=None, keepdim=False) -> Tensor:
+    return _boolean(1 - _max(self.logical_not(), dim, keepdim))
 
 # %% ../nbs/limn/02_tensor.ipynb #0b3d19a5
 @patch
@@ -1573,6 +1807,7 @@ def repeat(self: Tensor, *sizes) -> Tensor:
     grown = x.reshape(tuple(v for s in x.shape for v in (1, s))).expand(tuple(v for r, s in zip(sizes, x.shape) for v in (r, s)))
     return grown.reshape(tuple(r * s for r, s in zip(sizes, x.shape)))
 
+# %% ../nbs/limn/02_tensor.ipynb #4fe6df76
 def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
     if x.ndim < 2:
         raise ValueError(f"tril/triu need at least 2 dims, got shape {x.shape}")
@@ -1699,6 +1934,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = F
     indices = self.argsort(dim, descending)
     return ValuesIndices(self.gather(dim, indices), indices)
 
+# %% ../nbs/limn/02_tensor.ipynb #19ebac51
 @patch
 def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     "(values, indices) of the k largest (or smallest) along `dim`, in sorted order (torch.topk)."
@@ -1769,6 +2005,7 @@ def _root_or_zero(total: Tensor, p: float) -> Tensor:
     safe = where(live, total, 1)
     return where(live, safe.sqrt() if p == 2 else safe ** (1 / p), 0)
 
+# %% ../nbs/limn/02_tensor.ipynb #0761c5b4
 @patch
 def norm(self: Tensor, p="fro", dim=None, keepdim: bool = False) -> Tensor:
     "torch's vector norm over `dim` (all when None): p = 2 or 'fro', 1, inf, -inf, 0 (count of non-zeros) or any other p."
@@ -1799,7 +2036,8 @@ def _round_even(x: Tensor) -> Tensor:
     return where(x < 0, -r, r)
 
 @patch
-def round(self: Tensor) -> Tensor: return self if self.dtype.is_int else _with_rule(self, _round_even, "zero_grad")
+def round(self: Tensor) -> Tensor:
+    return self if self.dtype.is_int else _with_rule(self, _round_even, "zero_grad")
 @patch
 def floor(self: Tensor) -> Tensor:
     if self.dtype.is_int:
@@ -1844,6 +2082,7 @@ def remainder(self: Tensor, other) -> Tensor:
         q = (a.cast(wide) / b.cast(wide)).floor()
     return (a.cast(wide) - q * b.cast(wide)).cast(a.dtype)
 
+# %% ../nbs/limn/02_tensor.ipynb #4344b2b2
 @patch
 def fmod(self: Tensor, other) -> Tensor:
     "C's fmod: a - trunc(a / b) * b, which takes the dividend's sign (torch.fmod)."
@@ -1854,13 +2093,17 @@ def fmod(self: Tensor, other) -> Tensor:
     return (a.cast(wide) - q * b.cast(wide)).cast(a.dtype)
 
 @patch
-def __floordiv__(self: Tensor, other) -> Tensor: return self.floor_divide(other)
+def __floordiv__(self: Tensor, other) -> Tensor:
+    return self.floor_divide(other)
 @patch
-def __rfloordiv__(self: Tensor, other) -> Tensor: return _ensure(other, self).floor_divide(self)
+def __rfloordiv__(self: Tensor, other) -> Tensor:
+    return _ensure(other, self).floor_divide(self)
 @patch
-def __mod__(self: Tensor, other) -> Tensor: return self.remainder(other)
+def __mod__(self: Tensor, other) -> Tensor:
+    return self.remainder(other)
 @patch
-def __rmod__(self: Tensor, other) -> Tensor: return _ensure(other, self).remainder(self)
+def __rmod__(self: Tensor, other) -> Tensor:
+    return _ensure(other, self).remainder(self)
 
 # %% ../nbs/limn/02_tensor.ipynb #60c6a07b
 def einsum(equation: str, *operands) -> Tensor:
@@ -1899,8 +2142,10 @@ def einsum(equation: str, *operands) -> Tensor:
     summed = tuple(range(len(out), len(letters)))
     return product.sum(summed) if summed else product
 
+# %% ../nbs/limn/02_tensor.ipynb #ac2b2190
 @patch(cls_method=True)
-def einsum(cls: Tensor, equation: str, *operands) -> Tensor: return einsum(equation, *operands)
+def einsum(cls: Tensor, equation: str, *operands) -> Tensor:
+    return einsum(equation, *operands)
 
 def manual_seed(seed: int) -> None:
     "torch.manual_seed's name for `set_seed`: reseeds every draw after it."
@@ -1910,9 +2155,12 @@ def manual_seed(seed: int) -> None:
 def node_label(node: Node) -> str:
     "Two-line label for a node in a picture: the op (with its argument where short) and dtype[shape]."
     head = node.op.name
-    if node.op is Ops.CONST: head += f" {node.arg}"
-    elif node.op in (Ops.SUM, Ops.MAX): head += f" axes={list(node.arg)}"
-    elif node.op is Ops.BUFFER: head += f" {node.arg!r}"
+    if node.op is Ops.CONST:
+        head += f" {node.arg}"
+    elif node.op in (Ops.SUM, Ops.MAX):
+        head += f" axes={list(node.arg)}"
+    elif node.op is Ops.BUFFER:
+        head += f" {node.arg!r}"
     return f"{head}\n{node.dtype.name}{list(node.shape)}"
 
 _OP_COLORS = {Ops.BUFFER: "#d9ead3", Ops.CONST: "#eeeeee", Ops.VIEW: "#fff2cc", Ops.SUM: "#f4cccc", Ops.MAX: "#f4cccc"}

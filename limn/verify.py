@@ -24,10 +24,14 @@ def to_poly(index: Index):
     from litmus.tritonir import Poly, make_atom
     total = Poly.const(index.const)
     for atom, coef in index.terms:
-        if isinstance(atom, Var): term = Poly.var(atom.name)
-        elif isinstance(atom, Div): term = make_atom('//', to_poly(atom.num), atom.divisor)
-        elif isinstance(atom, Mod): term = make_atom('%', to_poly(atom.num), atom.modulus)
-        else: raise TypeError(f"an index term must be a Var, Div or Mod, got {atom!r}")
+        if isinstance(atom, Var):
+            term = Poly.var(atom.name)
+        elif isinstance(atom, Div):
+            term = make_atom('//', to_poly(atom.num), atom.divisor)
+        elif isinstance(atom, Mod):
+            term = make_atom('%', to_poly(atom.num), atom.modulus)
+        else:
+            raise TypeError(f"an index term must be a Var, Div or Mod, got {atom!r}")
         total = total + term * coef
     return total
 
@@ -56,14 +60,19 @@ def _scopes(instrs):
     fill and its adds), so each LOOP and IDX gets a symbol of its own: the name, primed once per earlier use."""
     open_, rows, out, uses = [], {}, [], {}
     def fresh(name):
-        uses[name] = uses.get(name, -1) + 1; return name + "'" * uses[name]
+        uses[name] = uses.get(name, -1) + 1
+        return name + "'" * uses[name]
     for ins in instrs:
-        if isinstance(ins, EndLoop): open_ = open_[:-1]
+        if isinstance(ins, EndLoop):
+            open_ = open_[:-1]
         out.append((tuple(open_), dict(rows)))
-        if isinstance(ins, Loop): open_ = open_ + [(ins.var.name, fresh(ins.var.name), ins.var.extent)]
-        if isinstance(ins, Idx): rows[ins.dst.name] = (fresh(ins.dst.name), ins.dst.extent)
+        if isinstance(ins, Loop):
+            open_ = open_ + [(ins.var.name, fresh(ins.var.name), ins.var.extent)]
+        if isinstance(ins, Idx):
+            rows[ins.dst.name] = (fresh(ins.dst.name), ins.dst.extent)
     return out
 
+# %% ../nbs/limn/16_verify.ipynb #c36a6755
 def threaded_loops(kernel) -> dict:
     """pc of each outermost LOOP -> the pcs of the LOOPs the C backend threads there at any size: the collapsed run of
     `parallel_loops`, or else the kept loop `column_loop` splits into chunks under reduce loops; for a matmul-shaped
@@ -80,15 +89,19 @@ def threaded_loops(kernel) -> dict:
             if isinstance(ins, Loop):
                 if depth == 0:
                     run = r.parallel_loops(pc)
-                    if not run and hasattr(r, 'column_loop') and (inner := r.column_loop(pc)) is not None: run = [inner]
-                    if tiled: run = sorted(set(run) | {p for p in range(pc, r.match[pc]) if isinstance(r.instrs[p], Loop) and r.instrs[p].var in tiled})
-                    if run: out[pc] = run
+                    if not run and hasattr(r, 'column_loop') and (inner := r.column_loop(pc)) is not None:
+                        run = [inner]
+                    if tiled:
+                        run = sorted(set(run) | {p for p in range(pc, r.match[pc]) if isinstance(r.instrs[p], Loop) and r.instrs[p].var in tiled})
+                    if run:
+                        out[pc] = run
                 depth += 1
-            elif isinstance(ins, EndLoop): depth -= 1
+            elif isinstance(ins, EndLoop):
+                depth -= 1
     finally:
-        if chunk is not None: backend_c.COLUMN_CHUNK = chunk
+        if chunk is not None:
+            backend_c.COLUMN_CHUNK = chunk
     return out
-
 
 # %% ../nbs/limn/16_verify.ipynb #64c4175f
 def read_nest(kernel) -> NestModel:
@@ -118,13 +131,15 @@ def read_nest(kernel) -> NestModel:
         if isinstance(ins, Fold) and getattr(ins, 'lane', None) is not None:
             tensors.setdefault(ins.acc, TensorInfo(ins.acc, (Poly.const(lanes_of[ins.acc]),), (Poly.const(1),), 'register', 'register'))
             ins = Accum(ins.acc, ins.lane, ins.op, ins.src)   # read as an update of cell `lane` of the register array
-        if not isinstance(ins, (Load, Store, Accum)): continue
+        if not isinstance(ins, (Load, Store, Accum)):
+            continue
         if ins.buf not in tensors:
             raise ValueError(f"{kernel.name}: instruction {pc} ({ins.render()}) names buffer {ins.buf!r}, not one of {sorted(tensors)}")
         env = {**{ir_name: sym for ir_name, sym, _ in loops}, **{ir_name: sym for ir_name, (sym, _) in rows.items()}}
         free = {v.name for v in ins.index.variables()} - set(env)
         free |= {v.name for c in getattr(ins, 'valid', ()) for v in c.index.variables()} - set(env)
-        if free: raise ValueError(f"{kernel.name}: instruction {pc} ({ins.render()}) uses {sorted(free)} outside their loops")
+        if free:
+            raise ValueError(f"{kernel.name}: instruction {pc} ({ins.render()}) uses {sorted(free)} outside their loops")
         rename = {k: Poly.var(v) for k, v in env.items()}
         guard = conj(TRUE, *(check_formula(c).subs(rename) for c in getattr(ins, 'valid', ())))
         kind = 'load' if isinstance(ins, Load) else 'store' if isinstance(ins, Store) else 'atomic'
@@ -146,26 +161,32 @@ def lift_access(nest: NestModel, access):
     from limn.view import strides_for
     if access.guard is TRUE and nest.model.tensors[access.tensor].role == 'register':
         names = access.offset.symbols()
-        if not names <= {s for s, sym in nest.model.symbols.items() if sym.kind == 'loop'}: return None
+        if not names <= {s for s, sym in nest.model.symbols.items() if sym.kind == 'loop'}:
+            return None
         symbols = {v: replace(nest.model.symbols[v], hi=Poly.var(f"N_{v}") - 1) for v in sorted(names)}
         symbols |= {f"N_{v}": Symbol(f"N_{v}", 'param', Poly.const(1)) for v in sorted(names)}
         return replace(nest.model, symbols=symbols, accesses=[access], tensors={access.tensor: nest.model.tensors[access.tensor]}), access
-    if access.guard is not TRUE or access.offset.terms.get((), 0) or access.tensor not in dict(nest.kernel.args): return None
+    if access.guard is not TRUE or access.offset.terms.get((), 0) or access.tensor not in dict(nest.kernel.args):
+        return None
     shape = dict(nest.kernel.args)[access.tensor].shape
     terms = {}
     for m, c in access.offset.terms.items():
-        if len(m) != 1 or not isinstance(m[0], str) or m[0] not in nest.model.symbols: return None
+        if len(m) != 1 or not isinstance(m[0], str) or m[0] not in nest.model.symbols:
+            return None
         terms[m[0]] = c
     sizes, used = [], set()
     for j, (size, stride) in enumerate(zip(shape, strides_for(shape))):
         match = next((v for v, c in terms.items() if v not in used and c == stride and nest.model.symbols[v].hi.value() == size - 1), None) if size > 1 else None
-        if match is not None: used.add(match)
+        if match is not None:
+            used.add(match)
         sizes.append(Poly.var(f"N_{match}") if match else Poly.const(1) if size == 1 else Poly.var(f"M_{j}"))
-    if used != set(terms): return None
+    if used != set(terms):
+        return None
     offset, numel, inner = Poly(), Poly.const(1), Poly.const(1)
     for j in reversed(range(len(shape))):
         for v in used:
-            if sizes[j] == Poly.var(f"N_{v}"): offset = offset + Poly.var(v) * inner
+            if sizes[j] == Poly.var(f"N_{v}"):
+                offset = offset + Poly.var(v) * inner
         inner, numel = inner * sizes[j], numel * sizes[j]
     symbols = {v: replace(nest.model.symbols[v], hi=Poly.var(f"N_{v}") - 1) for v in sorted(used)}
     symbols |= {str(f): Symbol(str(f), 'param', Poly.const(1)) for p in sizes for f in p.symbols()}
@@ -202,7 +223,8 @@ def _solve(model, names, constraints, deadline):
     "A witness dict, or 'unsat' (refuted over the whole box by z3), or 'unknown'."
     from litmus.smt import Problem, solve
     r = solve(Problem(_box(model, names), constraints), deadline=deadline)
-    if r.status == 'sat': return {k: v for k, v in r.model.items() if k in names}
+    if r.status == 'sat':
+        return {k: v for k, v in r.model.items() if k in names}
     return 'unsat' if r.proved_unsat else 'unknown'
 
 # %% ../nbs/limn/16_verify.ipynb #e7c428e6
@@ -217,7 +239,8 @@ def prove_in_bounds(nest: NestModel, access, prover, deadline=None) -> Verdict:
             sizes = sorted(s for s, sym in model.symbols.items() if sym.kind == 'param')
             return Verdict('in-bounds', access.line, access.text, 'proved', f"litmus prover, every size of {', '.join(sizes)}".replace("'", ""))
     proof = prover.in_bounds(access)
-    if proof.proved: return Verdict('in-bounds', access.line, access.text, 'proved', 'litmus prover, at the recorded sizes')
+    if proof.proved:
+        return Verdict('in-bounds', access.line, access.text, 'proved', 'litmus prover, at the recorded sizes')
     numel = nest.model.tensors[access.tensor].shape[0]
     outside = disj(compare(access.offset, '<', 0), compare(access.offset, '>=', numel))
     names = access.offset.symbols() | access.guard.symbols()
@@ -225,7 +248,8 @@ def prove_in_bounds(nest: NestModel, access, prover, deadline=None) -> Verdict:
     if isinstance(got, dict):
         at = evaluate_poly(access.offset, got)
         return Verdict('in-bounds', access.line, access.text, 'witness', f"{access.tensor}[{at}] outside {numel.value()} elements", _ir_names(got))
-    if got == 'unsat': return Verdict('in-bounds', access.line, access.text, 'proved', 'z3 refuted an out-of-bounds address over the recorded box')
+    if got == 'unsat':
+        return Verdict('in-bounds', access.line, access.text, 'proved', 'z3 refuted an out-of-bounds address over the recorded box')
     return Verdict('in-bounds', access.line, access.text, 'unknown', 'neither the prover nor the solver settled it')
 
 # %% ../nbs/limn/16_verify.ipynb #39ae2342
@@ -239,16 +263,22 @@ def _lifted_race_free(nest, w, others, T):
     "The size symbols over which litmus proves `w` race-free with every access lifted (`lift_access`), or None."
     from litmus.prove import ModelProver
     lifted = [lift_access(nest, a) for a in [w] + others]
-    if any(x is None for x in lifted): return None
+    if any(x is None for x in lifted):
+        return None
     symbols, tensors = {}, {}
-    for model, _ in lifted: symbols |= model.symbols; tensors |= model.tensors
+    for model, _ in lifted:
+        symbols |= model.symbols
+        tensors |= model.tensors
     symbols |= {t: replace(symbols[t], kind='lane') for t in T if t in symbols}
-    if not all(t in symbols for t in T): return None
+    if not all(t in symbols for t in T):
+        return None
     accesses = [a for _, a in lifted]
     model = replace(nest.model, symbols=symbols, tensors=tensors, accesses=accesses)
-    if not ModelProver(model).race_free(accesses[0], accesses[1:]).proved: return None
+    if not ModelProver(model).race_free(accesses[0], accesses[1:]).proved:
+        return None
     return sorted(s for s, sym in symbols.items() if sym.kind == 'param')
 
+# %% ../nbs/limn/16_verify.ipynb #9a0c20cc
 def prove_disjoint(nest: NestModel, pc: int, deadline=None) -> list:
     """For the nest at `pc` the C backend threads over loops T: no two iterations with different T touch one cell
     of a buffer the nest writes (a write against any access of that buffer). litmus's race-freedom proof reads T as
@@ -264,9 +294,11 @@ def prove_disjoint(nest: NestModel, pc: int, deadline=None) -> list:
     for w in [a for a in laned if a.kind != 'load' and nest.model.tensors[a.tensor].role != 'register']:   # registers are a thread's own
         others = [o for o in laned if o.tensor == w.tensor and o is not w]
         if (general := _lifted_race_free(nest, w, others, T)):
-            out.append(Verdict('disjoint', w.line, w.text, 'proved', f"litmus race-freedom over threads {', '.join(T)}, every size of {', '.join(general)}".replace("'", ""))); continue
+            out.append(Verdict('disjoint', w.line, w.text, 'proved', f"litmus race-freedom over threads {', '.join(T)}, every size of {', '.join(general)}".replace("'", "")))
+            continue
         if prover.race_free(w, others).proved:
-            out.append(Verdict('disjoint', w.line, w.text, 'proved', f"litmus race-freedom over threads {', '.join(T)}".replace("'", ""))); continue
+            out.append(Verdict('disjoint', w.line, w.text, 'proved', f"litmus race-freedom over threads {', '.join(T)}".replace("'", "")))
+            continue
         box, found = {}, 'unsat'
         for o in [w] + others:
             (pa, ga), (pb, gb) = _renamed(w, '_a'), _renamed(o, '_b')
@@ -274,11 +306,17 @@ def prove_disjoint(nest: NestModel, pc: int, deadline=None) -> list:
             names = pa.symbols() | ga.symbols() | pb.symbols() | gb.symbols() | {t + s for t in T for s in ('_a', '_b')}
             model = replace(nest.model, symbols={n: replace(nest.model.symbols[n[:-2]], name=n) for n in names})
             got = _solve(model, names, [ga, gb, differ, compare(pa, '==', pb)], deadline)
-            if isinstance(got, dict): found = got; break
-            if got == 'unknown': found = 'unknown'
-        if isinstance(found, dict): out.append(Verdict('disjoint', w.line, w.text, 'witness', 'two threads touch one cell', _ir_names(found)))
-        elif found == 'unsat': out.append(Verdict('disjoint', w.line, w.text, 'proved', f"z3 refuted a shared cell across threads {', '.join(T)}".replace("'", "")))
-        else: out.append(Verdict('disjoint', w.line, w.text, 'unknown', 'neither the prover nor the solver settled it'))
+            if isinstance(got, dict):
+                found = got
+                break
+            if got == 'unknown':
+                found = 'unknown'
+        if isinstance(found, dict):
+            out.append(Verdict('disjoint', w.line, w.text, 'witness', 'two threads touch one cell', _ir_names(found)))
+        elif found == 'unsat':
+            out.append(Verdict('disjoint', w.line, w.text, 'proved', f"z3 refuted a shared cell across threads {', '.join(T)}".replace("'", "")))
+        else:
+            out.append(Verdict('disjoint', w.line, w.text, 'unknown', 'neither the prover nor the solver settled it'))
     return out
 
 # %% ../nbs/limn/16_verify.ipynb #ae7f1eb0
@@ -291,8 +329,10 @@ class KernelReport:
     unknown: list
     @property
     def status(self) -> str:
-        if any(v.status == 'witness' for v in self.verdicts): return 'witness'
-        if self.unknown or any(v.status == 'unknown' for v in self.verdicts): return 'unknown'
+        if any(v.status == 'witness' for v in self.verdicts):
+            return 'witness'
+        if self.unknown or any(v.status == 'unknown' for v in self.verdicts):
+            return 'unknown'
         return 'proved'
     @property
     def every_size(self) -> bool:
@@ -310,10 +350,12 @@ def verify_kernel(kernel, deadline=None) -> KernelReport:
         return verify_described(desc, kernel.name, deadline)          # a described custom kernel: see 'A custom kernel' below
     nest = read_nest(kernel)
     header = f"{kernel.op.name} loop{list(kernel.loop_shape)}"
-    if nest.unknown: return KernelReport(kernel.name, header, [], nest.unknown)
+    if nest.unknown:
+        return KernelReport(kernel.name, header, [], nest.unknown)
     prover = ModelProver(nest.model)
     verdicts = [prove_in_bounds(nest, a, prover, deadline) for a in nest.model.accesses]
-    for pc in nest.threaded: verdicts += prove_disjoint(nest, pc, deadline)
+    for pc in nest.threaded:
+        verdicts += prove_disjoint(nest, pc, deadline)
     return KernelReport(kernel.name, header, verdicts, [])
 
 # %% ../nbs/limn/16_verify.ipynb #e70fb223
@@ -323,10 +365,12 @@ class Report:
     kernels: list
     def counts(self) -> dict:
         out = {'proved': 0, 'witness': 0, 'unknown': 0}
-        for k in self.kernels: out[k.status] += 1
+        for k in self.kernels:
+            out[k.status] += 1
         return out
     @property
-    def ok(self) -> bool: return all(k.status == 'proved' for k in self.kernels)
+    def ok(self) -> bool:
+        return all(k.status == 'proved' for k in self.kernels)
     def __str__(self):
         c = self.counts()
         general = sum(1 for k in self.kernels if k.every_size)
@@ -339,8 +383,10 @@ def verify(*tensors) -> Report:
     graph is scheduled and lowered exactly as the c device would, and nothing is run."""
     from limn.codegen import lower_schedule
     from limn.schedule import schedule
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)): tensors = tuple(tensors[0])
-    if not tensors: raise ValueError("verify needs at least one Tensor (or Node) to realize, got none")
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise ValueError("verify needs at least one Tensor (or Node) to realize, got none")
     nodes = [t if isinstance(t, Node) else getattr(t, 'node', None) for t in tensors]
     if bad := [type(t).__name__ for t, n in zip(tensors, nodes) if not isinstance(n, Node)]:
         raise TypeError(f"verify takes Tensors or Nodes, got {', '.join(bad)}")
@@ -358,7 +404,8 @@ def draw_model(nest: NestModel, report: KernelReport | None = None):
     g, m = Graph(rankdir="LR"), nest.model
     status = {}
     for v in (report.verdicts if report else []):
-        if status.get(v.pc) != 'witness': status[v.pc] = v.status if status.get(v.pc) in (None, 'proved') else status[v.pc]
+        if status.get(v.pc) != 'witness':
+            status[v.pc] = v.status if status.get(v.pc) in (None, 'proved') else status[v.pc]
     with g.cluster("symbols", label="symbols (ranges)", style="rounded", color="#999999"):
         for name, sym in m.symbols.items():
             g.node(f"s_{name}", f"{name} in [{sym.lo}, {sym.hi}]\n{sym.note}", fillcolor="#e8eef8" if sym.kind == 'loop' else "#fff3c4")
@@ -367,7 +414,8 @@ def draw_model(nest: NestModel, report: KernelReport | None = None):
     for a in m.accesses:
         g.node(f"a_{a.line}", f"[{a.line}] {a.op}\n{a.tensor}[{a.offset}]" + ("" if a.guard.__class__.__name__ == 'Const' else f"\nif {a.guard}"),
                fillcolor=_COLOURS.get(status.get(a.line), "#ffffff"))
-        for s in sorted(a.offset.symbols() | a.guard.symbols()): g.edge(f"s_{s}", f"a_{a.line}", color="#999999")
+        for s in sorted(a.offset.symbols() | a.guard.symbols()):
+            g.edge(f"s_{s}", f"a_{a.line}", color="#999999")
         g.edge(f"a_{a.line}", f"t_{a.tensor}", style="bold" if a.kind != 'load' else None)
     return g
 
@@ -377,14 +425,16 @@ def edit_kernel(kernel, edits: dict):
     chapter and the tests build mutants. A LOOP's extent must change in its ENDLOOP too, as both name the same Var."""
     instrs = list(lower(kernel))
     for pc, ins in edits.items():
-        if not 0 <= pc < len(instrs): raise ValueError(f"edit at pc {pc}: {kernel.name} has instructions 0..{len(instrs) - 1}")
+        if not 0 <= pc < len(instrs):
+            raise ValueError(f"edit at pc {pc}: {kernel.name} has instructions 0..{len(instrs) - 1}")
         instrs[pc] = ins
     return replace(kernel, instrs=instrs)
 
 def stretch_loop(kernel, pc: int, by: int = 1):
     "A copy of `kernel` whose LOOP at `pc` runs `by` more iterations (its ENDLOOP matched); index expressions unchanged."
     instrs = lower(kernel)
-    if not isinstance(instrs[pc], Loop): raise ValueError(f"instruction {pc} of {kernel.name} is {instrs[pc].render()!r}, not a LOOP")
+    if not isinstance(instrs[pc], Loop):
+        raise ValueError(f"instruction {pc} of {kernel.name} is {instrs[pc].render()!r}, not a LOOP")
     var = instrs[pc].var
     longer = Var(var.name, var.extent + by)
     end = match_loops(instrs)[pc]
@@ -403,7 +453,8 @@ def _expr_poly(e, env, defs, fresh):
     "An expression of a description as a Poly over symbols; each Min / Pick / CeilDiv is a fresh symbol defined in `defs`."
     from limn.sdpa import Min, Pick, CeilDiv
     from litmus.tritonir import Poly, compare, conj, disj
-    if not isinstance(e, (Min, Pick, CeilDiv)): return to_poly(Index.of(e)).subs(env)
+    if not isinstance(e, (Min, Pick, CeilDiv)):
+        return to_poly(Index.of(e)).subs(env)
     x = Poly.var(fresh())
     if isinstance(e, Min):
         args = [_expr_poly(a, env, defs, fresh) for a in e.args]
@@ -416,6 +467,7 @@ def _expr_poly(e, env, defs, fresh):
         defs.append(conj(compare(x * e.k, '>=', num), compare(x * e.k, '<', num + e.k)))
     return x
 
+# %% ../nbs/limn/16_verify.ipynb #a9477c35
 def scope_constraints(scope, suffix: str = "") -> tuple:
     """(env, constraints, names) for one execution of an access under `scope`: each counter and named value a symbol
     `name + suffix` (env maps the description's names to them), constrained by its loop's range or its definition."""
@@ -423,14 +475,17 @@ def scope_constraints(scope, suffix: str = "") -> tuple:
     from litmus.tritonir import Poly, compare
     env, defs, names = {}, [], []
     def fresh():
-        names.append(f"_e{len(names)}{suffix}"); return names[-1]
+        names.append(f"_e{len(names)}{suffix}")
+        return names[-1]
     for item in scope:
         v = Poly.var(item.var.name + suffix)
         if isinstance(item, For):
             start, end = _expr_poly(item.start, env, defs, fresh), _expr_poly(item.end, env, defs, fresh)
             defs += [compare(v, '>=', start), compare(v, '<', end)]
-        else: defs.append(compare(v, '==', _expr_poly(item.expr, env, defs, fresh)))
-        env[item.var.name] = v; names.append(item.var.name + suffix)
+        else:
+            defs.append(compare(v, '==', _expr_poly(item.expr, env, defs, fresh)))
+        env[item.var.name] = v
+        names.append(item.var.name + suffix)
     return env, defs, names
 
 # %% ../nbs/limn/16_verify.ipynb #89dc6ce8
@@ -443,10 +498,12 @@ def _described_solve(desc, names, constraints, deadline):
     from litmus.smt import Problem, solve
     box = [(s.name, 1, SIZE_LIMIT) for s in desc.sizes] + [(f, 0, 1) for f in desc.flags] + [(n, -_WIDE, _WIDE) for n in names]
     r = solve(Problem(box, constraints), backend='z3', deadline=deadline)
-    if r.status == 'sat': return r.model
+    if r.status == 'sat':
+        return r.model
     return 'unsat' if r.proved_unsat else 'unknown'
 
-def _every_size(desc) -> str: return f"every size of {', '.join(s.name for s in desc.sizes)} up to 2^31 - 1"
+def _every_size(desc) -> str:
+    return f"every size of {', '.join(s.name for s in desc.sizes)} up to 2^31 - 1"
 
 def prove_described_in_bounds(desc, touch, deadline=None) -> Verdict:
     "Every index of `touch` inside its dim, wherever its scope allows, for every size: refuted by z3, or a witness."
@@ -456,8 +513,10 @@ def prove_described_in_bounds(desc, touch, deadline=None) -> Verdict:
     outside = disj(*(disj(compare(i, '<', 0), compare(i, '>=', _size_poly(s))) for i, s in zip(index, touch.ref.buf.shape)))
     text = f"{touch.kind.upper():<6} {touch.ref.render()}"
     got = _described_solve(desc, names, defs + [outside], deadline)
-    if got == 'unsat': return Verdict('in-bounds', touch.pc, text, 'proved', f"z3 refuted an index outside {touch.ref.buf.name}'s dims, {_every_size(desc)}")
-    if got == 'unknown': return Verdict('in-bounds', touch.pc, text, 'unknown', 'z3 did not settle it')
+    if got == 'unsat':
+        return Verdict('in-bounds', touch.pc, text, 'proved', f"z3 refuted an index outside {touch.ref.buf.name}'s dims, {_every_size(desc)}")
+    if got == 'unknown':
+        return Verdict('in-bounds', touch.pc, text, 'unknown', 'z3 did not settle it')
     at = tuple(i.subs({k: v for k, v in got.items()}).value() for i in index)
     shape = tuple(got.get(s.name, s) if not isinstance(s, int) else s for s in touch.ref.buf.shape)
     return Verdict('in-bounds', touch.pc, text, 'witness', f"{touch.ref.buf.name}{list(at)} outside its shape {list(shape)}",
@@ -469,14 +528,17 @@ def threaded_chain(desc) -> list:
     from limn.sdpa import For
     chain, body = [], desc.body
     while (fors := [s for s in body if isinstance(s, For) and s.threads]):
-        chain.append(fors[0]); body = fors[0].body
+        chain.append(fors[0])
+        body = fors[0].body
     return chain
 
+# %% ../nbs/limn/16_verify.ipynb #5fa64f44
 def prove_described_disjoint(desc, touched, deadline=None) -> list:
     "For every write to a shared buffer inside the threaded loops: no other thread touches its cell (z3), or a witness."
     from litmus.tritonir import Poly, compare, disj
     chain = threaded_chain(desc)
-    if not chain: return []
+    if not chain:
+        return []
     T = [f.var.name for f in chain]
     inside = [t for t in touched if any(s is chain[-1] for s in t.scope) and t.ref.buf.role != "local"]
     out = []
@@ -488,11 +550,16 @@ def prove_described_disjoint(desc, touched, deadline=None) -> list:
             same = [compare(to_poly(x).subs(env_a), '==', to_poly(y).subs(env_b)) for x, y in zip(w.ref.index, o.ref.index)]
             differ = disj(*(compare(Poly.var(t + '_a'), '!=', Poly.var(t + '_b')) for t in T))
             got = _described_solve(desc, names_a + names_b, defs_a + defs_b + same + [differ], deadline)
-            if isinstance(got, dict): found = (o, got); break
-            if got == 'unknown': found = 'unknown'
+            if isinstance(got, dict):
+                found = (o, got)
+                break
+            if got == 'unknown':
+                found = 'unknown'
         text = f"{w.kind.upper():<6} {w.ref.render()}"
-        if found == 'unsat': out.append(Verdict('disjoint', w.pc, text, 'proved', f"z3 refuted a shared cell across threads {', '.join(T)}, {_every_size(desc)}"))
-        elif found == 'unknown': out.append(Verdict('disjoint', w.pc, text, 'unknown', 'z3 did not settle it'))
+        if found == 'unsat':
+            out.append(Verdict('disjoint', w.pc, text, 'proved', f"z3 refuted a shared cell across threads {', '.join(T)}, {_every_size(desc)}"))
+        elif found == 'unknown':
+            out.append(Verdict('disjoint', w.pc, text, 'unknown', 'z3 did not settle it'))
         else:
             o, got = found
             out.append(Verdict('disjoint', w.pc, text, 'witness', f"two threads touch one cell (the other access: [{o.pc}] {o.ref.render()})",
@@ -534,11 +601,15 @@ def move_access(desc, touch, *index):
 # %% ../nbs/limn/16_verify.ipynb #3e9bb735
 def _value(e, env):
     from limn.sdpa import Min, Pick, CeilDiv
-    if isinstance(e, Min): return min(_value(a, env) for a in e.args)
-    if isinstance(e, Pick): return _value(e.a, env) if env[e.flag] else _value(e.b, env)
-    if isinstance(e, CeilDiv): return -(-_value(e.num, env) // e.k)
+    if isinstance(e, Min):
+        return min(_value(a, env) for a in e.args)
+    if isinstance(e, Pick):
+        return _value(e.a, env) if env[e.flag] else _value(e.b, env)
+    if isinstance(e, CeilDiv):
+        return -(-_value(e.num, env) // e.k)
     return Index.of(e).eval(env)
 
+# %% ../nbs/limn/16_verify.ipynb #10d1ec95
 def walk_described(desc, env: dict):
     """Every access the description's loops make with sizes and flags bound in `env`: (touch, index tuple, thread
     coordinates), in program order."""
@@ -546,27 +617,35 @@ def walk_described(desc, env: dict):
     if missing := [n for n in [s.name for s in desc.sizes] + list(desc.flags) if n not in env]:
         raise ValueError(f"walk_described needs a value for {missing} (sizes {[s.name for s in desc.sizes]}, flags {list(desc.flags)})")
     per_line, threads = {}, [f.var.name for f in threaded_chain(desc)]
-    for t in touches(desc): per_line.setdefault(id(t.line), []).append(t)
+    for t in touches(desc):
+        per_line.setdefault(id(t.line), []).append(t)
     def walk(stmts, env):
         env = dict(env)
         for s in stmts:
-            if isinstance(s, Let): env[s.var.name] = _value(s.expr, env)
+            if isinstance(s, Let):
+                env[s.var.name] = _value(s.expr, env)
             elif isinstance(s, Line):
-                for t in per_line.get(id(s), []): yield t, tuple(i.eval(env) for i in t.ref.index), tuple(env.get(n) for n in threads)
+                for t in per_line.get(id(s), []):
+                    yield t, tuple(i.eval(env) for i in t.ref.index), tuple(env.get(n) for n in threads)
             elif isinstance(s, For):
-                for v in range(_value(s.start, env), _value(s.end, env), s.step): yield from walk(s.body, {**env, s.var.name: v})
+                for v in range(_value(s.start, env), _value(s.end, env), s.step):
+                    yield from walk(s.body, {**env, s.var.name: v})
     yield from walk(desc.body, env)
 
+# %% ../nbs/limn/16_verify.ipynb #9f3f1259
 def walked_ok(desc, env):
     """True when every index `walk_described` makes at `env` is inside its dim and no cell a thread writes is touched by
     another thread: the brute-force answer a proof (or a witness) is held to."""
     touched, written = {}, set()
     for t, at, thread in walk_described(desc, env):
         shape = [s if isinstance(s, int) else env[s.name] for s in t.ref.buf.shape]
-        if not all(0 <= x < n for x, n in zip(at, shape)): return False
-        if t.ref.buf.role == 'local': continue
+        if not all(0 <= x < n for x, n in zip(at, shape)):
+            return False
+        if t.ref.buf.role == 'local':
+            continue
         touched.setdefault((t.ref.buf.name, at), set()).add(thread)
-        if t.kind != 'load': written.add((t.ref.buf.name, at))
+        if t.kind != 'load':
+            written.add((t.ref.buf.name, at))
     return all(len(touched[cell]) == 1 for cell in written)
 
 # %% ../nbs/limn/16_verify.ipynb #005c45a4
@@ -578,9 +657,11 @@ def draw_described(desc, report: KernelReport | None = None):
     from limn.viz import Graph
     g, worst = Graph(rankdir="LR"), {}
     for v in (report.verdicts if report else []):
-        if worst.get(v.pc) != 'witness': worst[v.pc] = v.status if worst.get(v.pc) in (None, 'proved') else worst[v.pc]
+        if worst.get(v.pc) != 'witness':
+            worst[v.pc] = v.status if worst.get(v.pc) in (None, 'proved') else worst[v.pc]
     per_line, numbered = {}, []                            # loops numbered in order: the picture is deterministic
-    for t in touches(desc): per_line.setdefault(id(t.line), []).append(t)
+    for t in touches(desc):
+        per_line.setdefault(id(t.line), []).append(t)
     def walk(stmts, parent):
         groups = {}
         for s in stmts:
@@ -589,11 +670,13 @@ def draw_described(desc, report: KernelReport | None = None):
                     key = ('stack', '') if t.ref.buf.role == 'local' else (t.ref.buf.name, t.kind)
                     groups.setdefault(key, []).append(t)
             elif isinstance(s, For):
-                node = f"for{len(numbered)}"; numbered.append(s)
+                node = f"for{len(numbered)}"
+                numbered.append(s)
                 lets = "".join(f"\n{x.var.name} = {c_expr(x.expr)}" for x in s.body if isinstance(x, Let))
                 g.node(node, f"for {s.var.name} in [{c_expr(s.start)}, {c_expr(s.end)})" + (f" step {s.step}" if s.step > 1 else "") + lets,
                        fillcolor="#e8eef8", penwidth="2.5" if s.threads else "1")
-                if parent: g.edge(parent, node)
+                if parent:
+                    g.edge(parent, node)
                 walk(s.body, node)
         for (buf, kind), ts in groups.items():
             status = {worst.get(t.pc, 'none') for t in ts}
@@ -611,25 +694,30 @@ def reduction_spec(kernel):
     dtype), or None when its folded value is not a plain load (`sum(x)`) or a product of two loads (`matmul(a, b)`).
     The accumulator is what the nest really adds in: the ACC register's width, or the output's for an ACCUM."""
     from limn.codegen import Fold, Acc, Cast, Arith
-    if kernel.op is not Ops.SUM or not kernel.output.dtype.is_float: return None
+    if kernel.op is not Ops.SUM or not kernel.output.dtype.is_float:
+        return None
     instrs = lower(kernel)
     defs = {ins.dst: ins for ins in instrs if isinstance(getattr(ins, 'dst', None), str)}
     fold = next((i for i in instrs if isinstance(i, (Fold, Accum))), None)
     def through_casts(name):
-        while isinstance(defs.get(name), Cast): name = defs[name].src
+        while isinstance(defs.get(name), Cast):
+            name = defs[name].src
         return defs.get(name)
     value = through_casts(fold.src)
     acc = defs[fold.acc].dtype if isinstance(fold, Fold) else kernel.output.dtype
     n = 1
     for ins in instrs:
-        if isinstance(ins, Loop) and ins.reduce: n *= ins.var.extent
-    if isinstance(value, Load) and not value.valid: return "sum(x)", {"N": n}, {"x": value.buf}, acc
+        if isinstance(ins, Loop) and ins.reduce:
+            n *= ins.var.extent
+    if isinstance(value, Load) and not value.valid:
+        return "sum(x)", {"N": n}, {"x": value.buf}, acc
     if isinstance(value, Arith) and value.op is Ops.MUL:
         a, b = (through_casts(s) for s in value.srcs)
         if isinstance(a, Load) and isinstance(b, Load) and not a.valid and not b.valid:
             return "matmul(a, b)", {"K": n}, {"a": a.buf, "b": b.buf}, acc
     return None
 
+# %% ../nbs/limn/16_verify.ipynb #fba74efd
 def certified_tolerance(kernel, inputs: dict):
     """litmus's `ToleranceBound` for a SUM kernel against the exact result, over the box its actual inputs span
     (`inputs`: arg name -> array), in the kernel's own formats (inputs, accumulator, output). Two correct
@@ -637,14 +725,15 @@ def certified_tolerance(kernel, inputs: dict):
     not a reduction this reader recognises (its spec cannot be named)."""
     from litmus.bounds import ToleranceBound
     read = reduction_spec(kernel)
-    if read is None: return None
+    if read is None:
+        return None
     text, dims, buffers, acc = read
     missing = sorted(set(buffers.values()) - set(inputs))
-    if missing: raise ValueError(f"certified_tolerance needs the arrays of {missing} (the buffers {kernel.name} reads), got {sorted(inputs)}")
+    if missing:
+        raise ValueError(f"certified_tolerance needs the arrays of {missing} (the buffers {kernel.name} reads), got {sorted(inputs)}")
     domain = {name: (float(np.min(inputs[buf])), float(np.max(inputs[buf]))) for name, buf in buffers.items()}
     in_dtype = dict(kernel.args)[next(iter(buffers.values()))].dtype.name
     return ToleranceBound(text, dtype=in_dtype, acc_dtype=acc.name, out_dtype=kernel.output.dtype.name, domain=domain, dims=dims)
-
 
 # %% ../nbs/limn/16_verify.ipynb #d92b88ed
 def reduction_order(kernel) -> dict | None:
@@ -652,18 +741,22 @@ def reduction_order(kernel) -> dict | None:
     the height `depth` of its summation tree (`any_order` when it folds through more than one instruction: then n, or
     n + 1 with products, holds for any order). None when `reduction_spec` does not recognise it."""
     from limn.codegen import Fold, Acc, Cast
-    if (read := reduction_spec(kernel)) is None: return None
+    if (read := reduction_spec(kernel)) is None:
+        return None
     instrs = lower(kernel)
     defs = {ins.dst: ins for ins in instrs if isinstance(getattr(ins, 'dst', None), str)}
     folds = [i for i in instrs if isinstance(i, (Fold, Accum)) and i.op is Ops.ADD]
     loads = {i.dst: i for i in instrs if isinstance(i, Load)}
     narrowing = int(any(isinstance(i, Cast) and i.src in loads and i.dtype.itemsize < dict(kernel.args)[loads[i.src].buf].dtype.itemsize for i in instrs))
     n, products = next(iter(read[1].values())), int(read[0].startswith("matmul"))
-    try: from limn.codegen import fused_product, definitions          # chapter 06's fusion rule, where the IR has one
-    except ImportError: fused_product = definitions = None
+    try:
+        from limn.codegen import fused_product, definitions          # chapter 06's fusion rule, where the IR has one
+    except ImportError:
+        fused_product = definitions = None
     fused = bool(products and fused_product and len(folds) == 1 and fused_product(folds[0], definitions(instrs)) is not None)
     lanes = getattr(defs.get(folds[0].acc), 'lanes', 1) if len(folds) == 1 and isinstance(folds[0], Fold) else 1
-    if len(folds) != 1: depth, order = n + products, "any order"
+    if len(folds) != 1:
+        depth, order = n + products, "any order"
     else:                     # a lane takes every L-th step of the laned loop, through every pass of the reduce loops around it
         inner = max((v.extent for v in folds[0].lane.variables()), default=n) if lanes > 1 else n
         per_lane = (n // inner) * -(-inner // lanes)
@@ -684,21 +777,25 @@ class OrderedTolerance:
     any_order: object
     certified: bool = True
     @property
-    def pairwise_each(self): return self.total_each + self.numpy_each
+    def pairwise_each(self):
+        return self.total_each + self.numpy_each
     total = property(lambda self: float(self.total_each.max()))
     pairwise = property(lambda self: float(self.pairwise_each.max()))
     threshold = property(lambda self: self.total)
-    def __repr__(self): return f"OrderedTolerance({self.order['order']}, depth {self.order['depth']}: total {self.total:.3g}, pairwise {self.pairwise:.3g}; any order {self.any_order.pairwise:.3g})"
+    def __repr__(self):
+        return f"OrderedTolerance({self.order['order']}, depth {self.order['depth']}: total {self.total:.3g}, pairwise {self.pairwise:.3g}; any order {self.any_order.pairwise:.3g})"
 
 INTERPRET_LIMIT = 1 << 17     # iterations past which magnitudes come from the box, not from running the IR interpreter
 
+# %% ../nbs/limn/16_verify.ipynb #2e311d69
 def ordered_tolerance(kernel, inputs: dict):
     """`OrderedTolerance` for a recognised SUM kernel over its actual inputs (arg name -> array), or None. Its magnitudes
     sum|terms| come from running the kernel itself (the IR interpreter) on the inputs' absolute values, widened by
     that run's own worst rounding (past `INTERPRET_LIMIT` iterations, n times the largest term, for every output)."""
     from limn.codegen import interpret
     from litmus.bounds import gamma
-    if (order := reduction_order(kernel)) is None: return None
+    if (order := reduction_order(kernel)) is None:
+        return None
     any_order = certified_tolerance(kernel, inputs)
     text, dims, buffers, acc = reduction_spec(kernel)
     out = kernel.output
@@ -713,7 +810,8 @@ def ordered_tolerance(kernel, inputs: dict):
         magnitude = np.full(out.numel, order["n"] * largest * (1 + 4 * u_acc))
     def side(depth):
         g = gamma(depth, u_acc) if depth > 0 else 0.0
-        if g is None: raise ValueError(f"{kernel.name}: gamma_{depth} diverges in {acc.name}; no bound of this form")
+        if g is None:
+            raise ValueError(f"{kernel.name}: gamma_{depth} diverges in {acc.name}; no bound of this form")
         return g * magnitude + (0.0 if out.dtype == acc else u_out * magnitude * (1 + g))
     return OrderedTolerance(order, side(order["depth"]), side(order["numpy_depth"]), any_order)
 
@@ -725,9 +823,12 @@ def sink_tolerance(tensor):
     from limn.codegen import lower_schedule
     from limn.schedule import schedule
     node = tensor if isinstance(tensor, Node) else getattr(tensor, 'node', None)
-    if not isinstance(node, Node): raise TypeError(f"sink_tolerance takes a Tensor or a Node, got {type(tensor).__name__}")
+    if not isinstance(node, Node):
+        raise TypeError(f"sink_tolerance takes a Tensor or a Node, got {type(tensor).__name__}")
     sched = lower_schedule(schedule([node]))
     kernel = next((k for k in sched.kernels if k.output is sched.sinks[0].buf), None)
-    if kernel is None or reduction_spec(kernel) is None: return None
-    if any(ref.buffer is None for _, ref in kernel.args[:-1]): return None
+    if kernel is None or reduction_spec(kernel) is None:
+        return None
+    if any(ref.buffer is None for _, ref in kernel.args[:-1]):
+        return None
     return ordered_tolerance(kernel, {name: ref.buffer.array for name, ref in kernel.args[:-1]})

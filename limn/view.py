@@ -23,9 +23,11 @@ def strides_for(shape) -> tuple:
 
 def prod(xs) -> int:
     out = 1
-    for x in xs: out *= x
+    for x in xs:
+        out *= x
     return out
 
+# %% ../nbs/limn/01_view.ipynb #93dc1571
 class View:
     "Where element `idx` of a `shape`d tensor lives in a flat source, and whether it exists. Immutable."
     __slots__ = ("shape", "strides", "offset", "mask", "_hash")
@@ -33,31 +35,39 @@ class View:
         self.shape, self.strides, self.offset = tuple(int(s) for s in shape), tuple(int(s) for s in strides), int(offset)
         if mask is not None:
             mask = tuple((int(lo), int(hi)) for lo, hi in mask)
-            if any(lo >= hi for lo, hi in mask): mask = tuple((0, 0) for _ in mask)   # one spelling of "all invalid"
-            elif all(lo == 0 and hi == s for (lo, hi), s in zip(mask, self.shape)): mask = None
+            if any(lo >= hi for lo, hi in mask):
+                mask = tuple((0, 0) for _ in mask)   # one spelling of "all invalid"
+            elif all(lo == 0 and hi == s for (lo, hi), s in zip(mask, self.shape)):
+                mask = None
         self.mask = mask
         # a size-1 dim is never stepped, so its stride is irrelevant; normalise it for equality
         self.strides = tuple(0 if s == 1 else st for s, st in zip(self.shape, self.strides))
 
     @classmethod
-    def contiguous(cls, shape) -> View: return cls(shape, strides_for(shape), 0, None)
+    def contiguous(cls, shape) -> View:
+        return cls(shape, strides_for(shape), 0, None)
 
     @property
-    def size(self) -> int: return prod(self.shape)
+    def size(self) -> int:
+        return prod(self.shape)
     @property
     def is_contiguous(self) -> bool:
         "True when this view reads its source in order from element 0, i.e. it is the identity layout of its shape."
         return self.offset == 0 and self.mask is None and self.strides == strides_for(self.shape)
     @property
-    def all_invalid(self) -> bool: return self.mask is not None and any(lo >= hi for lo, hi in self.mask)
+    def all_invalid(self) -> bool:
+        return self.mask is not None and any(lo >= hi for lo, hi in self.mask)
 
     def __eq__(self, other):
         return isinstance(other, View) and (self.shape, self.strides, self.offset, self.mask) == \
             (other.shape, other.strides, other.offset, other.mask)
     def __hash__(self):
         "Computed once: a View never changes, and graph keys (chapter 07) hash every view of a graph on each realize."
-        try: return self._hash
-        except AttributeError: self._hash = hash((self.shape, self.strides, self.offset, self.mask)); return self._hash
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = hash((self.shape, self.strides, self.offset, self.mask))
+            return self._hash
     def __repr__(self):
         m = "" if self.mask is None else f", mask={self.mask}"
         return f"View(shape={self.shape}, strides={self.strides}, offset={self.offset}{m})"
@@ -67,7 +77,8 @@ def _expr(view: View, idxs):
     "(offset, list of (idx, lo, hi) bounds) for index objects `idxs`; the element is valid iff lo <= idx < hi for all."
     offset = view.offset
     for i, st in zip(idxs, view.strides):
-        if st: offset = i * st + offset
+        if st:
+            offset = i * st + offset
     bounds = [] if view.mask is None else [(i, lo, hi) for i, (lo, hi), s in zip(idxs, view.mask, view.shape) if (lo, hi) != (0, s)]
     return offset, bounds
 
@@ -83,7 +94,8 @@ def index(self: View, idx) -> tuple[int, bool]:
 @patch
 def expr(self: View, idxs):
     "Symbolic form of `index`: (offset expression, [(idx, lo, hi), ...]) built with `*`, `+` from `idxs`."
-    if len(idxs) != len(self.shape): raise ValueError(f"idxs has {len(idxs)} entries, expected {len(self.shape)} (one per dim)")
+    if len(idxs) != len(self.shape):
+        raise ValueError(f"idxs has {len(idxs)} entries, expected {len(self.shape)} (one per dim)")
     return _expr(self, idxs)
 
 @patch
@@ -93,14 +105,17 @@ def offsets(self: View) -> tuple[np.ndarray, np.ndarray | None]:
     aranges = [np.arange(s, dtype=np.int64).reshape((1,) * d + (s,) + (1,) * (n - d - 1)) for d, s in enumerate(self.shape)]
     offset, bounds = _expr(self, aranges)
     offsets = np.broadcast_to(np.asarray(offset, dtype=np.int64), self.shape)
-    if self.mask is None: return offsets, None
+    if self.mask is None:
+        return offsets, None
     valid = np.ones(self.shape, dtype=bool)
-    for i, lo, hi in bounds: valid = valid & (lo <= i) & (i < hi)
+    for i, lo, hi in bounds:
+        valid = valid & (lo <= i) & (i < hi)
     return offsets, valid
 
 # %% ../nbs/limn/01_view.ipynb #e9a71dc4
 def _check_len(name, value, n):
-    if len(value) != n: raise ValueError(f"{name}={tuple(value)} has {len(value)} entries, expected {n} (one per dim)")
+    if len(value) != n:
+        raise ValueError(f"{name}={tuple(value)} has {len(value)} entries, expected {n} (one per dim)")
 
 @patch
 def permute(self: View, order) -> View:
@@ -114,20 +129,26 @@ def permute(self: View, order) -> View:
 @patch
 def expand(self: View, shape) -> View:
     "Broadcast size-1 dims to `shape` (stride 0); other dims must already match."
-    shape = tuple(shape); _check_len("shape", shape, len(self.shape))
+    shape = tuple(shape)
+    _check_len("shape", shape, len(self.shape))
     for d, (old, new) in enumerate(zip(self.shape, shape)):
-        if old != new and old != 1: raise ValueError(f"cannot expand dim {d} of size {old} to {new}: only size-1 dims expand (shape {self.shape} -> {shape})")
+        if old != new and old != 1:
+            raise ValueError(f"cannot expand dim {d} of size {old} to {new}: only size-1 dims expand (shape {self.shape} -> {shape})")
     strides = tuple(0 if old != new else st for old, new, st in zip(self.shape, shape, self.strides))
     mask = None if self.mask is None else tuple((lo, hi) if old == new else (0, new if hi > lo else 0)
                                                  for (lo, hi), old, new in zip(self.mask, self.shape, shape))
     return View(shape, strides, self.offset, mask)
 
+# %% ../nbs/limn/01_view.ipynb #78f549e1
 @patch
 def pad(self: View, pads) -> View:
     "Grow each dim by `(before, after)` elements that read as 0."
-    pads = tuple(tuple(p) for p in pads); _check_len("pads", pads, len(self.shape))
-    if any(b < 0 or a < 0 for b, a in pads): raise ValueError(f"pads={pads} has a negative entry; use shrink to cut")
-    if all(b == 0 and a == 0 for b, a in pads): return self
+    pads = tuple(tuple(p) for p in pads)
+    _check_len("pads", pads, len(self.shape))
+    if any(b < 0 or a < 0 for b, a in pads):
+        raise ValueError(f"pads={pads} has a negative entry; use shrink to cut")
+    if all(b == 0 and a == 0 for b, a in pads):
+        return self
     mask = self.mask or tuple((0, s) for s in self.shape)
     shape = tuple(s + b + a for s, (b, a) in zip(self.shape, pads))
     offset = self.offset - sum(b * st for (b, _), st in zip(pads, self.strides))
@@ -136,9 +157,11 @@ def pad(self: View, pads) -> View:
 @patch
 def shrink(self: View, bounds) -> View:
     "Keep `lo <= i < hi` of each dim."
-    bounds = tuple(tuple(b) for b in bounds); _check_len("bounds", bounds, len(self.shape))
+    bounds = tuple(tuple(b) for b in bounds)
+    _check_len("bounds", bounds, len(self.shape))
     for d, ((lo, hi), s) in enumerate(zip(bounds, self.shape)):
-        if not 0 <= lo <= hi <= s: raise ValueError(f"bounds[{d}]={(lo, hi)} is outside dim {d} of size {s}: expected 0 <= lo <= hi <= {s}")
+        if not 0 <= lo <= hi <= s:
+            raise ValueError(f"bounds[{d}]={(lo, hi)} is outside dim {d} of size {s}: expected 0 <= lo <= hi <= {s}")
     offset = self.offset + sum(lo * st for (lo, _), st in zip(bounds, self.strides))
     mask = None if self.mask is None else tuple((min(max(mlo - lo, 0), hi - lo), min(max(mhi - lo, 0), hi - lo))
                                                  for (mlo, mhi), (lo, hi) in zip(self.mask, bounds))
@@ -151,10 +174,14 @@ def reshape(self: View, shape) -> View | None:
     shape = tuple(int(s) for s in shape)
     if prod(shape) != self.size:
         raise ValueError(f"cannot reshape {self.shape} ({self.size} elements) to {shape} ({prod(shape)} elements)")
-    if any(s < 0 for s in shape): raise ValueError(f"shape={shape} has a negative size")
-    if self.shape == shape: return self
-    if self.is_contiguous or self.size == 0: return View.contiguous(shape) if self.size else View(shape, (0,) * len(shape))
-    if self.all_invalid: return View(shape, (0,) * len(shape), 0, tuple((0, 0) for _ in shape))
+    if any(s < 0 for s in shape):
+        raise ValueError(f"shape={shape} has a negative size")
+    if self.shape == shape:
+        return self
+    if self.is_contiguous or self.size == 0:
+        return View.contiguous(shape) if self.size else View(shape, (0,) * len(shape))
+    if self.all_invalid:
+        return View(shape, (0,) * len(shape), 0, tuple((0, 0) for _ in shape))
     old = [(s, st, m) for s, st, m in zip(self.shape, self.strides, self.mask or [None] * len(self.shape)) if s != 1]
     new = [(d, s) for d, s in enumerate(shape) if s != 1]
     strides, mask = [0] * len(shape), [(0, s) for s in shape]
@@ -163,18 +190,25 @@ def reshape(self: View, shape) -> View | None:
         old_end, new_end = old_start + 1, new_start + 1
         old_size, new_size = old[old_start][0], new[new_start][1]   # grow the smaller group until they agree
         while old_size != new_size:
-            if old_size < new_size: old_size *= old[old_end][0]; old_end += 1
-            else: new_size *= new[new_end][1]; new_end += 1
+            if old_size < new_size:
+                old_size *= old[old_end][0]
+                old_end += 1
+            else:
+                new_size *= new[new_end][1]
+                new_end += 1
         group_old, group_new = old[old_start:old_end], new[new_start:new_end]
         for (_, outer_stride, _), (inner_size, inner_stride, _) in zip(group_old, group_old[1:]):
-            if outer_stride != inner_size * inner_stride: return None      # merged dims are not evenly spaced
+            if outer_stride != inner_size * inner_stride:
+                return None      # merged dims are not evenly spaced
         masked = [m for s, _, m in group_old if m is not None and m != (0, s)]
         if masked:
-            if len(group_old) != 1 or len(group_new) != 1: return None
+            if len(group_old) != 1 or len(group_new) != 1:
+                return None
             mask[group_new[0][0]] = masked[0]
         stride = group_old[-1][1]
         for d, s in reversed(group_new):
-            strides[d] = stride; stride *= s
+            strides[d] = stride
+            stride *= s
         old_start, new_start = old_end, new_end
     return View(shape, strides, self.offset, tuple(mask) if self.mask is not None else None)
 
@@ -205,6 +239,8 @@ def apply_view(source: np.ndarray, view: View) -> np.ndarray:
     "Read `view` out of `source` treated as a flat contiguous array; masked-out elements are 0. The reference semantics."
     flat = np.ascontiguousarray(source).reshape(-1)
     offsets, valid = view.offsets()
-    if valid is None: return flat[offsets] if view.size else np.zeros(view.shape, source.dtype)
-    if flat.size == 0: return np.zeros(view.shape, source.dtype)
+    if valid is None:
+        return flat[offsets] if view.size else np.zeros(view.shape, source.dtype)
+    if flat.size == 0:
+        return np.zeros(view.shape, source.dtype)
     return np.where(valid, flat[np.where(valid, offsets, 0)], np.zeros((), source.dtype))

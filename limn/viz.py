@@ -63,8 +63,10 @@ def cluster(self: Graph, name, label=None, **attrs):
     self.depth += 1
     style = {"label": label, "style": "rounded", "color": "#888888", **attrs}
     for key, value in style.items():
-        if value is not None: self._add(f"{key}={quote(value)};")
-    try: yield self
+        if value is not None:
+            self._add(f"{key}={quote(value)};")
+    try:
+        yield self
     finally:
         self.depth -= 1
         self._add("}")
@@ -79,7 +81,8 @@ def svg(self: Graph) -> str | None:
     "The graph laid out by `dot` as SVG text, or None when `dot` is not installed."
     if self._svg is None and (dot := dot_binary()):
         run = subprocess.run([dot, "-Tsvg"], input=self.source, capture_output=True, text=True, timeout=60)
-        if run.returncode != 0: raise ValueError(f"graphviz rejected this graph: {run.stderr.strip()}\n{self.source}")
+        if run.returncode != 0:
+            raise ValueError(f"graphviz rejected this graph: {run.stderr.strip()}\n{self.source}")
         self._svg = run.stdout[run.stdout.find("<svg"):]   # drop the XML prolog so the SVG can be inlined in HTML
     return self._svg
 
@@ -87,12 +90,14 @@ def svg(self: Graph) -> str | None:
 def _repr_mimebundle_(self: Graph, include=None, exclude=None):
     "SVG when `dot` is installed; otherwise a one-line note and the DOT source, as text and as HTML."
     svg = self.svg()
-    if svg is not None: return {"image/svg+xml": svg}
+    if svg is not None:
+        return {"image/svg+xml": svg}
     note = "graphviz's `dot` program is not installed (Debian: apt-get install graphviz); showing the DOT source."
     return {"text/plain": f"{note}\n{self.source}", "text/html": f"<p>{html.escape(note)}</p><pre>{html.escape(self.source)}</pre>"}
 
 @patch
-def __repr__(self: Graph): return self.source
+def __repr__(self: Graph):
+    return self.source
 
 # %% ../nbs/00_viz.ipynb #ddf71282
 @patch(cls_method=True)
@@ -102,15 +107,19 @@ def from_dag(cls: Graph, roots, srcs=lambda n: n.srcs, label=str, attrs=lambda n
     ids, order, stack = {}, [], list(roots)
     while stack:
         node = stack.pop()
-        if id(node) in ids: continue
+        if id(node) in ids:
+            continue
         ids[id(node)] = f"n{len(ids)}"
         order.append(node)
         stack.extend(srcs(node))
     g, boxes = cls(**graph_attrs), {}
-    for node in order: boxes.setdefault(cluster(node), []).append(node)
+    for node in order:
+        boxes.setdefault(cluster(node), []).append(node)
     for box, members in boxes.items():
         with (g.cluster(box, label=str(box)) if box is not None else contextlib.nullcontext()):
-            for node in members: g.node(ids[id(node)], label(node), **attrs(node))
+            for node in members:
+                g.node(ids[id(node)], label(node), **attrs(node))
     for node in order:
-        for src in srcs(node): g.edge(ids[id(src)], ids[id(node)])
+        for src in srcs(node):
+            g.edge(ids[id(src)], ids[id(node)])
     return g

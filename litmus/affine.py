@@ -23,16 +23,22 @@ def up(x: float) -> float:
 def _lo(f, *args, steps=1):
     """A lower bound on the exact value that `f(*args)` (a float computation) approximates.
     An OverflowError says only that the value is beyond every float, not its sign: the bound is then -inf."""
-    try: v = f(*args)
-    except OverflowError: return -math.inf
-    for _ in range(steps): v = down(v)
+    try:
+        v = f(*args)
+    except OverflowError:
+        return -math.inf
+    for _ in range(steps):
+        v = down(v)
     return v
 
 def _hi(f, *args, steps=1):
     "An upper bound on the exact value that `f(*args)` approximates; +inf when it overflows."
-    try: v = f(*args)
-    except OverflowError: return math.inf
-    for _ in range(steps): v = up(v)
+    try:
+        v = f(*args)
+    except OverflowError:
+        return math.inf
+    for _ in range(steps):
+        v = up(v)
     return v
 
 # %% ../nbs/litmus/00_affine.ipynb #ee3d13af
@@ -51,43 +57,66 @@ class Interval:
         self.lo, self.hi = lo, hi
 
     @staticmethod
-    def of(v): return v if isinstance(v, Interval) else Interval(v)
-    def __repr__(self): return f"[{self.lo:.6g}, {self.hi:.6g}]"
-    def __eq__(self, o): return isinstance(o, Interval) and (self.lo, self.hi) == (o.lo, o.hi)
-    def __hash__(self): return hash((self.lo, self.hi))
-    def __contains__(self, v): return self.lo <= v <= self.hi
+    def of(v):
+        return v if isinstance(v, Interval) else Interval(v)
+    def __repr__(self):
+        return f"[{self.lo:.6g}, {self.hi:.6g}]"
+    def __eq__(self, o):
+        return isinstance(o, Interval) and (self.lo, self.hi) == (o.lo, o.hi)
+    def __hash__(self):
+        return hash((self.lo, self.hi))
+    def __contains__(self, v):
+        return self.lo <= v <= self.hi
     @property
-    def mag(self) -> float: "max |v| over the interval"; return max(abs(self.lo), abs(self.hi))
+    def mag(self) -> float:
+        "max |v| over the interval"
+        return max(abs(self.lo), abs(self.hi))
     @property
-    def mig(self) -> float: "min |v| over the interval"; return 0.0 if self.lo <= 0 <= self.hi else min(abs(self.lo), abs(self.hi))
+    def mig(self) -> float:
+        "min |v| over the interval"
+        return 0.0 if self.lo <= 0 <= self.hi else min(abs(self.lo), abs(self.hi))
     @property
-    def width(self) -> float: return up(self.hi - self.lo)
-    def nonneg(self): return self.lo >= 0
-    def nonpos(self): return self.hi <= 0
-    def hull(self, o): o = Interval.of(o); return Interval(min(self.lo, o.lo), max(self.hi, o.hi))
+    def width(self) -> float:
+        return up(self.hi - self.lo)
+    def nonneg(self):
+        return self.lo >= 0
+    def nonpos(self):
+        return self.hi <= 0
+    def hull(self, o):
+        o = Interval.of(o)
+        return Interval(min(self.lo, o.lo), max(self.hi, o.hi))
     def meet(self, o):
         "Intersection; used when a lemma supplies a second, independent enclosure."
-        o = Interval.of(o); lo, hi = max(self.lo, o.lo), min(self.hi, o.hi)
-        if lo > hi: raise ValueError(f"enclosures {self} and {o} do not intersect: one of them is unsound")
+        o = Interval.of(o)
+        lo, hi = max(self.lo, o.lo), min(self.hi, o.hi)
+        if lo > hi:
+            raise ValueError(f"enclosures {self} and {o} do not intersect: one of them is unsound")
         return Interval(lo, hi)
-    def widen(self, r): "Every point within distance r."; return Interval(down(self.lo - r), up(self.hi + r))
+    def widen(self, r):
+        "Every point within distance r."
+        return Interval(down(self.lo - r), up(self.hi + r))
 
 # %% ../nbs/litmus/00_affine.ipynb #affine-iv-arith
 @patch
-def __neg__(self: Interval): return Interval(-self.hi, -self.lo)
+def __neg__(self: Interval):
+    return Interval(-self.hi, -self.lo)
 
 @patch
 def __add__(self: Interval, o):
-    o = Interval.of(o); return Interval(down(self.lo + o.lo), up(self.hi + o.hi))
+    o = Interval.of(o)
+    return Interval(down(self.lo + o.lo), up(self.hi + o.hi))
 @patch
-def __radd__(self: Interval, o): return self.__add__(o)
+def __radd__(self: Interval, o):
+    return self.__add__(o)
 
 @patch
 def __sub__(self: Interval, o):
-    o = Interval.of(o); return Interval(down(self.lo - o.hi), up(self.hi - o.lo))
+    o = Interval.of(o)
+    return Interval(down(self.lo - o.hi), up(self.hi - o.lo))
 
 @patch
-def __rsub__(self: Interval, o): return Interval.of(o) - self
+def __rsub__(self: Interval, o):
+    return Interval.of(o) - self
 
 @patch
 def __mul__(self: Interval, o):
@@ -95,16 +124,20 @@ def __mul__(self: Interval, o):
     ps = [_prod(a, b) for a in (self.lo, self.hi) for b in (o.lo, o.hi)]
     return Interval(down(min(ps)), up(max(ps)))
 @patch
-def __rmul__(self: Interval, o): return self.__mul__(o)
+def __rmul__(self: Interval, o):
+    return self.__mul__(o)
 
+# %% ../nbs/litmus/00_affine.ipynb #51930f4d
 @patch
 def __truediv__(self: Interval, o):
     o = Interval.of(o)
-    if o.lo <= 0 <= o.hi: return Interval(-math.inf, math.inf)
+    if o.lo <= 0 <= o.hi:
+        return Interval(-math.inf, math.inf)
     return self * Interval(down(1 / o.hi), up(1 / o.lo))
 
 @patch
-def __rtruediv__(self: Interval, o): return Interval.of(o) / self
+def __rtruediv__(self: Interval, o):
+    return Interval.of(o) / self
 
 @patch
 def sqr(self: Interval):
@@ -113,13 +146,18 @@ def sqr(self: Interval):
     return Interval(max(0.0, down(lo2 * lo2)), up(hi2 * hi2))
 
 @patch
-def __abs__(self: Interval): return Interval(self.mig, self.mag)
+def __abs__(self: Interval):
+    return Interval(self.mig, self.mag)
 
 @patch
-def maximum(self: Interval, o): o = Interval.of(o); return Interval(max(self.lo, o.lo), max(self.hi, o.hi))
+def maximum(self: Interval, o):
+    o = Interval.of(o)
+    return Interval(max(self.lo, o.lo), max(self.hi, o.hi))
 
 @patch
-def minimum(self: Interval, o): o = Interval.of(o); return Interval(min(self.lo, o.lo), min(self.hi, o.hi))
+def minimum(self: Interval, o):
+    o = Interval.of(o)
+    return Interval(min(self.lo, o.lo), min(self.hi, o.hi))
 
 # %% ../nbs/litmus/00_affine.ipynb #affine-iv-funcs
 # monotone increasing functions: image of [lo, hi] is [f(lo), f(hi)], rounded outward by 2 ulps
@@ -130,32 +168,40 @@ def _incr(self: Interval, f, floor=-math.inf, ceil=math.inf):
     return Interval(lo, hi)
 
 @patch
-def exp(self: Interval): return self._incr(_exp, 0.0)
+def exp(self: Interval):
+    return self._incr(_exp, 0.0)
 
 @patch
 def log(self: Interval):
-    if self.lo <= 0: raise ValueError(f"log needs an interval of positive numbers, got {self}")
+    if self.lo <= 0:
+        raise ValueError(f"log needs an interval of positive numbers, got {self}")
     return self._incr(math.log)
 
 @patch
 def sqrt(self: Interval):
-    if self.lo < 0: raise ValueError(f"sqrt needs an interval of non-negative numbers, got {self}")
+    if self.lo < 0:
+        raise ValueError(f"sqrt needs an interval of non-negative numbers, got {self}")
     return self._incr(math.sqrt, 0.0)
 
 @patch
 def rsqrt(self: Interval):
-    if self.lo <= 0: raise ValueError(f"rsqrt needs an interval of positive numbers, got {self}")
+    if self.lo <= 0:
+        raise ValueError(f"rsqrt needs an interval of positive numbers, got {self}")
     lo = 0.0 if self.hi == math.inf else max(0.0, _lo(_rsqrt, self.hi, steps=2))
     return Interval(lo, _hi(_rsqrt, self.lo, steps=2))
 
+# %% ../nbs/litmus/00_affine.ipynb #d2c519bd
 @patch
-def tanh(self: Interval): return self._incr(math.tanh, -1.0, 1.0)
+def tanh(self: Interval):
+    return self._incr(math.tanh, -1.0, 1.0)
 
 @patch
-def sigmoid(self: Interval): return self._incr(_sigmoid, 0.0, 1.0)
+def sigmoid(self: Interval):
+    return self._incr(_sigmoid, 0.0, 1.0)
 
 @patch
-def erf(self: Interval): return self._incr(math.erf, -1.0, 1.0)
+def erf(self: Interval):
+    return self._incr(math.erf, -1.0, 1.0)
 
 def _prod(a, b):
     "a*b with 0*inf taken as 0: an infinite bound times a zero bound contributes nothing."
@@ -164,7 +210,8 @@ def _prod(a, b):
 def _exp(v):
     return math.inf if v > 709.78 else math.exp(v)
 
-def _rsqrt(v): return 1 / math.sqrt(v)
+def _rsqrt(v):
+    return 1 / math.sqrt(v)
 
 def _sigmoid(v):
     return 1 / (1 + math.exp(-v)) if v >= -700 else 0.0
@@ -192,15 +239,18 @@ class Affine:
             raise ValueError(f"an affine form needs a bounded interval, got {iv}")
         c = iv.lo / 2 + iv.hi / 2
         rad = up(max(up(iv.hi - c), up(c - iv.lo)))
-        if rad == 0: return Affine(c)
+        if rad == 0:
+            return Affine(c)
         return Affine(c, {next(_symbols) if symbol is None else symbol: rad})
     @staticmethod
-    def of(v): return v if isinstance(v, Affine) else Affine(v)
+    def of(v):
+        return v if isinstance(v, Affine) else Affine(v)
 
     @property
     def radius(self) -> float:
         s = self.r
-        for a in self.terms.values(): s = up(s + abs(a))
+        for a in self.terms.values():
+            s = up(s + abs(a))
         return s
     def interval(self) -> Interval:
         rad = self.radius
@@ -219,49 +269,65 @@ def _lin(self: Affine, o, sa, sb):
     for k, b in o.terms.items():
         v = terms.get(k, 0.0) + sb * b
         err = up(err + math.ulp(v))
-        if v == 0: terms.pop(k, None)
-        else: terms[k] = v
+        if v == 0:
+            terms.pop(k, None)
+        else:
+            terms[k] = v
     return Affine(c, terms, up(up(self.r + o.r) + err))
 
 @patch
-def __add__(self: Affine, o): return self._lin(Affine.of(o), 1, 1)
+def __add__(self: Affine, o):
+    return self._lin(Affine.of(o), 1, 1)
 @patch
-def __radd__(self: Affine, o): return self.__add__(o)
+def __radd__(self: Affine, o):
+    return self.__add__(o)
 
 @patch
-def __sub__(self: Affine, o): return self._lin(Affine.of(o), 1, -1)
+def __sub__(self: Affine, o):
+    return self._lin(Affine.of(o), 1, -1)
 
 @patch
-def __rsub__(self: Affine, o): return Affine.of(o)._lin(self, 1, -1)
+def __rsub__(self: Affine, o):
+    return Affine.of(o)._lin(self, 1, -1)
 
+# %% ../nbs/litmus/00_affine.ipynb #20b7f2d2
 @patch
-def __neg__(self: Affine): return Affine(-self.c, {k: -a for k, a in self.terms.items()}, self.r)
+def __neg__(self: Affine):
+    return Affine(-self.c, {k: -a for k, a in self.terms.items()}, self.r)
 
 @patch
 def scale(self: Affine, k: float):
     "k*self for a float k; each product's rounding error goes to r."
-    c = k * self.c; err = math.ulp(c)
+    c = k * self.c
+    err = math.ulp(c)
     terms = {}
     for s, a in self.terms.items():
-        terms[s] = k * a; err = up(err + math.ulp(terms[s]))
+        terms[s] = k * a
+        err = up(err + math.ulp(terms[s]))
     return Affine(c, terms, up(up(abs(k) * self.r) + err))
 
+# %% ../nbs/litmus/00_affine.ipynb #d23eddc6
 @patch
 def __mul__(self: Affine, o):
-    if not isinstance(o, Affine): return self.scale(float(o))
-    if o is self: return Affine.from_interval(self.interval().sqr())
-    c = self.c * o.c; err = math.ulp(c)
+    if not isinstance(o, Affine):
+        return self.scale(float(o))
+    if o is self:
+        return Affine.from_interval(self.interval().sqr())
+    c = self.c * o.c
+    err = math.ulp(c)
     terms = {}
     for k in set(self.terms) | set(o.terms):
         v = self.c * o.terms.get(k, 0.0) + o.c * self.terms.get(k, 0.0)
         err = up(err + up(2 * math.ulp(v)))
-        if v != 0: terms[k] = v
+        if v != 0:
+            terms[k] = v
     # the quadratic part: |sum a_i e_i + r| * |sum b_j e_j + s| <= rad(a) * rad(b)
     quad = up(self.radius * o.radius)
     cross = up(up(abs(self.c) * o.r) + up(abs(o.c) * self.r))
     return Affine(c, terms, up(up(quad + cross) + err))
 @patch
-def __rmul__(self: Affine, o): return self.__mul__(o)
+def __rmul__(self: Affine, o):
+    return self.__mul__(o)
 
 # %% ../nbs/litmus/00_affine.ipynb #affine-af-fun
 @patch
@@ -284,7 +350,8 @@ def linearise(self: Affine, f_iv, slope: float, slack: float = 0.0):
 def exp(self: Affine):
     "Min-range linearisation: slope exp(lo), the smallest derivative, keeps exp(x) - slope*x increasing."
     iv = self.interval()
-    if iv.hi > 700: return Affine.from_interval(iv.exp()) if iv.hi <= 709 else _unbounded("exp", iv)
+    if iv.hi > 700:
+        return Affine.from_interval(iv.exp()) if iv.hi <= 709 else _unbounded("exp", iv)
     slope = math.exp(iv.lo)
     return self.linearise(Interval.exp, slope, slack=up(4 * math.ulp(slope) * iv.width))
 
@@ -299,7 +366,8 @@ def log(self: Affine):
 @patch
 def sqrt(self: Affine):
     iv = self.interval()
-    if iv.lo <= 0: return Affine.from_interval(iv.sqrt())
+    if iv.lo <= 0:
+        return Affine.from_interval(iv.sqrt())
     slope = 0.5 / math.sqrt(iv.hi)
     return self.linearise(Interval.sqrt, slope, slack=up(4 * math.ulp(slope) * iv.width))
 
@@ -307,19 +375,24 @@ def sqrt(self: Affine):
 def rsqrt(self: Affine):
     "Slope at hi, the derivative nearest zero of the convex decreasing x**-0.5."
     iv = self.interval()
-    if iv.lo <= 0: raise ValueError(f"rsqrt needs a positive range, got {iv}")
+    if iv.lo <= 0:
+        raise ValueError(f"rsqrt needs a positive range, got {iv}")
     slope = -0.5 * iv.hi ** -1.5
     return self.linearise(Interval.rsqrt, slope, slack=up(4 * math.ulp(slope) * iv.width))
 
 @patch
 def apply(self: Affine, name: str):
     "Any function of one argument in the spec language (chapter 01); those without a linearisation get a fresh symbol."
-    if name in ("exp", "log", "sqrt", "rsqrt"): return getattr(self, name)()
-    if name == "neg": return -self
+    if name in ("exp", "log", "sqrt", "rsqrt"):
+        return getattr(self, name)()
+    if name == "neg":
+        return -self
     if name == "abs":
         iv = self.interval()
-        if iv.lo >= 0: return self
-        if iv.hi <= 0: return -self
+        if iv.lo >= 0:
+            return self
+        if iv.hi <= 0:
+            return -self
         return Affine.from_interval(abs(iv))
     return Affine.from_interval(getattr(self.interval(), name)())
 

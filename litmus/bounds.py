@@ -45,29 +45,45 @@ class Err:
         self.R = np.zeros(4) if R is None else np.asarray(R, float)
     @staticmethod
     def fresh(comp, A=0.0, R=0.0):
-        e = Err(); e.A[comp] = A; e.R[comp] = R; return e
-    def at(self, m): "component vector of the absolute bound at |exact| = m"; return self.A + self.R * m
-    def total(self, m): return float(self.at(m).sum())
+        e = Err()
+        e.A[comp] = A
+        e.R[comp] = R
+        return e
+    def at(self, m):
+        "component vector of the absolute bound at |exact| = m"
+        return self.A + self.R * m
+    def total(self, m):
+        return float(self.at(m).sum())
     @property
-    def a(self): return float(self.A.sum())
+    def a(self):
+        return float(self.A.sum())
     @property
-    def r(self): return float(self.R.sum())
-    def __add__(self, o): return Err(self.A + o.A, self.R + o.R)
-    def absolute(self, m): return Err(self.at(m), np.zeros(4))
-    def __repr__(self): return f"Err(A={self.a:.3g}, R={self.r:.3g})"
+    def r(self):
+        return float(self.R.sum())
+    def __add__(self, o):
+        return Err(self.A + o.A, self.R + o.R)
+    def absolute(self, m):
+        return Err(self.at(m), np.zeros(4))
+    def __repr__(self):
+        return f"Err(A={self.a:.3g}, R={self.r:.3g})"
 
+# %% ../nbs/litmus/02_bounds.ipynb #41bb918d
 def spread(total, weights, default=RND):
     "`total` split over the components in proportion to `weights` (an error inherits its causes' mix)."
-    w = np.maximum(np.asarray(weights, float), 0); s = w.sum()
+    w = np.maximum(np.asarray(weights, float), 0)
+    s = w.sum()
     out = np.zeros(4)
-    if s > 0 and math.isfinite(total): out = total * w / s
-    else: out[default] = total
+    if s > 0 and math.isfinite(total):
+        out = total * w / s
+    else:
+        out[default] = total
     return out
 
 def rounded(e: Err, p: DType, comp=RND, eta=0.0) -> Err:
     "The error after one more rounding fl(v~) = v~(1+d) + n: |fl(v~) - v| <= |v~ - v|(1+u) + u|v| + eta."
     out = Err(e.A * (1 + p.u), e.R * (1 + p.u))
-    out.R[comp] += p.u; out.A[comp] += eta
+    out.R[comp] += p.u
+    out.A[comp] += eta
     return out
 
 def pareto(errs, keep=6):
@@ -75,7 +91,8 @@ def pareto(errs, keep=6):
     errs = sorted(errs, key=lambda e: (e.a, e.r))
     out = []
     for e in errs:
-        if not out or e.r < out[-1].r: out.append(e)
+        if not out or e.r < out[-1].r:
+            out.append(e)
     if len(out) > keep:
         idx = np.unique(np.linspace(0, len(out) - 1, keep).round().astype(int))
         out = [out[i] for i in idx]
@@ -84,7 +101,9 @@ def pareto(errs, keep=6):
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-info
 class NotCertified(Exception):
     "No certified bound: `status` is 'DIVERGENT' or 'not certified', `reason` says why."
-    def __init__(self, status, reason): super().__init__(reason); self.status, self.reason = status, reason
+    def __init__(self, status, reason):
+        super().__init__(reason)
+        self.status, self.reason = status, reason
 
 @dataclass
 class Info:
@@ -95,7 +114,9 @@ class Info:
     aff: Affine = None
     exact: bool = False     # the computed value equals the exact one (inputs, max/min of inputs)
     @property
-    def m(self): "the largest |exact value|"; return self.rng.mag
+    def m(self):
+        "the largest |exact value|"
+        return self.rng.mag
 
 # %% ../nbs/litmus/02_bounds.ipynb #7008543e
 class Analysis:
@@ -113,13 +134,16 @@ class Analysis:
         self.memo, self.notes, self._reduces = {}, [], {}
 
     def run(self):
-        for n in self.spec.expr.walk(): self.node(n)      # operands before users: node() below never recurses deeply
+        for n in self.spec.expr.walk():
+            self.node(n)      # operands before users: node() below never recurses deeply
         return self.store(self.memo[self.spec.expr])
 
     def node(self, n: Expr) -> Info:
-        if n in self.memo: return self.memo[n]
+        if n in self.memo:
+            return self.memo[n]
         rule = getattr(self, "op_" + n.op, None)
-        if rule is None: raise NotCertified("not certified", f"no error rule for {n.op!r}")
+        if rule is None:
+            raise NotCertified("not certified", f"no error rule for {n.op!r}")
         info = rule(n, *[self.node(s) for s in n.srcs]) if n.op not in NORM + ("matmul",) else rule(n)
         self.check(info, f"node {describe(n)!r}")
         self.memo[n] = info
@@ -171,23 +195,32 @@ def op_input(self: Analysis, n):
 def op_const(self: Analysis, n):
     "A constant carries its own rounding to the accumulator."
     v = n.arg
-    with np.errstate(over="ignore"): fl = float(np.asarray(v).astype(self.acc.dtype))
-    if not math.isfinite(fl): raise NotCertified("not certified", f"the constant {v!r} overflows {self.acc.name}")
+    with np.errstate(over="ignore"):
+        fl = float(np.asarray(v).astype(self.acc.dtype))
+    if not math.isfinite(fl):
+        raise NotCertified("not certified", f"the constant {v!r} overflows {self.acc.name}")
     err = abs(fl - v) * (1 + 1e-15)
     return Info(Interval(v), [Err.fresh(RND, A=err)], int(err > 0), Affine(v), exact=err == 0)
 
+# %% ../nbs/litmus/02_bounds.ipynb #6d25f28c
 @patch
 def op_unsupported(self: Analysis, n, *srcs):
     "No error rule: a construct outside the certified fragments. With `ranges_only`, its range (for the heuristic's scale)."
-    if not self.ranges_only: raise NotCertified("not certified", f"{UNSUPPORTED.get(n.arg, 'unsupported construct')} ({n.arg})")
+    if not self.ranges_only:
+        raise NotCertified("not certified", f"{UNSUPPORTED.get(n.arg, 'unsupported construct')} ({n.arg})")
     N, a = float(self.N or 1), srcs[0].rng if srcs else Interval(0.0)
-    if n.arg == "where": rng = srcs[1].rng.hull(srcs[2].rng)
-    elif n.arg in ("cmp", "argmax", "argsort"): rng = Interval(0.0, max(1.0, N))
-    elif n.arg == "atomic_add": rng = Interval(1.0, N) * a
+    if n.arg == "where":
+        rng = srcs[1].rng.hull(srcs[2].rng)
+    elif n.arg in ("cmp", "argmax", "argsort"):
+        rng = Interval(0.0, max(1.0, N))
+    elif n.arg == "atomic_add":
+        rng = Interval(1.0, N) * a
     elif n.arg == "cumprod":
-        with np.errstate(over="ignore"): big = float(np.power(max(a.mag, 1.0), N))
+        with np.errstate(over="ignore"):
+            big = float(np.power(max(a.mag, 1.0), N))
         rng = Interval(-big, big)
-    else: rng = a
+    else:
+        rng = a
     return Info(rng, [Err()], max((s.chain for s in srcs), default=0), None)
 
 # %% ../nbs/litmus/02_bounds.ipynb #80ff63db
@@ -198,20 +231,26 @@ def _sup_piecewise(lo, hi, f_piece, steps=(0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256
     best, q = 0.0, hi
     for s in steps:
         p = max(lo, hi - s)
-        if p < q: best = max(best, f_piece(p, q)); q = p
-        if q <= lo: return best
+        if p < q:
+            best = max(best, f_piece(p, q))
+            q = p
+        if q <= lo:
+            return best
     return max(best, f_piece(lo, q)) if lo < q else best
 
 def _g_piece(a, r):
     "A bound on exp(x)*expm1(a + r|x|) over a piece [p, q]: exp(q) times expm1 at the largest |x|; never clamped."
     def piece(p, q):
         z = a + r * max(abs(p), abs(q))
-        if z > 700 or q > 700: return math.inf if q + z > 709 else math.exp(q + z)    # expm1(z) <= exp(z)
+        if z > 700 or q > 700:
+            return math.inf if q + z > 709 else math.exp(q + z)    # expm1(z) <= exp(z)
         return math.exp(q) * math.expm1(z)
     return piece
 
-def _expm1_up(z): return math.inf if z > 709 else math.expm1(z)
+def _expm1_up(z):
+    return math.inf if z > 709 else math.expm1(z)
 
+# %% ../nbs/litmus/02_bounds.ipynb #5dc33c87
 def _exp_err_parts(lo, hi, a, r):
     """For g(x) = exp(x)*expm1(a + r|x|) on [lo, hi] (the propagated error of exp, absolute
     argument error a, relative r): candidate (A, R) with g(x) <= A + R*exp(x) for all x, from
@@ -219,7 +258,8 @@ def _exp_err_parts(lo, hi, a, r):
     out = [(0.0, _expm1_up(a + r * max(abs(lo), abs(hi))))]
     for t in (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 128):
         c = hi - t
-        if c <= lo: break
+        if c <= lo:
+            break
         out.append((_sup_piecewise(lo, c, _g_piece(a, r)), _expm1_up(a + r * max(abs(c), abs(hi)))))
     return out
 
@@ -231,30 +271,43 @@ def _deriv_max(op, iv):
     """max |f'(x)| over iv for the bounded, even-derivative functions tanh, sigmoid, erf (peak at 0). Each slope is at
     most 1.13 and a handful of float64 operations from exact, so four ulps of 1 on top make it an upper bound."""
     m = iv.mig
-    if op == "tanh": slope = 1 - math.tanh(m) ** 2
-    elif op == "sigmoid": s = 1 / (1 + math.exp(-min(m, 700))); slope = s * (1 - s)
-    elif op == "erf": slope = 2 / math.sqrt(math.pi) * math.exp(-min(m * m, 700))
-    else: raise ValueError(op)
+    if op == "tanh":
+        slope = 1 - math.tanh(m) ** 2
+    elif op == "sigmoid":
+        s = 1 / (1 + math.exp(-min(m, 700)))
+        slope = s * (1 - s)
+    elif op == "erf":
+        slope = 2 / math.sqrt(math.pi) * math.exp(-min(m * m, 700))
+    else:
+        raise ValueError(op)
     return slope + 2.0 ** -50
 
 # %% ../nbs/litmus/02_bounds.ipynb #0e9ae5a9
 @patch
 def _aff(self: Analysis, a, b, f):
-    try: return f(a.aff, b.aff) if a.aff is not None and b.aff is not None else None
-    except (ValueError, OverflowError): return None
+    try:
+        return f(a.aff, b.aff) if a.aff is not None and b.aff is not None else None
+    except (ValueError, OverflowError):
+        return None
 
 @patch
 def _range(self: Analysis, iv, aff):
-    if aff is None: return iv
-    try: return iv.meet(aff.interval())
-    except ValueError: return iv
+    if aff is None:
+        return iv
+    try:
+        return iv.meet(aff.interval())
+    except ValueError:
+        return iv
 
 @patch
-def op_add(self: Analysis, n, a, b): return self._addsub(n, a, b, sub=False)
+def op_add(self: Analysis, n, a, b):
+    return self._addsub(n, a, b, sub=False)
 
 @patch
-def op_sub(self: Analysis, n, a, b): return self._addsub(n, a, b, sub=True)
+def op_sub(self: Analysis, n, a, b):
+    return self._addsub(n, a, b, sub=True)
 
+# %% ../nbs/litmus/02_bounds.ipynb #eb11e036
 @patch
 def _addsub(self: Analysis, n, a, b, sub):
     p = self.acc
@@ -262,14 +315,17 @@ def _addsub(self: Analysis, n, a, b, sub):
         return Info(Interval(0.0), [Err()], 0, Affine(0.0), exact=True)   # one computed value minus itself
     aff = self._aff(a, b, (lambda x, y: x - y) if sub else (lambda x, y: x + y))
     rng = self._range(a.rng - b.rng if sub else a.rng + b.rng, aff)
-    if b.exact and b.rng == Interval(0.0): return Info(rng, a.errs, a.chain, aff, a.exact)
+    if b.exact and b.rng == Interval(0.0):
+        return Info(rng, a.errs, a.chain, aff, a.exact)
     bn, bp = (b.rng.nonpos(), b.rng.nonneg()) if sub else (b.rng.nonneg(), b.rng.nonpos())
     coherent = (a.rng.nonneg() and bn) or (a.rng.nonpos() and bp)
     errs = []
     for ea in a.errs:
         for eb in b.errs:
-            if coherent: e = Err(ea.A + eb.A, np.maximum(ea.R, eb.R))
-            else: e = Err(ea.A + eb.A + ea.R * a.m + eb.R * b.m)
+            if coherent:
+                e = Err(ea.A + eb.A, np.maximum(ea.R, eb.R))
+            else:
+                e = Err(ea.A + eb.A + ea.R * a.m + eb.R * b.m)
             errs.append(rounded(e, p))
     return Info(rng, pareto(errs), max(a.chain, b.chain) + 1, aff)
 
@@ -291,27 +347,35 @@ def op_mul(self: Analysis, n, a, b):
 def op_div(self: Analysis, n, a, b):
     p = self.acc
     rng = a.rng / b.rng
-    if b.rng.mig == 0: raise NotCertified("not certified", f"the divisor {describe(n.srcs[1])!r} may be 0 over the domain ({b.rng})")
+    if b.rng.mig == 0:
+        raise NotCertified("not certified", f"the divisor {describe(n.srcs[1])!r} may be 0 over the domain ({b.rng})")
     errs = []
     for ea in a.errs:
         for eb in b.errs:
-            rho_v = eb.A / b.rng.mig + eb.R; rho = rho_v.sum()
-            if rho >= 1: continue
-            rp_v = rho_v / (1 - rho); rp = rp_v.sum()
+            rho_v = eb.A / b.rng.mig + eb.R
+            rho = rho_v.sum()
+            if rho >= 1:
+                continue
+            rp_v = rho_v / (1 - rho)
+            rp = rp_v.sum()
             A = ea.A / b.rng.mig * (1 + rp)
             R = ea.R * (1 + rp) + rp_v
             errs.append(rounded(Err(A, R), p, RND, p.eta))
-    if not errs: raise NotCertified("not certified", f"the divisor {describe(n.srcs[1])!r} has an error bound as large as its smallest magnitude")
+    if not errs:
+        raise NotCertified("not certified", f"the divisor {describe(n.srcs[1])!r} has an error bound as large as its smallest magnitude")
     aff = None
-    if math.isfinite(rng.lo) and math.isfinite(rng.hi): aff = Affine.from_interval(rng)
+    if math.isfinite(rng.lo) and math.isfinite(rng.hi):
+        aff = Affine.from_interval(rng)
     return Info(rng, pareto(errs), max(a.chain, b.chain) + 1, aff)
 
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-maxmin
 @patch
-def op_max(self: Analysis, n, a, b): return self._maxmin(n, a, b, True)
+def op_max(self: Analysis, n, a, b):
+    return self._maxmin(n, a, b, True)
 
 @patch
-def op_min(self: Analysis, n, a, b): return self._maxmin(n, a, b, False)
+def op_min(self: Analysis, n, a, b):
+    return self._maxmin(n, a, b, False)
 
 @patch
 def _maxmin(self: Analysis, n, a, b, is_max):
@@ -320,38 +384,48 @@ def _maxmin(self: Analysis, n, a, b, is_max):
     errs = []
     for ea in a.errs:
         for eb in b.errs:   # max and min are 1-Lipschitz in the max norm and exact in floating point
-            if coherent and ea.r <= 1 and eb.r <= 1: errs.append(Err(np.maximum(ea.A, eb.A), np.maximum(ea.R, eb.R)))
-            else: errs.append(Err(np.maximum(ea.at(a.m), eb.at(b.m))))
+            if coherent and ea.r <= 1 and eb.r <= 1:
+                errs.append(Err(np.maximum(ea.A, eb.A), np.maximum(ea.R, eb.R)))
+            else:
+                errs.append(Err(np.maximum(ea.at(a.m), eb.at(b.m))))
     return Info(rng, pareto(errs), max(a.chain, b.chain), Affine.from_interval(rng), a.exact and b.exact)
 
 @patch
-def op_neg(self: Analysis, n, a): return Info(-a.rng, a.errs, a.chain, -a.aff if a.aff else None, a.exact)
+def op_neg(self: Analysis, n, a):
+    return Info(-a.rng, a.errs, a.chain, -a.aff if a.aff else None, a.exact)
 
 @patch
-def op_abs(self: Analysis, n, a): return Info(abs(a.rng), a.errs, a.chain, a.aff.apply("abs") if a.aff else None, a.exact)
+def op_abs(self: Analysis, n, a):
+    return Info(abs(a.rng), a.errs, a.chain, a.aff.apply("abs") if a.aff else None, a.exact)
 
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-explog
 @patch
 def _libm(self: Analysis, op, errs, y_rng, k_abs_u=0.0):
     "Add the libm budget: ulps*ulp(f(x~)) <= 2*ulps*u*(|f(x)| + propagated) (+ ulps*dmin below the normal range)."
-    p = self.acc; L = 2 * LIBM_ULPS[op] * p.u
+    p = self.acc
+    L = 2 * LIBM_ULPS[op] * p.u
     out = []
     for e in errs:
         o = Err(e.A * (1 + L), e.R * (1 + L))
-        o.R[LIB] += L; o.A[LIB] += LIBM_ULPS[op] * p.smallest_subnormal + k_abs_u * p.u
+        o.R[LIB] += L
+        o.A[LIB] += LIBM_ULPS[op] * p.smallest_subnormal + k_abs_u * p.u
         out.append(o)
     return out
 
 @patch
 def _unary_aff(self: Analysis, a, op, rng):
-    try: aff = a.aff.apply(op) if a.aff is not None else None
-    except (ValueError, OverflowError): aff = None
+    try:
+        aff = a.aff.apply(op) if a.aff is not None else None
+    except (ValueError, OverflowError):
+        aff = None
     return self._range(rng, aff), aff
 
+# %% ../nbs/litmus/02_bounds.ipynb #0987cd0c
 @patch
 def op_exp(self: Analysis, n, a):
     p = self.acc
-    if a.rng.hi > p.exp_overflow: raise NotCertified("not certified", f"exp of {describe(n.srcs[0])!r} overflows {p.name} past {p.exp_overflow:.4g}: argument up to {a.rng.hi:.4g}")
+    if a.rng.hi > p.exp_overflow:
+        raise NotCertified("not certified", f"exp of {describe(n.srcs[0])!r} overflows {p.name} past {p.exp_overflow:.4g}: argument up to {a.rng.hi:.4g}")
     rng, aff = self._unary_aff(a, "exp", a.rng.exp())
     errs = []
     for e in a.errs:
@@ -363,43 +437,56 @@ def op_exp(self: Analysis, n, a):
             errs.append(Err(spread(A, w), spread(R, w)))
     return Info(rng, pareto(self._libm("exp", pareto(errs), rng)), a.chain + 1, aff)
 
+# %% ../nbs/litmus/02_bounds.ipynb #e5cff1aa
 @patch
 def op_log(self: Analysis, n, a):
     p = self.acc
-    if a.rng.lo <= 0: raise NotCertified("not certified", f"log of {describe(n.srcs[0])!r}, whose range {a.rng} reaches 0")
+    if a.rng.lo <= 0:
+        raise NotCertified("not certified", f"log of {describe(n.srcs[0])!r}, whose range {a.rng} reaches 0")
     rng, aff = self._unary_aff(a, "log", a.rng.log())
     errs = []
     for e in a.errs:
-        rho_v = e.A / a.rng.mig + e.R; rho = rho_v.sum()
-        if rho >= 1: continue
+        rho_v = e.A / a.rng.mig + e.R
+        rho = rho_v.sum()
+        if rho >= 1:
+            continue
         errs.append(Err(spread(-math.log1p(-rho), rho_v)))
-    if not errs: raise NotCertified("not certified", f"log argument {describe(n.srcs[0])!r} may be 0 after rounding")
+    if not errs:
+        raise NotCertified("not certified", f"log argument {describe(n.srcs[0])!r} may be 0 after rounding")
     return Info(rng, pareto(self._libm("log", errs, rng, k_abs_u=4)), a.chain + 1, aff)
 
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-roots
 @patch
 def op_sqrt(self: Analysis, n, a):
     p = self.acc
-    if a.rng.lo < 0: raise NotCertified("not certified", f"sqrt of {describe(n.srcs[0])!r}, whose range {a.rng} goes below 0")
+    if a.rng.lo < 0:
+        raise NotCertified("not certified", f"sqrt of {describe(n.srcs[0])!r}, whose range {a.rng} goes below 0")
     rng, aff = self._unary_aff(a, "sqrt", a.rng.sqrt())
     errs = []
     for e in a.errs:
-        if e.r >= 1 or a.rng.lo * (1 - e.r) < e.a: continue   # the computed argument could be negative: NaN
+        if e.r >= 1 or a.rng.lo * (1 - e.r) < e.a:
+            continue   # the computed argument could be negative: NaN
         # |sqrt(x~) - sqrt(x)| <= sqrt(x)*(1 - sqrt(1 - R)) + sqrt(A / (1 - R))
         errs.append(rounded(Err(spread(math.sqrt(e.a / (1 - e.r)), e.A), spread(1 - math.sqrt(1 - e.r), e.R)), p))
-    if not errs: raise NotCertified("not certified", f"sqrt argument {describe(n.srcs[0])!r} has a relative error >= 1")
+    if not errs:
+        raise NotCertified("not certified", f"sqrt argument {describe(n.srcs[0])!r} has a relative error >= 1")
     return Info(rng, pareto(errs), a.chain + 1, aff)
 
+# %% ../nbs/litmus/02_bounds.ipynb #5e72f077
 @patch
 def op_rsqrt(self: Analysis, n, a):
-    if a.rng.lo <= 0: raise NotCertified("not certified", f"rsqrt of {describe(n.srcs[0])!r}, whose range {a.rng} reaches 0")
+    if a.rng.lo <= 0:
+        raise NotCertified("not certified", f"rsqrt of {describe(n.srcs[0])!r}, whose range {a.rng} reaches 0")
     rng, aff = self._unary_aff(a, "rsqrt", a.rng.rsqrt())
     errs = []
     for e in a.errs:
-        rho_v = e.A / a.rng.mig + e.R; rho = rho_v.sum()
-        if rho >= 1: continue
+        rho_v = e.A / a.rng.mig + e.R
+        rho = rho_v.sum()
+        if rho >= 1:
+            continue
         errs.append(Err(R=spread((1 - rho) ** -0.5 - 1, rho_v)))
-    if not errs: raise NotCertified("not certified", f"rsqrt argument {describe(n.srcs[0])!r} may reach 0 after rounding")
+    if not errs:
+        raise NotCertified("not certified", f"rsqrt argument {describe(n.srcs[0])!r} may reach 0 after rounding")
     return Info(rng, pareto(self._libm("rsqrt", errs, rng)), a.chain + 1, aff)
 
 @patch
@@ -407,19 +494,24 @@ def _lipschitz(self: Analysis, n, a, op, rng):
     rng, aff = self._unary_aff(a, op, rng)
     errs = []
     for e in a.errs:
-        E = e.at(a.m); lip = _deriv_max(op, a.rng.widen(float(E.sum())))
+        E = e.at(a.m)
+        lip = _deriv_max(op, a.rng.widen(float(E.sum())))
         errs.append(Err(E * lip))
     extra = 0.25 if op == "sigmoid" else 0.0   # sigmoid = 1/(1+exp(-x)): the exp's argument scaling, times sup|x|s(1-s) < 0.23
     return Info(rng, pareto(self._libm(op, errs, rng, k_abs_u=extra)), a.chain + 1, aff)
 
 @patch
-def op_tanh(self: Analysis, n, a): return self._lipschitz(n, a, "tanh", a.rng.tanh())
+def op_tanh(self: Analysis, n, a):
+    return self._lipschitz(n, a, "tanh", a.rng.tanh())
+
+# %% ../nbs/litmus/02_bounds.ipynb #b2035b12
+@patch
+def op_sigmoid(self: Analysis, n, a):
+    return self._lipschitz(n, a, "sigmoid", a.rng.sigmoid())
 
 @patch
-def op_sigmoid(self: Analysis, n, a): return self._lipschitz(n, a, "sigmoid", a.rng.sigmoid())
-
-@patch
-def op_erf(self: Analysis, n, a): return self._lipschitz(n, a, "erf", a.rng.erf())
+def op_erf(self: Analysis, n, a):
+    return self._lipschitz(n, a, "erf", a.rng.erf())
 
 # %% ../nbs/litmus/02_bounds.ipynb #efb5c388
 @patch
@@ -429,22 +521,27 @@ def _sum_errs(self: Analysis, a, N, g):
     coherent = a.rng.nonneg() or a.rng.nonpos()
     for e in a.errs:
         if coherent:   # sum |x_i| = |sum x_i|: the error stays relative
-            R = e.R * (1 + g); R[RED] += g
+            R = e.R * (1 + g)
+            R[RED] += g
             out.append(Err(N * e.A * (1 + g), R))
         else:
-            A = (N * e.A + e.R * N * a.m) * (1 + g); A[RED] += g * N * a.m
+            A = (N * e.A + e.R * N * a.m) * (1 + g)
+            A[RED] += g * N * a.m
             out.append(Err(A))
     return out
 
 @patch
 def _gamma_or_raise(self: Analysis, n_round, what):
     g = gamma(n_round, self.acc.u)
-    if g is None: raise NotCertified("DIVERGENT", f"gamma_n diverges for {what}: n={n_round} roundings in {self.acc.name}, n*u = {n_round * self.acc.u:.3g} >= 1")
+    if g is None:
+        raise NotCertified("DIVERGENT", f"gamma_n diverges for {what}: n={n_round} roundings in {self.acc.name}, n*u = {n_round * self.acc.u:.3g} >= 1")
     return g
 
+# %% ../nbs/litmus/02_bounds.ipynb #fa33e251
 @patch
 def op_sum(self: Analysis, n, a):
-    N = self.N; chain = a.chain + N - 1
+    N = self.N
+    chain = a.chain + N - 1
     self._gamma_or_raise(chain, f"the sum over N={N}")
     g = gamma(N - 1, self.acc.u)
     rng = Interval(N) * a.rng
@@ -452,7 +549,9 @@ def op_sum(self: Analysis, n, a):
 
 @patch
 def op_mean(self: Analysis, n, a):
-    p = self.acc; N = self.N; chain = a.chain + N
+    p = self.acc
+    N = self.N
+    chain = a.chain + N
     self._gamma_or_raise(chain, f"the mean over N={N}")
     g = gamma(N - 1, p.u)
     sums = self._sum_errs(a, N, g)
@@ -464,10 +563,13 @@ def op_mean(self: Analysis, n, a):
     return Info(a.rng, pareto(errs), chain, Affine.from_interval(a.rng))
 
 @patch
-def op_rmax(self: Analysis, n, a): return self._rext(n, a, True)
+def op_rmax(self: Analysis, n, a):
+    return self._rext(n, a, True)
 
+# %% ../nbs/litmus/02_bounds.ipynb #e244ed25
 @patch
-def op_rmin(self: Analysis, n, a): return self._rext(n, a, False)
+def op_rmin(self: Analysis, n, a):
+    return self._rext(n, a, False)
 
 @patch
 def _rext(self: Analysis, n, a, is_max):
@@ -481,7 +583,8 @@ def op_cumsum(self: Analysis, n, a):
     """Prefix k is some summation tree of its own k terms (sequential, Hillis-Steele, blocked with a carry), so by
     Higham's Thm 4.1 it is within gamma_{k-1} * sum_{i<=k} |x~_i| of the exact prefix. That grows with k; the max
     norm over the row takes the worst prefix, k = N, which is the row sum's term."""
-    N = self.N; chain = a.chain + N - 1
+    N = self.N
+    chain = a.chain + N - 1
     self._gamma_or_raise(chain, f"the scan over N={N}")
     rng = Interval(1.0, float(N)) * a.rng          # the prefix of k terms lies in k * range, 1 <= k <= N
     return Info(rng, pareto(self._sum_errs(a, N, gamma(N - 1, self.acc.u))), chain, Affine.from_interval(rng))
@@ -496,11 +599,19 @@ def written_out(analysis, n):
     "A composite written out in elementwise ops and reductions: what the analysis sees when its lemma is switched off."
     from litmus.spec import row_max, row_mean, rsqrt
     x = n.srcs[0]
-    if n.op == "softmax": d = x - row_max(x); return analysis.node(exp(d) / row_sum(exp(d)))
-    if n.op == "log_softmax": d = x - row_max(x); return analysis.node(d - log(row_sum(exp(d))))
-    if n.op == "logsumexp": return analysis.node(log(row_sum(exp(x))))
-    if n.op == "layernorm": d = x - row_mean(x); return analysis.node(d * rsqrt(row_mean(d * d) + n.arg))
-    if n.op == "rmsnorm": return analysis.node(x * rsqrt(row_mean(x * x) + n.arg))
+    if n.op == "softmax":
+        d = x - row_max(x)
+        return analysis.node(exp(d) / row_sum(exp(d)))
+    if n.op == "log_softmax":
+        d = x - row_max(x)
+        return analysis.node(d - log(row_sum(exp(d))))
+    if n.op == "logsumexp":
+        return analysis.node(log(row_sum(exp(x))))
+    if n.op == "layernorm":
+        d = x - row_mean(x)
+        return analysis.node(d * rsqrt(row_mean(d * d) + n.arg))
+    if n.op == "rmsnorm":
+        return analysis.node(x * rsqrt(row_mean(x * x) + n.arg))
 
 # %% ../nbs/litmus/02_bounds.ipynb #23e664ff
 @patch
@@ -515,19 +626,25 @@ def _softmax_parts(self: Analysis, x: Info):
         Ex = ex.at(x.m)                                          # |x~_i - x_i| <= Ex (and the same for the max)
         h = 2 * p.u * (1 + p.u)                                  # exp2 scaling of the argument, as in op_exp
         a_v = 2 * Ex * (1 + p.u) * (1 + h)                       # d~ = fl(x~_i - m~): absolute part
-        r_v = np.zeros(4); r_v[RND] = p.u * (1 + h); r_v[LIB] = h   # rounding of d, exp2 scaling
+        r_v = np.zeros(4)
+        r_v[RND] = p.u * (1 + h)
+        r_v[LIB] = h   # rounding of d, exp2 scaling
         a, r = a_v.sum(), r_v.sum()
         # An online softmax rescales its running sum by exp(m_old - m_new) up to N-1 times. The rescale arguments of one
         # term add up to its d_j (all <= 0), so a and r above cover them; each rescale adds one libm error and one rounding.
         L = (1 + 2 * LIBM_ULPS["exp"] * p.u) ** N - 1
         g = gamma(2 * N - 2, p.u)
-        if g is None: raise NotCertified("DIVERGENT", f"softmax over N={N}: gamma_n diverges at n={2 * N - 2} roundings in {p.name}")
+        if g is None:
+            raise NotCertified("DIVERGENT", f"softmax over N={N}: gamma_n diverges at n={2 * N - 2} roundings in {p.name}")
         for A_t, R_t in _exp_err_parts(lo - hi, 0.0, a, r):
             # sum_j |e~_j - e_j| <= (R_t + N*A_t)(1+L)*S + L*S + N*ulps*dmin  <=  eps_e * S   (R2: S >= 1)
             prop = (R_t + N * A_t / s_min) * (1 + L)
-            eps_v = spread(prop, a_v + r_v) ; eps_v[LIB] += L + ((N + N * N) * LIBM_ULPS["exp"] * p.smallest_subnormal + N * p.eta) / s_min
-            rho_v = eps_v * (1 + g); rho_v[RED] += g
-            if best is None or rho_v.sum() < best[0].sum(): best = (rho_v, a_v, r_v, Ex, s_min)
+            eps_v = spread(prop, a_v + r_v)
+            eps_v[LIB] += L + ((N + N * N) * LIBM_ULPS["exp"] * p.smallest_subnormal + N * p.eta) / s_min
+            rho_v = eps_v * (1 + g)
+            rho_v[RED] += g
+            if best is None or rho_v.sum() < best[0].sum():
+                best = (rho_v, a_v, r_v, Ex, s_min)
     return best
 
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-sum-steps
@@ -542,38 +659,50 @@ def log_of_sum(rho_v, N, p) -> np.ndarray:
     """|fl(log S~) - log S| for S in [1, N], S~ = S(1 + t), |t| <= rho = sum(rho_v) < 1, log within its ULP budget: the
     sum's share is |log(1 + t)| <= -log(1 - rho) (reached at t = -rho), the libm's 2*ulps*u*|log S~| <= L*(log N + that),
     plus 4u and ulps*dmin for a log S~ next to 0. A vector over COMPONENTS."""
-    lam = -math.log1p(-float(np.sum(rho_v))); L = 2 * LIBM_ULPS["log"] * p.u
-    elog = spread(lam * (1 + L), rho_v); elog[LIB] += L * math.log(N) * (1 + 1e-12) + 4 * p.u + LIBM_ULPS["log"] * p.smallest_subnormal
+    lam = -math.log1p(-float(np.sum(rho_v)))
+    L = 2 * LIBM_ULPS["log"] * p.u
+    elog = spread(lam * (1 + L), rho_v)
+    elog[LIB] += L * math.log(N) * (1 + 1e-12) + 4 * p.u + LIBM_ULPS["log"] * p.smallest_subnormal
     return elog
 
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-softmax
 @patch
 def op_softmax(self: Analysis, n):
-    if not {"R1", "R2"} <= self.lemmas: return written_out(self, n)
-    x = self.node(n.srcs[0]); p, N = self.acc, self.N
+    if not {"R1", "R2"} <= self.lemmas:
+        return written_out(self, n)
+    x = self.node(n.srcs[0])
+    p, N = self.acc, self.N
     rho_v, a_v, r_v, _, s_min = self._softmax_parts(x)
-    rho = rho_v.sum(); L = 2 * LIBM_ULPS["exp"] * p.u
-    if rho >= 1: raise NotCertified("not certified", "softmax denominator error bound reaches 100%")
+    rho = rho_v.sum()
+    L = 2 * LIBM_ULPS["exp"] * p.u
+    if rho >= 1:
+        raise NotCertified("not certified", "softmax denominator error bound reaches 100%")
     self.fits(N * (1 + rho), "the softmax denominator")
     G = _gsup(x.rng.lo - x.rng.hi, 0.0, a_v.sum(), r_v.sum())      # sup_d exp(d)*expm1(a + r|d|): one term's propagated error
     # |eps_i|/S <= G(1+L) + L*p_i + ulps*dmin, then the division by S~ (divided_by_sum) and one rounding
-    A = spread(G * (1 + L) / s_min, a_v + r_v); A[LIB] += LIBM_ULPS["exp"] * p.smallest_subnormal / s_min
+    A = spread(G * (1 + L) / s_min, a_v + r_v)
+    A[LIB] += LIBM_ULPS["exp"] * p.smallest_subnormal / s_min
     e = rounded(divided_by_sum(Err(A, Err.fresh(LIB, R=L).R), rho_v), p, RND, p.eta)
     rng = Interval(0.0, min(1.0, 1 / s_min * (1 + 1e-12)))   # p_i = e_i / S <= 1 / S_min
     self.notes.append("softmax: R1 (max-shift) and R2 (denominator >= 1) applied")
     return Info(rng, [e], x.chain + 2 * N + 1, Affine.from_interval(rng))
 
+# %% ../nbs/litmus/02_bounds.ipynb #347fa7d7
 @patch
 def op_log_softmax(self: Analysis, n):
-    if not {"R1", "R2"} <= self.lemmas: return written_out(self, n)
-    x = self.node(n.srcs[0]); p, N = self.acc, self.N
+    if not {"R1", "R2"} <= self.lemmas:
+        return written_out(self, n)
+    x = self.node(n.srcs[0])
+    p, N = self.acc, self.N
     rho_v, a_v, r_v, Ex, s_min = self._softmax_parts(x)
     rho = rho_v.sum()
-    if rho >= 1: raise NotCertified("not certified", "log-softmax denominator error bound reaches 100%")
+    if rho >= 1:
+        raise NotCertified("not certified", "log-softmax denominator error bound reaches 100%")
     elog = log_of_sum(rho_v, N, p)
     # y = d - log S with d <= 0 <= log S, so |d| <= |y| and the subtraction is sign-coherent
     A = 2 * Ex * (1 + p.u) + elog
-    R = np.zeros(4); R[RND] = p.u * (1 + p.u)
+    R = np.zeros(4)
+    R[RND] = p.u * (1 + p.u)
     e = rounded(Err(A, R), p)
     rng = Interval(x.rng.lo - x.rng.hi - math.log(N) * (1 + 1e-12), 0.0)
     self.notes.append("log_softmax: R1 and R2 applied")
@@ -585,54 +714,72 @@ def op_logsumexp(self: Analysis, n):
     """Lemma R4: logsumexp(x) = m + log S with m = max(x) and S = sum exp(x_i - m) in [S_min, N] (R1, R2).
     A correct kernel computes it max-shifted (two-pass or online); where exp(x) cannot overflow, the naive
     log(sum(exp(x))) is correct too, and the bound covers both: the larger of the two analyses, component-wise."""
-    if not {"R1", "R2", "R4"} <= self.lemmas: return written_out(self, n)
-    x = self.node(n.srcs[0]); p, N = self.acc, self.N
+    if not {"R1", "R2", "R4"} <= self.lemmas:
+        return written_out(self, n)
+    x = self.node(n.srcs[0])
+    p, N = self.acc, self.N
     rho_v, a_v, r_v, Ex, s_min = self._softmax_parts(x)
     rho = rho_v.sum()
-    if rho >= 1: raise NotCertified("not certified", "logsumexp: the relative error bound of sum exp(x - max(x)) reaches 100%")
+    if rho >= 1:
+        raise NotCertified("not certified", "logsumexp: the relative error bound of sum exp(x - max(x)) reaches 100%")
     self.fits(N * (1 + rho), "logsumexp's sum of exp(x - max(x))")
     elog = log_of_sum(rho_v, N, p)
     # |m~ - m| <= Ex (max is 1-Lipschitz), |log S~ - log S| <= elog, then one rounding of the sum m~ + log S~
     e = rounded(Err(Ex + elog), p)
     rng = x.rng + Interval(math.log(s_min) * (1 - 1e-12), math.log(N) * (1 + 1e-12))
     chain = x.chain + 2 * N + 2
-    try: naive = self.node(log(row_sum(exp(n.srcs[0]))))       # exp(x) summed without the shift, where it stays finite
-    except NotCertified: naive = None
+    try:
+        naive = self.node(log(row_sum(exp(n.srcs[0]))))       # exp(x) summed without the shift, where it stays finite
+    except NotCertified:
+        naive = None
     errs = [e]
     if naive is not None:
         errs = [Err(np.maximum(e.A, d.A), np.maximum(e.R, d.R)) for d in naive.errs]
         chain = max(chain, naive.chain)
         self.notes.append("logsumexp: R4 (max-shift, S in [1, N]); the unshifted algorithm cannot overflow here and is covered too")
-    else: self.notes.append("logsumexp: R4 (max-shift, S in [1, N]) applied")
+    else:
+        self.notes.append("logsumexp: R4 (max-shift, S in [1, N]) applied")
     return Info(rng, pareto(errs), chain, Affine.from_interval(rng))
 
 # %% ../nbs/litmus/02_bounds.ipynb #62b9c30a
 @patch
 def op_layernorm(self: Analysis, n):
-    if "R3" not in self.lemmas: return written_out(self, n)
-    x = self.node(n.srcs[0]); p, N, eps = self.acc, self.N, n.arg
-    if not x.exact: raise NotCertified("not certified", "layernorm: lemma R3 needs the input row exactly representable in the accumulator dtype")
+    if "R3" not in self.lemmas:
+        return written_out(self, n)
+    x = self.node(n.srcs[0])
+    p, N, eps = self.acc, self.N, n.arg
+    if not x.exact:
+        raise NotCertified("not certified", "layernorm: lemma R3 needs the input row exactly representable in the accumulator dtype")
     M, W, u = x.m, x.rng.width, p.u
     g, g2, g3 = gamma(N - 1, u), gamma(2, u), gamma(3, u)
-    if N + 4 >= 1 / u or g is None: raise NotCertified("DIVERGENT", f"layernorm: gamma_n diverges at n={N + 4} roundings in {p.name}")
+    if N + 4 >= 1 / u or g is None:
+        raise NotCertified("DIVERGENT", f"layernorm: gamma_n diverges at n={N + 4} roundings in {p.name}")
     self.fits(N * M * (1 + g), "layernorm's running sum of x")
     self.fits((W + 2 * M) ** 2 * N * (1 + g) * (1 + g3), "layernorm's sum of squared deviations")
     L = 2 * LIBM_ULPS["rsqrt"] * u
-    em_v = np.zeros(4); em_v[RED] = g * M * (1 + g2); em_v[RND] = g2 * M + p.eta    # |e| = |mu~ - mu| <= em
+    em_v = np.zeros(4)
+    em_v[RED] = g * M * (1 + g2)
+    em_v[RND] = g2 * M + p.eta    # |e| = |mu~ - mu| <= em
     em = em_v.sum()
-    th_v = np.zeros(4); th_v[RND] = (1 + g3) * (1 + g2) - 1; th_v[RED] = (1 + g3) * (1 + g2) * g
+    th_v = np.zeros(4)
+    th_v[RND] = (1 + g3) * (1 + g2) - 1
+    th_v[RED] = (1 + g3) * (1 + g2) * g
     Y = min(math.sqrt(N - 1), W / math.sqrt(eps))          # |y_i| <= sqrt(N-1): the centred row's max deviation
     bounds = []
     # R3: sum_j (d_j - e)^2 = N*(s2 + e^2), so v~ = (s2 + e^2)(1 + th) + n and v~ + eps~ = W'(1 + tau1) with
     # W' = s2 + e^2 + eps: a relative error of the size of gamma_N, whatever e is.
-    tau_v = np.maximum(th_v, np.array([u, 0, 0, 0])); tau_v[RND] += 2 * p.eta / eps
-    tau_v *= (1 + u); tau_v[RND] += u
+    tau_v = np.maximum(th_v, np.array([u, 0, 0, 0]))
+    tau_v[RND] += 2 * p.eta / eps
+    tau_v *= (1 + u)
+    tau_v[RND] += u
     tau = tau_v.sum()
     if tau < 1:
         rr = (1 - tau) ** -0.5 * (1 + L) - 1                    # r~ = W'^(-1/2) (1 + rr)
-        rr_v = spread((1 - tau) ** -0.5 - 1, tau_v); rr_v[LIB] += rr - rr_v.sum()
+        rr_v = spread((1 - tau) ** -0.5 - 1, tau_v)
+        rr_v[LIB] += rr - rr_v.sum()
         kap = (1 + u) ** 2 * (1 + rr) - 1                       # y~ = (d_i - e)/sqrt(W') (1 + kap)
-        kap_v = rr_v.copy(); kap_v[RND] += kap - rr
+        kap_v = rr_v.copy()
+        kap_v[RND] += kap - rr
         # |y~ - y| <= |d_i| min(e^2/(2 w^1.5), 1/sqrt(w)) + e/sqrt(w + e^2) + kap (|d_i|/sqrt(w) + e/sqrt(w + e^2)),
         # w = s2 + eps, |d_i| <= min(sqrt(N-1) s, W): a sound sup over s on geometric pieces [s_a, s_b]
         s_max = W / 2
@@ -645,7 +792,8 @@ def op_layernorm(self: Analysis, n):
         offset = em / np.sqrt(wa + em * em)                                        # and on the numerator
         scale = D / np.sqrt(wa) + offset
         k = int(np.argmax(shift + offset + kap * scale))
-        A = spread((shift[k] + offset[k]) * (1 + 1e-12), em_v) + kap_v * scale[k]; A[RND] += p.eta
+        A = spread((shift[k] + offset[k]) * (1 + 1e-12), em_v) + kap_v * scale[k]
+        A[RND] += p.eta
         bounds.append(("R3", Err(A)))
     # triangle fallback: |y~_i| <= (1+L)(1+u)/sqrt((1-u)c) with c = (1-u)(1-g)(1-g2)/N, and |y_i| <= sqrt(N-1)
     if g < 1:
@@ -653,7 +801,8 @@ def op_layernorm(self: Analysis, n):
         tri = (1 + L) * (1 + u) / math.sqrt((1 - u) * c) + p.eta + math.sqrt(N - 1)
         tri = min(tri, (W * (1 + u) + em) * (1 + L) * (1 + u) / math.sqrt(eps * (1 - u) ** 2) + p.eta + Y)
         bounds.append(("triangle", Err(spread(tri, np.array([0, 1, 0, 0.0])))))
-    if not bounds: raise NotCertified("not certified", f"layernorm: the variance's relative error reaches 1 in {p.name}")
+    if not bounds:
+        raise NotCertified("not certified", f"layernorm: the variance's relative error reaches 1 in {p.name}")
     name, e = min(bounds, key=lambda b: b[1].total(Y))
     dom = em * em / eps
     self.notes.append(f"layernorm: R3 (centred second moment); e_m^2/eps = {dom:.3g} ({'eps dominates' if dom <= 1 else 'eps does not dominate'})"
@@ -664,19 +813,31 @@ def op_layernorm(self: Analysis, n):
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-rms
 @patch
 def op_rmsnorm(self: Analysis, n):
-    x = self.node(n.srcs[0]); p, N, eps = self.acc, self.N, n.arg
-    if not x.exact: raise NotCertified("not certified", "rmsnorm: the row must be exactly representable in the accumulator dtype")
-    u = p.u; g, g2 = gamma(N - 1, u), gamma(2, u)
-    if g is None or N + 3 >= 1 / u: raise NotCertified("DIVERGENT", f"rmsnorm: gamma_n diverges at n={N + 3} roundings in {p.name}")
+    x = self.node(n.srcs[0])
+    p, N, eps = self.acc, self.N, n.arg
+    if not x.exact:
+        raise NotCertified("not certified", "rmsnorm: the row must be exactly representable in the accumulator dtype")
+    u = p.u
+    g, g2 = gamma(N - 1, u), gamma(2, u)
+    if g is None or N + 3 >= 1 / u:
+        raise NotCertified("DIVERGENT", f"rmsnorm: gamma_n diverges at n={N + 3} roundings in {p.name}")
     L = 2 * LIBM_ULPS["rsqrt"] * u
     self.fits(x.m ** 2 * N * (1 + g) * (1 + u) + eps, "rmsnorm's sum of squares")
-    th_v = np.zeros(4); th_v[RND] = (1 + u) * (1 + g2) - 1; th_v[RED] = (1 + u) * (1 + g2) * g   # mean of squares, relative
-    tau_v = th_v.copy(); tau_v[RND] += 2 * p.eta / eps + u; tau_v *= (1 + u); tau_v[RND] += u
+    th_v = np.zeros(4)
+    th_v[RND] = (1 + u) * (1 + g2) - 1
+    th_v[RED] = (1 + u) * (1 + g2) * g   # mean of squares, relative
+    tau_v = th_v.copy()
+    tau_v[RND] += 2 * p.eta / eps + u
+    tau_v *= (1 + u)
+    tau_v[RND] += u
     tau = tau_v.sum()
-    if tau >= 1: raise NotCertified("not certified", f"rmsnorm: the relative error of mean(x*x) + eps reaches {tau:.3g} >= 1 in {p.name}")
+    if tau >= 1:
+        raise NotCertified("not certified", f"rmsnorm: the relative error of mean(x*x) + eps reaches {tau:.3g} >= 1 in {p.name}")
     rr = (1 - tau) ** -0.5 * (1 + L) - 1
-    rr_v = spread((1 - tau) ** -0.5 - 1, tau_v); rr_v[LIB] += rr - rr_v.sum()
-    kap_v = rr_v.copy(); kap_v[RND] += (1 + u) * (1 + rr) - 1 - rr
+    rr_v = spread((1 - tau) ** -0.5 - 1, tau_v)
+    rr_v[LIB] += rr - rr_v.sum()
+    kap_v = rr_v.copy()
+    kap_v[RND] += (1 + u) * (1 + rr) - 1 - rr
     Y = min(math.sqrt(N), x.m / math.sqrt(eps))              # x_i^2 <= sum x^2 = N*ms
     rng = Interval(-Y, Y)
     return Info(rng, [Err(Err.fresh(RND, A=p.eta).A, kap_v)], N + 4, Affine.from_interval(rng))
@@ -691,11 +852,15 @@ def op_matmul(self: Analysis, n):
     n_round = casts + (0 if exact_products else 1) + K - 1
     g = self._gamma_or_raise(n_round, f"the contraction over K={K}")
     gK = gamma(K - 1, p.u)
-    g_v = np.zeros(4); g_v[RED] = gK; rest = g - gK
-    g_v[CAST] = rest * casts / max(1, n_round - K + 1); g_v[RND] = rest - g_v[CAST]
+    g_v = np.zeros(4)
+    g_v[RED] = gK
+    rest = g - gK
+    g_v[CAST] = rest * casts / max(1, n_round - K + 1)
+    g_v[RND] = rest - g_v[CAST]
     rng = Interval(K) * (a.rng * b.rng)
     coherent = (a.rng.nonneg() or a.rng.nonpos()) and (b.rng.nonneg() or b.rng.nonpos())
-    under = np.zeros(4); under[RND] = K * p.eta * (1 + g) * (0 if exact_products else 1)
+    under = np.zeros(4)
+    under[RND] = K * p.eta * (1 + g) * (0 if exact_products else 1)
     e = Err(under, g_v) if coherent else Err(g_v * K * a.m * b.m + under)
     return Info(rng, [e], n_round, Affine.from_interval(rng))
 
@@ -705,8 +870,10 @@ ACCUMULATING = {"cumprod": "N", "atomic_add": "N"}   # unsupported constructs th
 def accumulation_length(spec: Spec) -> int:
     "Total length of the accumulations in the spec: N per reduction, composite, scan or accumulating atomic; K per contraction."
     def length(n):
-        if n.op == "matmul": return spec.dims.get("K", 1)
-        if n.op in REDUCE + NORM + SCAN or (n.op == "unsupported" and n.arg in ACCUMULATING): return spec.dims.get("N", 1)
+        if n.op == "matmul":
+            return spec.dims.get("K", 1)
+        if n.op in REDUCE + NORM + SCAN or (n.op == "unsupported" and n.arg in ACCUMULATING):
+            return spec.dims.get("N", 1)
         return 0
     return sum(length(n) for n in spec.expr.walk())
 
@@ -723,8 +890,10 @@ def heuristic_tolerance(spec: Spec, dtype=None, acc_dtype=None, out_dtype=None) 
     scale = mag * max(1, L)
     try:
         out = Analysis(spec, "float64", "float64", ("R1", "R2", "R3", "R4"), ranges_only=True).run().rng.mag
-        if math.isfinite(out): scale = max(1e-30, out)
-    except (NotCertified, ValueError, OverflowError): pass
+        if math.isfinite(out):
+            scale = max(1e-30, out)
+    except (NotCertified, ValueError, OverflowError):
+        pass
     return 16 * u * math.sqrt(len(nodes) + L) * scale
 
 # %% ../nbs/litmus/02_bounds.ipynb #bounds-tb
@@ -749,8 +918,10 @@ class ToleranceBound:
         if isinstance(spec, Spec):
             if domain is not None or dims is not None:
                 spec = Spec(spec.expr, spec.domain if domain is None else domain, spec.dims if dims is None else dims, spec.dtypes)
-        elif isinstance(spec, (str, Expr)): spec = Spec(spec, domain, dims)
-        else: raise TypeError(f"spec must be a Spec, an Expr or DSL text, got {type(spec).__name__}")
+        elif isinstance(spec, (str, Expr)):
+            spec = Spec(spec, domain, dims)
+        else:
+            raise TypeError(f"spec must be a Spec, an Expr or DSL text, got {type(spec).__name__}")
         self.spec = spec
         self.dtype, self.acc_dtype, self.out_dtype = spec.formats(dtype, acc_dtype, out_dtype)
         if isinstance(lemmas, str) or not all(isinstance(k, str) and k in LEMMAS for k in (lemmas if hasattr(lemmas, "__iter__") else [None])):
@@ -762,7 +933,8 @@ class ToleranceBound:
             self.status, self.reason = "not certified", self.fragment.reason
             return
         an = Analysis(spec, self.dtype, self.acc_dtype, self.lemmas, self.out_dtype)
-        try: info = an.run()
+        try:
+            info = an.run()
         except NotCertified as nc:
             self.status, self.reason, self.notes = nc.status, nc.reason, an.notes
             return
@@ -776,7 +948,8 @@ class ToleranceBound:
     @property
     def heuristic(self) -> float:
         "The heuristic tolerance (not sound; what `threshold` is when no bound is certified), computed on first use."
-        if self._heuristic is None: self._heuristic = heuristic_tolerance(self.spec, self.dtype, self.acc_dtype, self.out_dtype)
+        if self._heuristic is None:
+            self._heuristic = heuristic_tolerance(self.spec, self.dtype, self.acc_dtype, self.out_dtype)
         return self._heuristic
 
     certified = property(lambda self: self.status == "certified")
@@ -802,7 +975,8 @@ def exceeded_by(self: ToleranceBound, got, ref) -> float:
     certified bound, a proof that `got` did not come from a correct implementation). NaN or inf where ref is finite
     count as infinitely far."""
     got, ref = np.asarray(got, np.float64), np.asarray(ref, np.float64)
-    with np.errstate(invalid="ignore"): err = np.abs(got - ref)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(got - ref)
     err = np.where(np.isnan(err) & ~(np.isnan(got) & np.isnan(ref)), np.inf, np.nan_to_num(err, nan=0.0))
     worst = float(err.max(initial=0.0))
     return worst / self.threshold if self.threshold > 0 else (math.inf if worst > 0 else 0.0)
@@ -823,46 +997,68 @@ def __repr__(self: ToleranceBound):
 GENERATORS = ("uniform", "large_same_sign", "large_mixed", "all_negative", "cancellation", "constant", "near_constant",
               "subnormal", "sorted", "ill_conditioned", "one_dominant", "half_ulp_tail", "half_ulp_square_tail", "steered", "steered_constant")
 
+# %% ../nbs/litmus/02_bounds.ipynb #64616ed5
 def adversarial_rows(kind: str, lo: float, hi: float, rows: int, n: int, dtype="float32", seed=0):
     """`rows` rows of length `n` inside [lo, hi], rounded to `dtype`, drawn to stress one failure mode:
     large magnitude, all negative, cancellation, constant rows, subnormals, sorted, ill-conditioned sums,
     one dominant entry (softmax), and tails just above half an ulp of the running sum (or of the running
     sum of squares), where every addition rounds the same way."""
     rng = np.random.default_rng(seed)
-    P = precision(dtype); dt = P.dtype.type
-    mag = max(abs(lo), abs(hi)); top = hi if abs(hi) >= abs(lo) else lo
+    P = precision(dtype)
+    dt = P.dtype.type
+    mag = max(abs(lo), abs(hi))
+    top = hi if abs(hi) >= abs(lo) else lo
     U = lambda a, b, size=(rows, n): rng.uniform(min(a, b), max(a, b), size)
-    if kind == "uniform": x = U(lo, hi)
-    elif kind == "large_same_sign": x = U(top, top * 0.9)
-    elif kind == "large_mixed": x = rng.choice([lo, hi], (rows, n)) * rng.uniform(0.95, 1.0, (rows, n))
-    elif kind == "all_negative": x = U(lo, min(hi, lo / 2)) if lo < 0 else U(lo, lo + (hi - lo) / 8)
+    if kind == "uniform":
+        x = U(lo, hi)
+    elif kind == "large_same_sign":
+        x = U(top, top * 0.9)
+    elif kind == "large_mixed":
+        x = rng.choice([lo, hi], (rows, n)) * rng.uniform(0.95, 1.0, (rows, n))
+    elif kind == "all_negative":
+        x = U(lo, min(hi, lo / 2)) if lo < 0 else U(lo, lo + (hi - lo) / 8)
     elif kind == "cancellation":
-        v = U(0, mag, (rows, (n + 1) // 2)); x = np.concatenate([v, -v], axis=1)[:, :n] + U(-1e-3, 1e-3) * mag
+        v = U(0, mag, (rows, (n + 1) // 2))
+        x = np.concatenate([v, -v], axis=1)[:, :n] + U(-1e-3, 1e-3) * mag
         x = x[:, rng.permutation(n)]
-    elif kind == "constant": x = np.repeat(U(lo, hi, (rows, 1)), n, axis=1); x[0] = hi; x[-1] = lo
+    elif kind == "constant":
+        x = np.repeat(U(lo, hi, (rows, 1)), n, axis=1)
+        x[0] = hi
+        x[-1] = lo
     elif kind == "near_constant":
-        c = U(lo, hi, (rows, 1)); x = c + (U(-1, 1) * 8 * np.spacing(np.abs(c).astype(dt)).astype(np.float64))
+        c = U(lo, hi, (rows, 1))
+        x = c + (U(-1, 1) * 8 * np.spacing(np.abs(c).astype(dt)).astype(np.float64))
     elif kind == "subnormal":
         tiny = P.smallest_normal
         x = U(-tiny, tiny) if lo <= 0 <= hi else U(lo, lo + (hi - lo) * 1e-6)
-    elif kind == "sorted": x = np.sort(U(lo, hi), axis=1); x[1::2] = x[1::2, ::-1]
+    elif kind == "sorted":
+        x = np.sort(U(lo, hi), axis=1)
+        x[1::2] = x[1::2, ::-1]
     elif kind == "ill_conditioned":
-        v = U(mag / 2, mag, (rows, n // 2)); x = np.concatenate([v, -v * (1 - 2.0 ** -10)], axis=1)
-        if x.shape[1] < n: x = np.concatenate([x, U(lo, hi, (rows, 1))], axis=1)
+        v = U(mag / 2, mag, (rows, n // 2))
+        x = np.concatenate([v, -v * (1 - 2.0 ** -10)], axis=1)
+        if x.shape[1] < n:
+            x = np.concatenate([x, U(lo, hi, (rows, 1))], axis=1)
         x = x[:, rng.permutation(n)]
     elif kind == "one_dominant":
-        t = rng.choice([2.0, 8.0, 16.6, 17.3, 25.0, 40.0], (rows, 1)); x = np.repeat(hi - t, n, axis=1) + U(-0.5, 0.5)
+        t = rng.choice([2.0, 8.0, 16.6, 17.3, 25.0, 40.0], (rows, 1))
+        x = np.repeat(hi - t, n, axis=1) + U(-0.5, 0.5)
         x[np.arange(rows), rng.integers(0, n, rows)] = hi
     elif kind == "half_ulp_tail":
-        big = top * rng.uniform(0.9, 1.0, (rows, 1)); eps = 2 * P.u
-        x = np.repeat(big * eps * rng.choice([0.51, 0.75, 1.49], (rows, 1)), n, axis=1); x[:, 0] = big[:, 0]
+        big = top * rng.uniform(0.9, 1.0, (rows, 1))
+        eps = 2 * P.u
+        x = np.repeat(big * eps * rng.choice([0.51, 0.75, 1.49], (rows, 1)), n, axis=1)
+        x[:, 0] = big[:, 0]
     elif kind == "half_ulp_square_tail":   # the same for a sum of squares: the tail's squares just above half an ulp of big^2
-        big = top * rng.uniform(0.9, 1.0, (rows, 1)); eps = 2 * P.u
-        x = np.repeat(big * np.sqrt(eps * rng.choice([0.51, 0.75, 1.49], (rows, 1))), n, axis=1); x[:, 0] = big[:, 0]
+        big = top * rng.uniform(0.9, 1.0, (rows, 1))
+        eps = 2 * P.u
+        x = np.repeat(big * np.sqrt(eps * rng.choice([0.51, 0.75, 1.49], (rows, 1))), n, axis=1)
+        x[:, 0] = big[:, 0]
     elif kind in ("steered", "steered_constant"):
         c = abs(top) * (rng.uniform(0.5, 1.0, rows) if kind == "steered_constant" else np.ones(rows))
         x = _steered_rows(c, n, dt, rng, kind == "steered") * (1.0 if top >= 0 else -1.0)
-    else: raise ValueError(f"kind must be one of {GENERATORS}, got {kind!r}")
+    else:
+        raise ValueError(f"kind must be one of {GENERATORS}, got {kind!r}")
     x = np.clip(x, lo, hi).astype(dt)
     return np.clip(x, np.asarray(lo).astype(dt), np.asarray(hi).astype(dt))
 
@@ -878,13 +1074,15 @@ def _steered_rows(c, n, dt, rng, spread):
         s64 = s.astype(np.float64)
         want = s64 + c * (rng.uniform(0.9, 1.0, rows) if spread else 1.0)
         alive &= np.abs(want) < fmax / 4                  # past that the sum could overflow: the row stays at c
-        if not alive.any(): break
+        if not alive.any():
+            break
         ulp = np.spacing(np.abs(want).astype(dt)).astype(np.float64)
         mid = (np.floor(want / ulp) + 0.5) * ulp
         v = (mid - s64).astype(dt)
         for _ in range(4):
             low = s64 + v.astype(np.float64) <= mid
-            if not low.any(): break
+            if not low.any():
+                break
             v = np.where(low, np.nextafter(v, dt(np.inf)), v)
         v = np.where(alive, v, np.asarray(c).astype(dt))
         out[:, k] = v.astype(np.float64)
@@ -895,19 +1093,26 @@ def _steered_rows(c, n, dt, rng, spread):
 def _inputs_for(spec: Spec, kind: str, rows: int, dtype, seed: int):
     "One batch of inputs for every input of the spec; a matmul's operands are drawn along K."
     mm = next((n for n in spec.expr.walk() if n.op == "matmul"), None)
-    N = spec.dims.get("N", 16); K = spec.dims.get("K")
+    N = spec.dims.get("N", 16)
+    K = spec.dims.get("K")
     reducing = [n for n in spec.expr.walk() if n.op in REDUCE + NORM + SCAN]
     row_inputs = {m.arg for r in reducing for m in r.walk() if m.op == "input"} or set(spec.inputs)
     out = {}
     for i, name in enumerate(spec.inputs):
         lo, hi = spec.domain[name]
-        if mm is not None and name == mm.srcs[0].arg: out[name] = adversarial_rows(kind, lo, hi, rows, K, dtype, seed + i)
-        elif mm is not None and name == mm.srcs[1].arg: out[name] = adversarial_rows(kind, lo, hi, 4, K, dtype, seed + i).T.copy()
-        elif mm is not None: out[name] = adversarial_rows(kind, lo, hi, 1, 4, dtype, seed + i)
-        elif name in row_inputs: out[name] = adversarial_rows(kind, lo, hi, rows, N, dtype, seed + i)
-        else: out[name] = adversarial_rows(GENERATORS[(GENERATORS.index(kind) + i) % 3], lo, hi, 1, N, dtype, seed + i)   # w, b: uniform or large
+        if mm is not None and name == mm.srcs[0].arg:
+            out[name] = adversarial_rows(kind, lo, hi, rows, K, dtype, seed + i)
+        elif mm is not None and name == mm.srcs[1].arg:
+            out[name] = adversarial_rows(kind, lo, hi, 4, K, dtype, seed + i).T.copy()
+        elif mm is not None:
+            out[name] = adversarial_rows(kind, lo, hi, 1, 4, dtype, seed + i)
+        elif name in row_inputs:
+            out[name] = adversarial_rows(kind, lo, hi, rows, N, dtype, seed + i)
+        else:
+            out[name] = adversarial_rows(GENERATORS[(GENERATORS.index(kind) + i) % 3], lo, hi, 1, N, dtype, seed + i)   # w, b: uniform or large
     return out
 
+# %% ../nbs/litmus/02_bounds.ipynb #9ed0fb12
 @dataclass
 class Measured:
     "The outcome of an adversarial search against one bound: worst error seen, where, and the count of cases."
@@ -917,15 +1122,18 @@ class Measured:
     cases: int
     violations: int
     @property
-    def tightness(self): return self.bound / self.worst if self.worst > 0 else math.inf
+    def tightness(self):
+        return self.bound / self.worst if self.worst > 0 else math.inf
 
+# %% ../nbs/litmus/02_bounds.ipynb #a235c7f4
 def measure(tb: ToleranceBound, rows=6, orders=None, seed=0) -> Measured:
     """Draw every generator's batch, run a correct implementation under every reduction order (and a
     libm perturbed within its budget), and compare with the exact reference. Soundness (C2) is
     `violations == 0`; tightness is bound / worst. Budget: len(GENERATORS) * len(orders) evaluations of `rows`
     rows of length N (or K), plus one exact reference per generator."""
     from litmus.spec import ORDERS
-    if not tb.certified: raise ValueError(f"measure needs a certified bound, got status {tb.status!r} ({tb.reason})")
+    if not tb.certified:
+        raise ValueError(f"measure needs a certified bound, got status {tb.status!r} ({tb.reason})")
     spec, orders = tb.spec, orders or ORDERS
     worst, where, cases, bad = 0.0, "", 0, 0
     for gi, kind in enumerate(GENERATORS):
@@ -933,10 +1141,12 @@ def measure(tb: ToleranceBound, rows=6, orders=None, seed=0) -> Measured:
         ref = spec.reference({k: v.astype(np.float64) for k, v in inputs.items()})
         for oi, order in enumerate(orders):
             got = spec.evaluate(inputs, tb.dtype, tb.acc_dtype, order, seed=seed * 100 + oi, out_dtype=tb.out_dtype).astype(np.float64)
-            with np.errstate(invalid="ignore"): err = np.abs(got - ref)
+            with np.errstate(invalid="ignore"):
+                err = np.abs(got - ref)
             err = np.where(np.isnan(err), np.inf, err)
             row_err = err.reshape(err.shape[0], -1).max(axis=1) if err.ndim > 1 else err
             cases += row_err.size
             bad += int((row_err > tb.total).sum())
-            if err.max() > worst: worst, where = float(err.max()), f"{kind}/{order}"
+            if err.max() > worst:
+                worst, where = float(err.max()), f"{kind}/{order}"
     return Measured(tb.total, worst, where, cases, bad)

@@ -32,6 +32,7 @@ MEANING = {
                 "could not be certified or run."),
 }
 
+# %% ../nbs/litmus/11_check.ipynb #510f90df
 @dataclass
 class CheckResult:
     "One kernel's verdict and the evidence for it (bound, safety report, falsification result, reasons, witness)."
@@ -45,7 +46,8 @@ class CheckResult:
     witness: str = ""
     seconds: float = 0.0
     @property
-    def exit_code(self) -> int: return EXIT_CODES[self.verdict]
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
     @property
     def counterexample(self) -> Counterexample | None:
         return self.falsification.counterexample if self.falsification is not None else None
@@ -78,11 +80,17 @@ def __str__(self: CheckResult) -> str:
 
 def _jsonable(v):
     "JSON-safe data: non-finite floats as strings, numpy scalars and arrays as Python values."
-    if isinstance(v, dict): return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)): return [_jsonable(x) for x in v]
-    if isinstance(v, np.ndarray): return _jsonable(v.tolist())
-    if isinstance(v, (np.floating, float)): v = float(v); return v if math.isfinite(v) else str(v)
-    if isinstance(v, np.integer): return int(v)
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return v if math.isfinite(v) else str(v)
+    if isinstance(v, np.integer):
+        return int(v)
     return v
 
 @patch
@@ -97,19 +105,26 @@ def as_dict(self: CheckResult) -> dict:
 # %% ../nbs/litmus/11_check.ipynb #ef896756
 def load_kernel(kernel) -> corpus.Kernel:
     "A kernel from a file path (parsed by chapter 10's loader), a corpus name, or an already loaded `corpus.Kernel`."
-    if isinstance(kernel, corpus.Kernel): return kernel
-    if isinstance(kernel, Path) or (isinstance(kernel, str) and (kernel.endswith(".py") or os.sep in kernel)): return corpus.load(kernel)
-    if isinstance(kernel, str): return corpus.get(kernel)
+    if isinstance(kernel, corpus.Kernel):
+        return kernel
+    if isinstance(kernel, Path) or (isinstance(kernel, str) and (kernel.endswith(".py") or os.sep in kernel)):
+        return corpus.load(kernel)
+    if isinstance(kernel, str):
+        return corpus.get(kernel)
     raise TypeError(f"kernel must be a file path, a corpus name or a corpus.Kernel, got {type(kernel).__name__}")
 
 def reference_arg(ref):
     "(spec text, reference) from `ref`: DSL text, a .py file holding `def reference` (kept as a path), or a function."
-    if ref is None: return None, None
-    if callable(ref): return None, ref
+    if ref is None:
+        return None, None
+    if callable(ref):
+        return None, ref
     if isinstance(ref, Path) or (isinstance(ref, str) and ref.endswith(".py")):
-        if not Path(ref).is_file(): raise ValueError(f"reference file {ref} does not exist")
+        if not Path(ref).is_file():
+            raise ValueError(f"reference file {ref} does not exist")
         return None, Path(ref)
-    if isinstance(ref, str): return ref, None
+    if isinstance(ref, str):
+        return ref, None
     raise TypeError(f"ref must be spec text, a .py path or a function, got {type(ref).__name__}")
 
 _KINDS = ("numeric", "out_of_bounds", "race", "barrier_divergence", "input_write")
@@ -124,18 +139,22 @@ def _validated(value) -> FalsifyResult:
         ok = ok and cx.kind in _KINDS and isinstance(cx.elements, int) and isinstance(cx.dims, dict) and isinstance(cx.detail, str)
         ok = ok and isinstance(cx.error, (int, float)) and isinstance(cx.threshold, (int, float))
         ok = ok and (cx.kind != "numeric" or cx.error > cx.threshold)
-    if not ok: raise ValueError("the search's result does not match its schema")
+    if not ok:
+        raise ValueError("the search's result does not match its schema")
     return result
 
 # %% ../nbs/litmus/11_check.ipynb #1052a696
 def _bound_text(target, tb, launch) -> str:
-    if target is None: return "none: no spec and no reference (static mode)"
-    if tb is None: return "none: a reference function has no certified bound; the search uses the relative tolerance 16 (n + 4) u"
+    if target is None:
+        return "none: no spec and no reference (static mode)"
+    if tb is None:
+        return "none: a reference function has no certified bound; the search uses the relative tolerance 16 (n + 4) u"
     at = ", ".join(f"{k}={v}" for k, v in target._spec_dims(launch).items())
     return repr(tb) + (f" at {at}" if at else "")
 
 def _safety(kernel, reasons):
-    try: return GPUSafetyCheck(kernel).run()
+    try:
+        return GPUSafetyCheck(kernel).run()
     except Exception as e:
         reasons.append(f"the safety check could not analyse the kernel: {type(e).__name__}: {e}")
         return None
@@ -166,30 +185,37 @@ def check(kernel, ref=None, domain=None, dims=None, *, budget: int = 80, quick: 
         options = dict(budget=min(budget, 40) if quick else budget, seed=seed, spsa_steps=4 if quick else 6, minimise_budget=60 if quick else 160,
                        race_search=True if race else "auto", dtype_classes=dtype_classes, sandbox=sandbox, time_limit=timeout,
                        limits=corpus.Limits(timeout=timeout, memory=memory_mb << 20))
-        try: fals = TargetedFalsification(k, spec_text, domain, dims, reference, **options).run()
-        except Exception as e: reasons.append(f"the search did not finish: {type(e).__name__}: {e}")
+        try:
+            fals = TargetedFalsification(k, spec_text, domain, dims, reference, **options).run()
+        except Exception as e:
+            reasons.append(f"the search did not finish: {type(e).__name__}: {e}")
     return _decide(k, target, tb, launch, certified, safety, fals, reasons, time.monotonic() - start)
 
 # %% ../nbs/litmus/11_check.ipynb #b7e28800
 def _decide(k, target, tb, launch, certified, safety, fals, reasons, seconds) -> CheckResult:
     witness, rejects = [], []
     for d in (safety.defects if safety is not None else []):
-        rejects.append(f"proved {d.kind} at line {d.line} ({d.text}), witness found by the {d.backend} solver"); witness.append(str(d))
+        rejects.append(f"proved {d.kind} at line {d.line} ({d.text}), witness found by the {d.backend} solver")
+        witness.append(str(d))
     cx = fals.counterexample if fals is not None else None
     if cx is not None:
-        if cx.kind != "numeric": rejects.append(f"{cx.kind.replace('_', ' ')} observed in the model on a concrete input ({cx.detail})")
-        else: rejects.append(f"numeric counterexample against the {cx.tolerance_kind} threshold"
-                             + (" (not a certified bound: labelled, not sound)" if cx.tolerance_kind != "certified" else ""))
+        if cx.kind != "numeric":
+            rejects.append(f"{cx.kind.replace('_', ' ')} observed in the model on a concrete input ({cx.detail})")
+        else:
+            rejects.append(f"numeric counterexample against the {cx.tolerance_kind} threshold"
+                           + (" (not a certified bound: labelled, not sound)" if cx.tolerance_kind != "certified" else ""))
         witness.append(str(cx))
     if rejects:
         verdict, reasons = "REJECT", rejects + [r for r in reasons if "safety check could not" in r]
     else:
-        if target is None: reasons.append("no reference (static mode): numerical correctness was not checked")
+        if target is None:
+            reasons.append("no reference (static mode): numerical correctness was not checked")
         elif not certified:
             reasons.append(f"no certified bound: {tb.reason}" if tb is not None else "no certified bound: the reference is a function, not a spec")
         if safety is not None and safety.verdict == "UNKNOWN":
             reasons += [f"unsupported construct: {u}" for u in safety.unsupported] + [f"safety not proved: {o}" for o in safety.open]
-        if fals is not None and fals.failure: reasons.append(f"the model could not run the kernel: {fals.failure}")
+        if fals is not None and fals.failure:
+            reasons.append(f"the model could not run the kernel: {fals.failure}")
         if fals is not None and not fals.failure and fals.evaluations == 0:
             reasons.append("the search ran no launch: nothing about the kernel's numbers was seen")
         if fals is not None and fals.skipped:

@@ -53,7 +53,8 @@ class UsageError(Exception):
     "A mistake on the command line or in the files it names: exit code 3."
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message): raise UsageError(message)
+    def error(self, message):
+        raise UsageError(message)
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="litmus", description="Verify a Triton kernel: ACCEPT (0), REJECT (1), UNKNOWN (2); usage errors exit 3.")
@@ -71,7 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.choices["run"].add_argument("name", help="a corpus kernel name (litmus run --list shows them)", nargs="?")
     sub.choices["run"].add_argument("--list", action="store_true", help="list the corpus kernels")
     for name, what in (("safety", "out-of-bounds, race and barrier proofs or witnesses"), ("shapes", "the shape classes and configurations")):
-        q = sub.add_parser(name, help=what); q.add_argument("file"); q.add_argument("--json", action="store_true")
+        q = sub.add_parser(name, help=what)
+        q.add_argument("file")
+        q.add_argument("--json", action="store_true")
     b = sub.add_parser("bench", help="the A/B/C benchmark over the corpus (tables and figures)")
     b.add_argument("--quick", action="store_true", help="CI-sized budgets")
     b.add_argument("--out", help="folder for the figures (default benchmarks/figures)")
@@ -86,45 +89,58 @@ def main(argv=None) -> int:
         args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
         return COMMANDS[args.command](args)
     except UsageError as e:
-        print(f"litmus: error: {e}", file=sys.stderr); return USAGE_ERROR
+        print(f"litmus: error: {e}", file=sys.stderr)
+        return USAGE_ERROR
     except (corpus.KernelFileError, ValueError, TypeError, FileNotFoundError) as e:
-        print(f"litmus: error: {e}", file=sys.stderr); return USAGE_ERROR
+        print(f"litmus: error: {e}", file=sys.stderr)
+        return USAGE_ERROR
     except SystemExit as e:      # argparse's --help exits 0; nothing else here may choose the code
         return 0 if e.code in (0, None) else USAGE_ERROR
 
 def _emit(args, text: str, data: dict):
-    if getattr(args, "json", False): print(json.dumps(data, indent=1, allow_nan=False))
-    else: print(text)
+    if getattr(args, "json", False):
+        print(json.dumps(data, indent=1, allow_nan=False))
+    else:
+        print(text)
 
 def _progress(args):
     "A one-line progress report on stderr for the long stages (quiet under --json)."
     start = time.monotonic()
-    if getattr(args, "json", False): return None
+    if getattr(args, "json", False):
+        return None
     return lambda message: print(f"litmus [{time.monotonic() - start:5.1f}s] {message}", file=sys.stderr, flush=True)
 
 # %% ../nbs/litmus/12_cli.ipynb #0d27f0be
 def cmd_check(args) -> int:
     from litmus.check import check
     path = Path(args.file)
-    if not path.is_file(): raise UsageError(f"no such kernel file: {args.file}")
-    if args.budget < 1: raise UsageError(f"--budget must be at least 1, got {args.budget}")
-    if not (0 < args.timeout <= 3600): raise UsageError(f"--timeout must be in (0, 3600] seconds, got {args.timeout}")
+    if not path.is_file():
+        raise UsageError(f"no such kernel file: {args.file}")
+    if args.budget < 1:
+        raise UsageError(f"--budget must be at least 1, got {args.budget}")
+    if not (0 < args.timeout <= 3600):
+        raise UsageError(f"--timeout must be in (0, 3600] seconds, got {args.timeout}")
     progress = _progress(args)
     r = check(path, args.ref, args.domain, args.dims, budget=args.budget, quick=args.quick, timeout=args.timeout, progress=progress)
-    if progress: progress(f"done: {r.verdict}")
+    if progress:
+        progress(f"done: {r.verdict}")
     _emit(args, str(r), r.as_dict())
     return r.exit_code
 
 def cmd_run(args) -> int:
     from litmus.check import check
     if args.list or not args.name:
-        if not args.list: raise UsageError("run needs a corpus kernel name; `litmus run --list` lists them")
-        for k in corpus.kernels(): print(f"{k.name:28s} {k.label}")
+        if not args.list:
+            raise UsageError("run needs a corpus kernel name; `litmus run --list` lists them")
+        for k in corpus.kernels():
+            print(f"{k.name:28s} {k.label}")
         return 0
-    if args.budget < 1: raise UsageError(f"--budget must be at least 1, got {args.budget}")
+    if args.budget < 1:
+        raise UsageError(f"--budget must be at least 1, got {args.budget}")
     progress = _progress(args)
     r = check(corpus.get(args.name), budget=args.budget, quick=args.quick, timeout=args.timeout, progress=progress)
-    if progress: progress(f"done: {r.verdict}")
+    if progress:
+        progress(f"done: {r.verdict}")
     _emit(args, str(r), r.as_dict())
     return r.exit_code
 
@@ -132,7 +148,8 @@ def cmd_run(args) -> int:
 def cmd_safety(args) -> int:
     from litmus.safety import GPUSafetyCheck
     from litmus.check import load_kernel, _jsonable
-    if not Path(args.file).is_file(): raise UsageError(f"no such kernel file: {args.file}")
+    if not Path(args.file).is_file():
+        raise UsageError(f"no such kernel file: {args.file}")
     report = GPUSafetyCheck(load_kernel(Path(args.file))).run()
     _emit(args, str(report), _jsonable(report.as_dict()))
     return report.exit_code
@@ -140,7 +157,8 @@ def cmd_safety(args) -> int:
 def cmd_shapes(args) -> int:
     from litmus.shapes import SymbolicShapeSpace
     from litmus.check import load_kernel
-    if not Path(args.file).is_file(): raise UsageError(f"no such kernel file: {args.file}")
+    if not Path(args.file).is_file():
+        raise UsageError(f"no such kernel file: {args.file}")
     space = SymbolicShapeSpace(load_kernel(Path(args.file)))
     rows = space.table()
     configs = space.configs()
@@ -170,7 +188,8 @@ def support_map(dtype="float32") -> list[dict]:
         try:
             tb = ToleranceBound(Spec(text, {n: (-10.0, 10.0) for n in names}, {"N": 256, "K": 256}), dtype)
             status, why = ("certified", f"|err| <= {tb.total:.3g}") if tb.certified else (tb.status, tb.reason)
-        except (ValueError, TypeError) as e: status, why = "error", str(e)
+        except (ValueError, TypeError) as e:
+            status, why = "error", str(e)
         rows.append({"fragment": fragment, "spec": text, "status": status, "detail": why})
     return rows
 
@@ -189,15 +208,20 @@ def cmd_support(args) -> int:
 def cmd_bench(args) -> int:
     import runpy
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
-    if not script.is_file(): raise UsageError(f"the benchmark script {script} is not here (run from a source checkout)")
+    if not script.is_file():
+        raise UsageError(f"the benchmark script {script} is not here (run from a source checkout)")
     argv = [str(script)] + (["--quick"] if args.quick else []) + (["--out", args.out] if args.out else [])
     saved, sys.argv = sys.argv, argv
-    try: runpy.run_path(str(script), run_name="__main__")
-    except SystemExit as e: return int(e.code or 0) if isinstance(e.code, int) else 0
-    finally: sys.argv = saved
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as e:
+        return int(e.code or 0) if isinstance(e.code, int) else 0
+    finally:
+        sys.argv = saved
     return 0
 
 COMMANDS = {"check": cmd_check, "run": cmd_run, "safety": cmd_safety, "shapes": cmd_shapes, "support": cmd_support, "bench": cmd_bench}
 
 # %% ../nbs/litmus/12_cli.ipynb #524b41e0
-if __name__ == "__main__": sys.exit(main())     # python -m litmus.cli, the same as the console script
+if __name__ == "__main__":
+    sys.exit(main())     # python -m litmus.cli, the same as the console script

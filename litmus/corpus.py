@@ -44,23 +44,28 @@ def _parsed_size(expr: str) -> ast.Expression:
     except (RecursionError, MemoryError):
         raise ValueError(f"evaluate: {expr[:40]!r}... nests too deeply") from None
 
+# %% ../nbs/litmus/10_corpus.ipynb #0eb7b943
 def evaluate(expr, env: dict):
     """The integer value of a size expression over `env` (dims and constexprs).
     A plain number (int, or float for a scalar such as eps) is returned as it is."""
     if isinstance(expr, bool) or not isinstance(expr, (int, float, str)):
         raise TypeError(f"evaluate: expr must be a size expression string or a number, got {expr!r}")
-    if not isinstance(expr, str): return expr
-    if len(expr) > 1000: raise ValueError(f"evaluate: a size expression has at most 1000 characters, got {len(expr)}")
+    if not isinstance(expr, str):
+        return expr
+    if len(expr) > 1000:
+        raise ValueError(f"evaluate: a size expression has at most 1000 characters, got {len(expr)}")
     tree = _parsed_size(expr)
     def walk(node):
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool): return node.value
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return node.value
         if isinstance(node, ast.Name):
             if node.id not in env:
                 raise ValueError(f"evaluate: {expr!r} uses unknown name {node.id!r}; known names are {sorted(env)}")
             return env[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             left, right = walk(node.left), walk(node.right)
-            if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0: raise ValueError(f"evaluate: {expr!r} divides by zero")
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0:
+                raise ValueError(f"evaluate: {expr!r} divides by zero")
             return _BINOPS[type(node.op)](left, right)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             value = walk(node.operand)
@@ -72,8 +77,10 @@ def evaluate(expr, env: dict):
             return fn(*[walk(a) for a in node.args])
         raise ValueError(f"evaluate: {expr!r} contains {ast.unparse(node)!r}; allowed are integers, names, "
                          "+ - * // %, parentheses, cdiv, next_pow2, min, max")
-    try: return int(walk(tree.body))
-    except RecursionError: raise ValueError(f"evaluate: {expr[:40]!r}... nests too deeply") from None
+    try:
+        return int(walk(tree.body))
+    except RecursionError:
+        raise ValueError(f"evaluate: {expr[:40]!r}... nests too deeply") from None
 
 # %% ../nbs/litmus/10_corpus.ipynb #aecc3df6
 @dataclass(eq=False)
@@ -107,18 +114,24 @@ class Kernel:
         "The planted bug's family, None for a correct or unlabelled kernel."
         return self.label if self.buggy else None
     @property
-    def buggy(self) -> bool: return self.label not in (None, "correct")
+    def buggy(self) -> bool:
+        return self.label not in (None, "correct")
     @property
-    def params(self) -> list[str]: return [a.arg for a in self.fn_ast.args.args]
+    def params(self) -> list[str]:
+        return [a.arg for a in self.fn_ast.args.args]
     def arg(self, name: str) -> dict:
         for a in self.args:
-            if a["name"] == name: return a
+            if a["name"] == name:
+                return a
         raise ValueError(f"kernel {self.name}: no argument named {name!r}; arguments are {self.params}")
     @property
-    def inputs(self) -> list[str]: return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] == "in"]
+    def inputs(self) -> list[str]:
+        return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] == "in"]
     @property
-    def outputs(self) -> list[str]: return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] != "in"]
-    def __repr__(self): return f"Kernel({self.name!r}, label={self.label!r}, dims={self.dims})"
+    def outputs(self) -> list[str]:
+        return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] != "in"]
+    def __repr__(self):
+        return f"Kernel({self.name!r}, label={self.label!r}, dims={self.dims})"
 
 # %% ../nbs/litmus/10_corpus.ipynb #47232c01
 def triton_names(tree: ast.Module) -> dict:
@@ -127,14 +140,17 @@ def triton_names(tree: ast.Module) -> dict:
     for node in tree.body:
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.split(".")[0] == "triton": names[a.asname or "triton"] = a.name if a.asname else "triton"
+                if a.name.split(".")[0] == "triton":
+                    names[a.asname or "triton"] = a.name if a.asname else "triton"
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "triton":
-            for a in node.names: names[a.asname or a.name] = f"{node.module}.{a.name}"
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}.{a.name}"
     return names
 
 def _is_jit(decorator, imported: dict) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    if isinstance(target, ast.Name): return imported.get(target.id) == "triton.jit"
+    if isinstance(target, ast.Name):
+        return imported.get(target.id) == "triton.jit"
     return (isinstance(target, ast.Attribute) and target.attr == "jit" and isinstance(target.value, ast.Name)
             and imported.get(target.value.id) == "triton")
 
@@ -150,8 +166,10 @@ def _kernel_function(tree: ast.Module, path: Path) -> ast.FunctionDef:
         raise
 
 # %% ../nbs/litmus/10_corpus.ipynb #a554cb7e
-def _is_size(v) -> bool: return isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
-def _is_number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+def _is_size(v) -> bool:
+    return isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 def _check_args(fail, args, params: list[str]):
     if not isinstance(args, list) or not all(isinstance(a, dict) and isinstance(a.get("name"), str) and "kind" in a for a in args):
@@ -164,9 +182,12 @@ def _check_args(fail, args, params: list[str]):
             fail(f"argument {a['name']!r} has kind {a['kind']!r}; expected 'tensor', 'scalar' or 'constexpr'")
         if a["kind"] == "tensor":
             missing = [k for k in ("dtype", "shape", "role") if k not in a]
-            if missing: fail(f"tensor argument {a['name']!r} is missing {missing}")
-            if a["dtype"] not in DTYPE_FACTS: fail(f"tensor argument {a['name']!r} has dtype {a['dtype']!r}; expected one of {list(DTYPE_FACTS)}")
-            if a["role"] not in ROLES: fail(f"tensor argument {a['name']!r} has role {a['role']!r}; expected one of {ROLES}")
+            if missing:
+                fail(f"tensor argument {a['name']!r} is missing {missing}")
+            if a["dtype"] not in DTYPE_FACTS:
+                fail(f"tensor argument {a['name']!r} has dtype {a['dtype']!r}; expected one of {list(DTYPE_FACTS)}")
+            if a["role"] not in ROLES:
+                fail(f"tensor argument {a['name']!r} has role {a['role']!r}; expected one of {ROLES}")
             for key in ("shape", "strides"):
                 if key in a and not (isinstance(a[key], list) and 1 <= len(a[key]) <= 8 and all(_is_size(s) for s in a[key])):
                     fail(f"tensor argument {a['name']!r}: {key} must be a list of 1 to 8 size expressions, got {a[key]!r}")
@@ -180,11 +201,15 @@ def _check_args(fail, args, params: list[str]):
 # %% ../nbs/litmus/10_corpus.ipynb #bd367c4a
 def _check_meta(fail, litmus: dict, has_reference: bool):
     missing = [k for k in ("dims", "args", "grid") if k not in litmus]
-    if missing: fail(f"LITMUS is missing {missing} (the launch: dims, args and grid are required)")
+    if missing:
+        fail(f"LITMUS is missing {missing} (the launch: dims, args and grid are required)")
     label = litmus.get("label")
-    if label is not None and label not in LABELS: fail(f"LITMUS['label'] is {label!r}; expected one of {LABELS}")
-    if label is not None and not has_reference: fail("missing `def reference(...)`, the numpy float64 reference of what the kernel should compute")
-    if not isinstance(litmus.get("why", ""), str): fail("LITMUS['why'] must be a string")
+    if label is not None and label not in LABELS:
+        fail(f"LITMUS['label'] is {label!r}; expected one of {LABELS}")
+    if label is not None and not has_reference:
+        fail("missing `def reference(...)`, the numpy float64 reference of what the kernel should compute")
+    if not isinstance(litmus.get("why", ""), str):
+        fail("LITMUS['why'] must be a string")
     dims = litmus["dims"]
     if not (isinstance(dims, dict) and all(isinstance(d, str) and d.isidentifier() and isinstance(v, int) and not isinstance(v, bool)
                                            and v >= 0 for d, v in dims.items())):
@@ -192,7 +217,8 @@ def _check_meta(fail, litmus: dict, has_reference: bool):
     if not (isinstance(litmus["grid"], list) and 1 <= len(litmus["grid"]) <= 3 and all(_is_size(g) for g in litmus["grid"])):
         fail(f"LITMUS['grid'] must be a list of 1 to 3 size expressions, got {litmus['grid']!r}")
     for key, kind in [("spec", str), ("reduce", (str, int)), ("sibling", str), ("accumulate", str)]:
-        if litmus.get(key) is not None and not isinstance(litmus[key], kind): fail(f"LITMUS[{key!r}] must be a {kind}, got {litmus[key]!r}")
+        if litmus.get(key) is not None and not isinstance(litmus[key], kind):
+            fail(f"LITMUS[{key!r}] must be a {kind}, got {litmus[key]!r}")
     if litmus.get("accumulate") is not None and litmus["accumulate"] not in DTYPE_FACTS:
         fail(f"LITMUS['accumulate'] is {litmus['accumulate']!r}; expected one of {list(DTYPE_FACTS)}")
     domain = litmus.get("domain", {})
@@ -205,17 +231,23 @@ def _check_meta(fail, litmus: dict, has_reference: bool):
         fail(f"LITMUS['ranges'] must map dims to [lo, hi] integers with 0 <= lo <= hi, got {ranges!r}")
     if not (isinstance(litmus.get("pads", []), list) and all(p in dims for p in litmus.get("pads", []))):
         fail(f"LITMUS['pads'] must list dims, got {litmus.get('pads')!r}")
-    if label not in (None, "correct"): _check_answer_key(fail, litmus.get("answer_key"), dims)
+    if label not in (None, "correct"):
+        _check_answer_key(fail, litmus.get("answer_key"), dims)
 
+# %% ../nbs/litmus/10_corpus.ipynb #e45303d3
 def _check_answer_key(fail, key, dims: dict):
-    if not key: fail("a buggy kernel needs LITMUS['answer_key'] (the dims and input recipe that expose its bug)")
-    if not isinstance(key, dict): fail(f"LITMUS['answer_key'] must be a dict, got {type(key).__name__}")
+    if not key:
+        fail("a buggy kernel needs LITMUS['answer_key'] (the dims and input recipe that expose its bug)")
+    if not isinstance(key, dict):
+        fail(f"LITMUS['answer_key'] must be a dict, got {type(key).__name__}")
     if key.get("observable", "numeric") not in OBSERVABLE:
         fail(f"answer_key observable is {key.get('observable')!r}; expected one of {OBSERVABLE}")
     if not (isinstance(key.get("dims", {}), dict) and set(key.get("dims", {})) <= set(dims)):
         fail(f"answer_key dims must override known dims {sorted(dims)}, got {key.get('dims')!r}")
-    if not isinstance(key.get("inputs", {}), dict): fail("answer_key inputs must be a dict of recipes by input name")
-    if not isinstance(key.get("seed", 0), int): fail("answer_key seed must be an integer")
+    if not isinstance(key.get("inputs", {}), dict):
+        fail("answer_key inputs must be a dict of recipes by input name")
+    if not isinstance(key.get("seed", 0), int):
+        fail("answer_key seed must be an integer")
 
 # %% ../nbs/litmus/10_corpus.ipynb #6cb28df1
 class LaunchError(ValueError):
@@ -247,14 +279,18 @@ class TensorArg:
             index = index + (np.arange(n, dtype=np.int64) * s).reshape([-1 if a == axis else 1 for a in range(len(self.shape))])
         return index
 
+# %% ../nbs/litmus/10_corpus.ipynb #9078ad24
 def row_major(shape) -> tuple:
     strides, step = [], 1
-    for n in reversed(shape): strides.append(step); step *= max(n, 1)
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
     return tuple(reversed(strides))
 
 def allocation_span(shape, strides) -> int:
     "Elements in the minimal allocation addressed by `shape`/`strides` (the corpus's allocation rule)."
-    if any(n == 0 for n in shape): return 0
+    if any(n == 0 for n in shape):
+        return 0
     return 1 + sum((n - 1) * s for n, s in zip(shape, strides))
 
 @dataclass
@@ -267,15 +303,18 @@ class Launch:
     grid: tuple
 
     @property
-    def tensors(self) -> list[TensorArg]: return [v for v in self.values.values() if isinstance(v, TensorArg)]
+    def tensors(self) -> list[TensorArg]:
+        return [v for v in self.values.values() if isinstance(v, TensorArg)]
     @property
-    def programs(self) -> int: return math.prod(self.grid)
+    def programs(self) -> int:
+        return math.prod(self.grid)
 
 # %% ../nbs/litmus/10_corpus.ipynb #978dd4fc
 def _sizes(what: str, values, env) -> tuple:
     out = tuple(evaluate(v, env) for v in values)
     for i, v in enumerate(out):
-        if not isinstance(v, int) or v < 0: raise LaunchError(f"{what}[{i}] = {v!r} is negative or not an integer")
+        if not isinstance(v, int) or v < 0:
+            raise LaunchError(f"{what}[{i}] = {v!r} is negative or not an integer")
     return out
 
 def _check_limits(launch: Launch, limits: LaunchLimits):
@@ -285,29 +324,37 @@ def _check_limits(launch: Launch, limits: LaunchLimits):
         if t.span > limits.elements:
             raise LaunchError(f"tensor {t.name!r} spans {t.span} elements; the limit is {limits.elements}")
 
+# %% ../nbs/litmus/10_corpus.ipynb #bda46985
 def resolve(kernel: Kernel, dims: dict | None = None, limits: LaunchLimits | None = LIMITS) -> Launch:
     "Evaluate `kernel`'s launch at its default dims overridden by `dims`, checked against `limits` (None: structure only)."
     dims = dict(dims or {})
     unknown = sorted(set(dims) - set(kernel.dims))
-    if unknown: raise ValueError(f"resolve: kernel {kernel.name} has no dims {unknown}; its dims are {sorted(kernel.dims)}")
+    if unknown:
+        raise ValueError(f"resolve: kernel {kernel.name} has no dims {unknown}; its dims are {sorted(kernel.dims)}")
     bad = {d: v for d, v in dims.items() if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0}
-    if bad: raise LaunchError(f"resolve: dims must be non-negative integers, got {bad}")
+    if bad:
+        raise LaunchError(f"resolve: dims must be non-negative integers, got {bad}")
     full = {**kernel.dims, **{k: int(v) for k, v in dims.items()}}
     env, values = dict(full), {}
     try:
         for a in kernel.args:
-            if a["kind"] == "constexpr": env[a["name"]] = values[a["name"]] = evaluate(a["value"], env)
+            if a["kind"] == "constexpr":
+                env[a["name"]] = values[a["name"]] = evaluate(a["value"], env)
         for a in kernel.args:
-            if a["kind"] == "scalar": values[a["name"]] = evaluate(a["value"], env)
+            if a["kind"] == "scalar":
+                values[a["name"]] = evaluate(a["value"], env)
             elif a["kind"] == "tensor":
                 shape = _sizes(f"{a['name']} shape", a["shape"], env)
                 strides = _sizes(f"{a['name']} strides", a["strides"], env) if "strides" in a else row_major(shape)
                 values[a["name"]] = TensorArg(a["name"], a["dtype"], shape, strides, allocation_span(shape, strides), a["role"])
         grid = _sizes("grid", kernel.grid, env)
         launch = Launch(kernel, full, env, {name: values[name] for name in kernel.params}, grid)
-        if limits is not None: _check_limits(launch, limits)
-    except LaunchError as e: raise LaunchError(f"kernel file {kernel.path}: launch info: {e}") from None
-    except ValueError as e: raise ValueError(f"kernel file {kernel.path}: launch info: {e}") from None
+        if limits is not None:
+            _check_limits(launch, limits)
+    except LaunchError as e:
+        raise LaunchError(f"kernel file {kernel.path}: launch info: {e}") from None
+    except ValueError as e:
+        raise ValueError(f"kernel file {kernel.path}: launch info: {e}") from None
     return launch
 
 # %% ../nbs/litmus/10_corpus.ipynb #5b29ab5d
@@ -315,7 +362,8 @@ def load(path) -> Kernel:
     """Read one kernel file by parsing it (nothing in it runs): chapter 03's loader for the code, this chapter's checks
     for the metadata. Every defect raises `KernelFileError` naming the file (and the line, for code)."""
     path = Path(path)
-    def fail(what): raise KernelFileError(f"kernel file {path}: {what}")
+    def fail(what):
+        raise KernelFileError(f"kernel file {path}: {what}")
     source, tree = read_source(path)
     fn = _kernel_function(tree, path)
     references = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "reference"]
@@ -328,8 +376,10 @@ def load(path) -> Kernel:
                     domain=litmus.get("domain", {}), answer_key=litmus.get("answer_key"), has_reference=bool(references),
                     reduce=str(litmus.get("reduce", "1")), accumulate=litmus.get("accumulate"), pads=tuple(litmus.get("pads", ())),
                     ranges=litmus.get("ranges", {}), sibling=litmus.get("sibling"), meta=litmus)
-    try: resolve(kernel, limits=None)
-    except ValueError as e: fail(str(e).removeprefix(f"kernel file {path}: "))
+    try:
+        resolve(kernel, limits=None)
+    except ValueError as e:
+        fail(str(e).removeprefix(f"kernel file {path}: "))
     return kernel
 
 # %% ../nbs/litmus/10_corpus.ipynb #78f1de4d
@@ -340,16 +390,19 @@ def kernels() -> list[Kernel]:
     if "all" not in _CACHE:
         found = [load(p) for p in sorted(KERNEL_DIR.glob("*.py")) if not p.name.startswith("_")]
         unlabelled = [k.name for k in found if k.label is None]
-        if unlabelled: raise KernelFileError(f"corpus kernels {unlabelled} have no LITMUS['label']")
+        if unlabelled:
+            raise KernelFileError(f"corpus kernels {unlabelled} have no LITMUS['label']")
         _CACHE["all"] = found
     return list(_CACHE["all"])
 
-def names() -> list[str]: return [k.name for k in kernels()]
+def names() -> list[str]:
+    return [k.name for k in kernels()]
 
 def get(name: str) -> Kernel:
     "The corpus kernel called `name` (e.g. 'softmax_nomaxsub')."
     for k in kernels():
-        if k.name == name: return k
+        if k.name == name:
+            return k
     raise ValueError(f"get: no corpus kernel named {name!r}; known kernels are {names()}")
 
 # %% ../nbs/litmus/10_corpus.ipynb #8bcd6210
@@ -381,20 +434,24 @@ _REFERENCE_FUNCTIONS = weakref.WeakKeyDictionary()  # kernel -> its reference fu
 
 def reference_here(kernel: Kernel, inputs: dict) -> dict:
     "The file's reference on `inputs` (arrays by input name), run in this process: only inside a box."
-    if not kernel.has_reference: raise ValueError(f"kernel {kernel.name} has no `def reference(...)`")
+    if not kernel.has_reference:
+        raise ValueError(f"kernel {kernel.name} has no `def reference(...)`")
     if kernel not in _REFERENCE_FUNCTIONS:  # the box answers many inputs; the file's top level runs once in it
         _REFERENCE_FUNCTIONS[kernel] = function_from(reference_module(kernel), kernel, "reference")
     fn = _REFERENCE_FUNCTIONS[kernel]
-    with np.errstate(all="ignore"): ref = fn(*[np.array(inputs[n], dtype=np.float64) for n in kernel.inputs])
+    with np.errstate(all="ignore"):
+        ref = fn(*[np.array(inputs[n], dtype=np.float64) for n in kernel.inputs])
     ref = ref if isinstance(ref, tuple) else (ref,)
     if len(ref) != len(kernel.outputs):
         raise ValueError(f"kernel {kernel.name}: reference returned {len(ref)} outputs for output arguments {kernel.outputs}")
     return {n: np.asarray(r, dtype=np.float64) for n, r in zip(kernel.outputs, ref)}
 
+# %% ../nbs/litmus/10_corpus.ipynb #c8bfa107
 def _checked_reference(kernel: Kernel, dims, outcome: Boxed) -> dict:
     """A boxed reference's answer, or ValueError: float64 arrays, one per output, each broadcasting to the output's
     logical shape at `dims` (not checked when dims is None: the caller's inputs may not be at the default dims)."""
-    if not outcome.ok: raise ValueError(f"kernel {kernel.name}: the reference failed in its box: {outcome.error}")
+    if not outcome.ok:
+        raise ValueError(f"kernel {kernel.name}: the reference failed in its box: {outcome.error}")
     shapes = {t.name: t.shape for t in resolve(kernel, dims, None).tensors} if dims is not None else {}
     value = outcome.value
     if not isinstance(value, dict) or sorted(value) != sorted(kernel.outputs):
@@ -402,37 +459,46 @@ def _checked_reference(kernel: Kernel, dims, outcome: Boxed) -> dict:
     for name, array in value.items():
         if not isinstance(array, np.ndarray) or array.dtype != np.float64:
             raise ValueError(f"kernel {kernel.name}: reference output {name!r} is not a float64 array")
-        try: np.broadcast_shapes(array.shape, shapes.get(name, array.shape))
-        except ValueError: raise ValueError(f"kernel {kernel.name}: reference output {name!r} has shape {array.shape}, "
+        try:
+            np.broadcast_shapes(array.shape, shapes.get(name, array.shape))
+        except ValueError:
+            raise ValueError(f"kernel {kernel.name}: reference output {name!r} has shape {array.shape}, "
                                             f"which does not broadcast to {shapes[name]}") from None
     return value
 
+# %% ../nbs/litmus/10_corpus.ipynb #0e4fdef3
 def reference_results(cases: list, limits: Limits | None = None) -> list[tuple]:
     "(outputs, None) or (None, why not) for each of `cases` = [(kernel, dims, inputs), ...]: one box per kernel file."
     out, groups = [None] * len(cases), {}
-    for i, (k, _, _) in enumerate(cases): groups.setdefault(id(k), []).append(i)
+    for i, (k, _, _) in enumerate(cases):
+        groups.setdefault(id(k), []).append(i)
     for indices in groups.values():
         answers = boxed(lambda i: reference_here(cases[i][0], cases[i][2]), indices, limits)
         for i, a in zip(indices, answers):
-            try: out[i] = (_checked_reference(cases[i][0], cases[i][1], a), None)
-            except ValueError as e: out[i] = (None, str(e))
+            try:
+                out[i] = (_checked_reference(cases[i][0], cases[i][1], a), None)
+            except ValueError as e:
+                out[i] = (None, str(e))
     return out
 
 def references(cases: list, limits: Limits | None = None) -> list[dict]:
     "The reference outputs for `cases`, or ValueError naming the first that failed."
     results = reference_results(cases, limits)
     for outputs, error in results:
-        if error: raise ValueError(error)
+        if error:
+            raise ValueError(error)
     return [outputs for outputs, _ in results]
 
 def reference_outputs(kernel: Kernel, inputs: dict, dims: dict | None = None, limits: Limits | None = None) -> dict:
     "The reference's outputs by output-argument name, computed in a box."
     return references([(kernel, dims, inputs)], limits)[0]
 
+# %% ../nbs/litmus/10_corpus.ipynb #54f6c7a9
 @patch
 def reference(self: Kernel, *inputs):
     "The file's reference on `inputs` (in `inputs` order), run in a box: an array, or a tuple for several outputs."
-    if len(inputs) != len(self.inputs): raise TypeError(f"kernel {self.name}: reference takes {self.inputs}, got {len(inputs)} arrays")
+    if len(inputs) != len(self.inputs):
+        raise TypeError(f"kernel {self.name}: reference takes {self.inputs}, got {len(inputs)} arrays")
     answer = reference_outputs(self, dict(zip(self.inputs, inputs)))
     out = [answer[n] for n in self.outputs]
     return out[0] if len(out) == 1 else tuple(out)
@@ -441,31 +507,41 @@ def reference(self: Kernel, *inputs):
 def draw(recipe: dict | None, shape, rng: np.random.Generator) -> np.ndarray:
     "Float64 values of `shape` from one recipe entry (None: uniform on [0, 1))."
     recipe = recipe or {"dist": "uniform", "low": 0.0, "high": 1.0}
-    if not isinstance(recipe, dict): raise ValueError(f"draw: a recipe is a dict with a 'dist', got {recipe!r}")
+    if not isinstance(recipe, dict):
+        raise ValueError(f"draw: a recipe is a dict with a 'dist', got {recipe!r}")
     dist = recipe.get("dist")
-    if dist == "uniform": return rng.uniform(recipe.get("low", 0.0), recipe.get("high", 1.0), shape)
-    if dist == "normal": return rng.normal(recipe.get("loc", 0.0), recipe.get("scale", 1.0), shape)
-    if dist == "const": return np.full(shape, float(recipe["value"]))
-    if dist == "integers": return rng.integers(int(recipe["low"]), int(recipe["high"]) + 1, shape).astype(np.float64)
+    if dist == "uniform":
+        return rng.uniform(recipe.get("low", 0.0), recipe.get("high", 1.0), shape)
+    if dist == "normal":
+        return rng.normal(recipe.get("loc", 0.0), recipe.get("scale", 1.0), shape)
+    if dist == "const":
+        return np.full(shape, float(recipe["value"]))
+    if dist == "integers":
+        return rng.integers(int(recipe["low"]), int(recipe["high"]) + 1, shape).astype(np.float64)
     raise ValueError(f"draw: recipe {recipe!r} has dist {dist!r}; expected 'uniform', 'normal', 'const' or 'integers'")
 
 def _integer_recipe(kernel: Kernel, name: str, recipe: dict | None) -> dict:
-    if recipe is not None and recipe.get("dist") in ("const", "integers"): return recipe
+    if recipe is not None and recipe.get("dist") in ("const", "integers"):
+        return recipe
     lo, hi = kernel.domain.get(name, (0, 100))
     return {"dist": "integers", "low": math.ceil(lo), "high": math.floor(hi)}
 
+# %% ../nbs/litmus/10_corpus.ipynb #15975483
 def make_inputs(kernel: Kernel, dims: dict | None = None, recipe: dict | None = None, seed: int = 0) -> dict:
     "Input arrays by argument name for `kernel` at `dims`, drawn per `recipe` and rounded to each tensor's dtype."
     launch, recipe = resolve(kernel, dims), dict(recipe or {})
     unknown = sorted(set(recipe) - set(kernel.inputs))
-    if unknown: raise ValueError(f"make_inputs: recipe names {unknown}, which are not inputs of {kernel.name} ({kernel.inputs})")
+    if unknown:
+        raise ValueError(f"make_inputs: recipe names {unknown}, which are not inputs of {kernel.name} ({kernel.inputs})")
     rng, out = np.random.default_rng(seed), {}
     for t in launch.tensors:
-        if t.role != "in": continue
+        if t.role != "in":
+            continue
         facts = DTYPE_FACTS[t.dtype]
         r = recipe.get(t.name) if facts.is_float else _integer_recipe(kernel, t.name, recipe.get(t.name))
         values = np.clip(draw(r, t.shape, rng), facts.lowest, facts.max) if not facts.is_float else draw(r, t.shape, rng)
-        with np.errstate(over="ignore"): out[t.name] = values.astype(facts.dtype).astype(np.float64)
+        with np.errstate(over="ignore"):
+            out[t.name] = values.astype(facts.dtype).astype(np.float64)
     return out
 
 def tolerance(kernel: Kernel, dims: dict | None = None) -> float:
@@ -476,25 +552,31 @@ def tolerance(kernel: Kernel, dims: dict | None = None) -> float:
     u_acc = min(DTYPE_FACTS[kernel.accumulate].u, u_out) if kernel.accumulate else u_out   # a declaration only tightens
     return 16 * (n * u_acc + 4 * u_out)
 
+# %% ../nbs/litmus/10_corpus.ipynb #178a5ab1
 def deviation(out, ref, rtol: float) -> float:
     "max |out - ref| / (rtol (|ref| + max|ref|)) over the elements; inf where out is non-finite and ref is not (or vice versa)."
     out, ref = np.asarray(out, np.float64), np.broadcast_to(np.asarray(ref, np.float64), np.shape(out))
     finite = np.isfinite(ref)
-    if (np.isfinite(out) != finite).any(): return float("inf")
-    if not finite.any(): return 0.0
+    if (np.isfinite(out) != finite).any():
+        return float("inf")
+    if not finite.any():
+        return 0.0
     scale = np.abs(ref[finite]).max()
     allowance = rtol * (np.abs(ref[finite]) + scale) + np.finfo(np.float64).tiny
-    with np.errstate(all="ignore"): return float(np.max(np.abs(out[finite] - ref[finite]) / allowance))
+    with np.errstate(all="ignore"):
+        return float(np.max(np.abs(out[finite] - ref[finite]) / allowance))
 
 # %% ../nbs/litmus/10_corpus.ipynb #4cf988db
 def answer_key_inputs(kernel: Kernel) -> tuple[dict, dict]:
     "(dims, inputs) of a buggy kernel's answer key."
     key = kernel.answer_key
-    if not key: raise ValueError(f"answer_key_inputs: {kernel.name} is labelled {kernel.label!r} and has no answer key")
+    if not key:
+        raise ValueError(f"answer_key_inputs: {kernel.name} is labelled {kernel.label!r} and has no answer key")
     dims = {**kernel.dims, **key.get("dims", {})}
     return dims, make_inputs(kernel, dims, key.get("inputs"), key.get("seed", 0))
 
-def _pow2_floor(n: int) -> int: return 1 << (max(int(n), 1).bit_length() - 1)
+def _pow2_floor(n: int) -> int:
+    return 1 << (max(int(n), 1).bit_length() - 1)
 
 def standard_dims(kernel: Kernel) -> dict:
     "Condition A's shape: every dim rounded down to a power of two, padding dims 0."
@@ -504,7 +586,9 @@ def fuzz_dims(kernel: Kernel, rng: np.random.Generator) -> dict:
     "One of condition B's shapes: each dim uniform in its range, redrawn while it is a power of two; padding dims 0."
     dims = {}
     for d, v in kernel.dims.items():
-        if d in kernel.pads: dims[d] = 0; continue
+        if d in kernel.pads:
+            dims[d] = 0
+            continue
         lo, hi = kernel.ranges.get(d, (1, max(2 * v, 3)))
         choices = [n for n in range(lo, hi + 1) if n & (n - 1)] or list(range(lo, hi + 1))
         dims[d] = int(rng.choice(choices))

@@ -42,7 +42,8 @@ def generate(kind: str, shape, lo: float, hi: float, fmt: DType, rng: np.random.
     tensor's dtype. Returns None where the domain leaves the generator nothing to aim at (NaN without permission)."""
     rows, n = _rows(shape)
     size = (rows, n)
-    mag = max(abs(lo), abs(hi)); top = hi if abs(hi) >= abs(lo) else lo
+    mag = max(abs(lo), abs(hi))
+    top = hi if abs(hi) >= abs(lo) else lo
     U = lambda a, b, s=size: _between(rng, a, b, s)
     v = variant
     if kind == "large_magnitude":
@@ -52,13 +53,16 @@ def generate(kind: str, shape, lo: float, hi: float, fmt: DType, rng: np.random.
         if v % 2 == 0 and hi > -t:     # past the overflow point (or as near it as the domain allows)
             x = U(max(lo, min(hi, t + 1.0)), hi)
         else:                          # one entry past it, the rest far below: a softmax's dominant entry
-            x = U(lo, max(lo, min(hi, t) - 20.0)); x[np.arange(rows), rng.integers(0, n, rows)] = hi
+            x = U(lo, max(lo, min(hi, t) - 20.0))
+            x[np.arange(rows), rng.integers(0, n, rows)] = hi
     elif kind == "all_negative":
         x = U(lo, min(hi, -fmt.smallest_normal)) if lo < 0 else U(lo, lo + (hi - lo) / 8)
-        if v % 2 and lo < 0: x = U(lo, min(hi, lo / 2))
+        if v % 2 and lo < 0:
+            x = U(lo, min(hi, lo / 2))
     elif kind == "all_positive":
         x = U(max(lo, fmt.smallest_normal), hi) if hi > 0 else U(hi - (hi - lo) / 8, hi)
-        if v % 2 and hi > 0: x = U(max(lo, hi / 2), hi)
+        if v % 2 and hi > 0:
+            x = U(max(lo, hi / 2), hi)
     elif kind == "one_side_of_init":
         bands = [(lo, -1.0), (-1.0, 0.0), (0.0, 1.0), (1.0, hi)]
         bands = [(max(a, lo), min(b, hi)) for a, b in bands if max(a, lo) < min(b, hi)] or [(lo, hi)]
@@ -76,42 +80,54 @@ def generate(kind: str, shape, lo: float, hi: float, fmt: DType, rng: np.random.
         tiny = fmt.smallest_normal
         x = U(max(lo, -tiny), min(hi, tiny)) if lo <= 0 <= hi else U(lo, lo + (hi - lo) * 1e-6)
     elif kind == "nonfinite":
-        if not allow_nonfinite: return None
-        x = U(lo, hi); x.flat[rng.integers(0, x.size)] = [np.nan, np.inf, -np.inf][v % 3]
+        if not allow_nonfinite:
+            return None
+        x = U(lo, hi)
+        x.flat[rng.integers(0, x.size)] = [np.nan, np.inf, -np.inf][v % 3]
         return x.reshape(shape)
     elif kind == "constant":
         c = [hi, lo, rng.uniform(lo, hi)][v % 3]
         x = np.full(size, c)
     elif kind == "sorted":
         x = np.sort(U(lo, hi), axis=1)
-        if v % 2: x = x[:, ::-1]
+        if v % 2:
+            x = x[:, ::-1]
     elif kind == "saturating":
         x = np.where(rng.random(size) < 0.5, lo, hi) if v % 2 == 0 else np.full(size, top)
     elif kind == "tail_extreme":
         x = U(lo, hi) * 0.01
         k = [1, 3, n][v % 3] if n > 1 else 1
         x[:, n - min(k, n):] = top if v % 2 == 0 else -top if lo <= -top <= hi else lo
-    else: raise ValueError(f"generator kind must be one of {GENERATORS}, got {kind!r}")
+    else:
+        raise ValueError(f"generator kind must be one of {GENERATORS}, got {kind!r}")
     return np.clip(x, lo, hi).reshape(shape)
 
 # %% ../nbs/litmus/09_falsify.ipynb #54526634
 def generate_index(kind: str, shape, lo: int, hi: int, rng: np.random.Generator, variant: int = 0):
     "Integer values of `shape` in [lo, hi]: all one value ('duplicate'), only the two ends ('boundary') or uniform."
     lo, hi = int(math.ceil(lo)), int(math.floor(hi))
-    if hi < lo: raise ValueError(f"index domain [{lo}, {hi}] holds no integer")
-    if kind == "duplicate": x = np.full(shape, [lo, hi, rng.integers(lo, hi + 1)][variant % 3])
-    elif kind == "boundary": x = rng.choice([lo, hi], shape)
-    elif kind == "uniform": x = rng.integers(lo, hi + 1, shape)
-    else: raise ValueError(f"index generator kind must be one of {INDEX_GENERATORS}, got {kind!r}")
+    if hi < lo:
+        raise ValueError(f"index domain [{lo}, {hi}] holds no integer")
+    if kind == "duplicate":
+        x = np.full(shape, [lo, hi, rng.integers(lo, hi + 1)][variant % 3])
+    elif kind == "boundary":
+        x = rng.choice([lo, hi], shape)
+    elif kind == "uniform":
+        x = rng.integers(lo, hi + 1, shape)
+    else:
+        raise ValueError(f"index generator kind must be one of {INDEX_GENERATORS}, got {kind!r}")
     return np.asarray(x, np.float64)
 
 # %% ../nbs/litmus/09_falsify.ipynb #f48045d9
-def _float_dtype(name): return name in DTYPES and DTYPES[name].is_float
+def _float_dtype(name):
+    return name in DTYPES and DTYPES[name].is_float
 
 def _spec_name(tensor: str, spec_inputs) -> str | None:
     "The spec input a kernel tensor stands for: the same name, or the name without its `_ptr` suffix (or, below, the only one left)."
-    if tensor in spec_inputs: return tensor
-    if tensor.endswith("_ptr") and tensor[:-4] in spec_inputs: return tensor[:-4]
+    if tensor in spec_inputs:
+        return tensor
+    if tensor.endswith("_ptr") and tensor[:-4] in spec_inputs:
+        return tensor[:-4]
     return None
 
 @dataclass
@@ -136,17 +152,23 @@ class Outcome:
     memory_kind: str = ""
     failure: str = ""         # the model could not run the kernel (unsupported call, timeout)
     @property
-    def ratio(self) -> float: return 0.0 if self.error == 0 else self.error / self.threshold if self.threshold > 0 else math.inf
+    def ratio(self) -> float:
+        return 0.0 if self.error == 0 else self.error / self.threshold if self.threshold > 0 else math.inf
     @property
-    def violates(self) -> bool: return bool(self.memory) or (not self.failure and self.error > self.threshold)
+    def violates(self) -> bool:
+        return bool(self.memory) or (not self.failure and self.error > self.threshold)
 
 # %% ../nbs/litmus/09_falsify.ipynb #a6651823
 def max_error(out, ref) -> tuple[float, int]:
     "(max |out - ref|, flat index of the worst element) with non-finite disagreements counted as infinite."
-    out = np.asarray(out, np.float64).ravel(); ref = np.asarray(ref, np.float64).ravel()
-    if out.size != ref.size: raise ValueError(f"kernel output has {out.size} elements, the reference {ref.size}")
-    if out.size == 0: return 0.0, -1
-    with np.errstate(invalid="ignore"): d = np.abs(out - ref)
+    out = np.asarray(out, np.float64).ravel()
+    ref = np.asarray(ref, np.float64).ravel()
+    if out.size != ref.size:
+        raise ValueError(f"kernel output has {out.size} elements, the reference {ref.size}")
+    if out.size == 0:
+        return 0.0, -1
+    with np.errstate(invalid="ignore"):
+        d = np.abs(out - ref)
     agree = (out == ref) | (np.isnan(out) & np.isnan(ref))
     d = np.where(agree, 0.0, np.where(np.isnan(d), np.inf, d))
     i = int(np.argmax(d))
@@ -159,9 +181,11 @@ def retyped(kernel: corpus.Kernel, dtype: str) -> corpus.Kernel:
     return dataclasses.replace(kernel, args=args)
 
 def _domain_of(name, spec_name, spec, raw):
-    if spec is not None and spec_name in spec.domain: return tuple(spec.domain[spec_name])
+    if spec is not None and spec_name in spec.domain:
+        return tuple(spec.domain[spec_name])
     for key in (name, name[:-4] if name.endswith("_ptr") else None):
-        if key is not None and key in raw: return tuple(float(v) for v in raw[key])
+        if key is not None and key in raw:
+            return tuple(float(v) for v in raw[key])
     return None
 
 # %% ../nbs/litmus/09_falsify.ipynb #01e78bfe
@@ -170,7 +194,8 @@ class Target:
     function (with chapter 10's relative tolerance), the domain of every input tensor, and the output compared."""
     def __init__(self, kernel: corpus.Kernel, spec=None, domain=None, reference=None, dims=None):
         from litmus.spec import parse_domain, parse_dims
-        if dims: kernel = dataclasses.replace(kernel, dims={**kernel.dims, **parse_dims(dims)})
+        if dims:
+            kernel = dataclasses.replace(kernel, dims={**kernel.dims, **parse_dims(dims)})
         self.kernel = kernel
         raw = parse_domain(domain) if domain is not None else {k: tuple(v) for k, v in (kernel.domain or {}).items()}
         text = spec if spec is not None else (kernel.spec if reference is None else None)
@@ -182,15 +207,19 @@ class Target:
             base = Spec(text, raw, {"N": 1, "K": 1})
             self.names = {t: _spec_name(t, base.inputs) for t in kernel.inputs}
             spare, free = [x for x in base.inputs if x not in self.names.values()], [t for t in kernel.inputs if self.names[t] is None]
-            if len(spare) == len(free) == 1: self.names[free[0]] = spare[0]      # one input each side: no doubt which is which
+            if len(spare) == len(free) == 1:
+                self.names[free[0]] = spare[0]      # one input each side: no doubt which is which
             missing = [s for s in base.inputs if s not in self.names.values()]
-            if missing: raise ValueError(f"spec {render(base.expr)!r} names inputs {missing} that are not tensor arguments of {kernel.name} ({kernel.inputs})")
-            if len(kernel.outputs) != 1: raise ValueError(f"a spec describes one output; {kernel.name} writes {kernel.outputs} (use a reference function)")
+            if missing:
+                raise ValueError(f"spec {render(base.expr)!r} names inputs {missing} that are not tensor arguments of {kernel.name} ({kernel.inputs})")
+            if len(kernel.outputs) != 1:
+                raise ValueError(f"a spec describes one output; {kernel.name} writes {kernel.outputs} (use a reference function)")
             self.spec = base
         self.domains = {}
         for t in kernel.inputs:
             d = _domain_of(t, self.names.get(t), self.spec, raw)
-            if d is None: raise ValueError(f"input {t!r} of {kernel.name} has no declared domain; add e.g. '{t.removesuffix('_ptr')} in [-1, 1]'")
+            if d is None:
+                raise ValueError(f"input {t!r} of {kernel.name} has no declared domain; add e.g. '{t.removesuffix('_ptr')} in [-1, 1]'")
             self.domains[t] = d
         self.float_inputs = [a["name"] for a in kernel.args if a["kind"] == "tensor" and a["role"] == "in" and _float_dtype(a["dtype"])]
         self.index_inputs = [t for t in kernel.inputs if t not in self.float_inputs]
@@ -206,7 +235,8 @@ def _spec_dims(self: Target, launch) -> dict:
     by_spec = {s: t for t, s in self.names.items() if s is not None}
     nodes = self.spec.expr.walk()
     mm = next((n for n in nodes if n.op == "matmul"), None)
-    if mm is not None: return {"K": max(1, shapes[by_spec[mm.srcs[0].arg]][-1])}
+    if mm is not None:
+        return {"K": max(1, shapes[by_spec[mm.srcs[0].arg]][-1])}
     along_rows = [m.arg for n in nodes if n.op not in _ELEMENTWISE for m in n.walk() if m.op == "input"]   # reductions, norms, scans
     first = (along_rows or self.spec.inputs)[0]
     shape = shapes[by_spec[first]]
@@ -215,7 +245,8 @@ def _spec_dims(self: Target, launch) -> dict:
 @patch
 def bound(self: Target, launch) -> ToleranceBound | None:
     "The ToleranceBound of the spec at this launch's sizes and dtypes (None for a reference function)."
-    if self.spec is None: return None
+    if self.spec is None:
+        return None
     floats = [t.dtype for t in launch.tensors if _float_dtype(t.dtype)]
     ins = [t.dtype for t in launch.tensors if self.names.get(t.name) and _float_dtype(t.dtype)]
     outs = [t.dtype for t in launch.tensors if t.role != "in" and _float_dtype(t.dtype)]
@@ -237,7 +268,8 @@ def reference(self: Target, case: Case, launch) -> dict:
         out = self.kernel.outputs[0]
         shape = next(t.shape for t in launch.tensors if t.name == out)
         ref = np.asarray(self.spec.reference(ins), np.float64)
-        if ref.size != int(np.prod(shape)): ref = np.broadcast_to(ref.reshape(-1) if ref.size == 1 else ref, shape)
+        if ref.size != int(np.prod(shape)):
+            ref = np.broadcast_to(ref.reshape(-1) if ref.size == 1 else ref, shape)
         return {out: ref.reshape(shape)}
     if not self.sandbox:
         return self._reference_job(case.inputs)
@@ -249,9 +281,12 @@ def reference(self: Target, case: Case, launch) -> dict:
 @patch
 def _reference_job(self: Target, inputs: dict) -> dict:
     "The reference function on `inputs`: the file's own, a function, or a .py file's. Runs only in the reference's box."
-    if self.reference_fn is None: return corpus.reference_here(self.kernel, inputs)
-    if not callable(self.reference_fn): self.reference_fn = load_reference(self.reference_fn)
-    with np.errstate(all="ignore"): ref = self.reference_fn(*[np.array(inputs[n]) for n in self.kernel.inputs])
+    if self.reference_fn is None:
+        return corpus.reference_here(self.kernel, inputs)
+    if not callable(self.reference_fn):
+        self.reference_fn = load_reference(self.reference_fn)
+    with np.errstate(all="ignore"):
+        ref = self.reference_fn(*[np.array(inputs[n]) for n in self.kernel.inputs])
     ref = ref if isinstance(ref, tuple) else (ref,)
     if len(ref) != len(self.kernel.outputs):
         raise ValueError(f"the reference returned {len(ref)} outputs for the kernel's outputs {self.kernel.outputs}")
@@ -261,7 +296,8 @@ def _reference_job(self: Target, inputs: dict) -> dict:
 def close(self: Target):
     "Stop the reference's box (a later reference starts a fresh one)."
     box, self._reference_box = self._reference_box, None
-    if box is not None: box.close()
+    if box is not None:
+        box.close()
 
 
 # %% ../nbs/litmus/09_falsify.ipynb #8bd2f314
@@ -272,9 +308,11 @@ def load_reference(path):
     namespace = runpy.run_path(str(path), run_name="litmus_reference")
     fns = [v for k, v in namespace.items() if callable(v) and getattr(v, "__module__", None) == "litmus_reference" and not k.startswith("_")]
     fn = namespace.get("reference") if callable(namespace.get("reference")) else (fns[0] if len(fns) == 1 else None)
-    if fn is None: raise ValueError(f"reference file {path}: define `def reference(...)` returning the expected output(s)")
+    if fn is None:
+        raise ValueError(f"reference file {path}: define `def reference(...)` returning the expected output(s)")
     return fn
 
+# %% ../nbs/litmus/09_falsify.ipynb #24e37c28
 @patch
 def compare(self: Target, case: Case, run, launch=None) -> Outcome:
     "The worst output element against the threshold at this launch (a certified bound, or a tolerance)."
@@ -282,12 +320,15 @@ def compare(self: Target, case: Case, run, launch=None) -> Outcome:
     refs, tb = self.reference(case, launch), self.bound(launch)
     worst = Outcome(0.0, math.inf)
     for name, ref in refs.items():
-        out = np.asarray(run.outputs[name], np.float64).ravel(); ref = np.asarray(ref, np.float64).ravel()
-        if tb is not None: allowance = np.full(out.shape, tb.threshold)
+        out = np.asarray(run.outputs[name], np.float64).ravel()
+        ref = np.asarray(ref, np.float64).ravel()
+        if tb is not None:
+            allowance = np.full(out.shape, tb.threshold)
         else:
             finite = np.abs(ref[np.isfinite(ref)])
             allowance = corpus.tolerance(case.kernel, case.dims) * (np.abs(ref) + (finite.max() if finite.size else 0.0)) + 1e-300
-        if out.size != ref.size: raise ValueError(f"output {name!r} has {out.size} elements, the reference {ref.size}")
+        if out.size != ref.size:
+            raise ValueError(f"output {name!r} has {out.size} elements, the reference {ref.size}")
         dtype = next(t.dtype for t in launch.tensors if t.name == name)
         with np.errstate(all="ignore"):
             stored = ref.astype(simulate.NP_DTYPES[dtype]).astype(np.float64) if _float_dtype(dtype) else ref
@@ -295,10 +336,12 @@ def compare(self: Target, case: Case, run, launch=None) -> Outcome:
             d = np.abs(out - ref)                            # its rounding, +-inf, is the only right answer there
             d = np.where((out == ref) | (np.isnan(out) & np.isnan(ref)) | (overflow & (out == stored)), 0.0, np.where(np.isnan(d), np.inf, d))
         ratio = np.where(np.isfinite(allowance), d / np.where(allowance > 0, allowance, 1e-300), 0.0)
-        if out.size == 0: continue
+        if out.size == 0:
+            continue
         i = int(np.argmax(ratio))
         o = Outcome(float(d[i]), float(allowance[i]), i, float(out[i]), float(ref[i]))
-        if o.ratio > worst.ratio or worst.threshold == math.inf: worst = o
+        if o.ratio > worst.ratio or worst.threshold == math.inf:
+            worst = o
     return worst
 
 # %% ../nbs/litmus/09_falsify.ipynb #a702d03f
@@ -306,7 +349,8 @@ def find_race(trace) -> str:
     "A description of the first non-atomic conflict in a model trace [(program, op, tensor, offsets)], or ''."
     writers, readers = {}, {}
     for pid, op, tensor, offsets in trace:
-        if op.startswith("atomic"): continue
+        if op.startswith("atomic"):
+            continue
         offsets = np.asarray(offsets).ravel()
         if op == "store":
             values, counts = np.unique(offsets, return_counts=True)
@@ -314,14 +358,17 @@ def find_race(trace) -> str:
                 return f"race: two lanes of one store by program {pid} write {tensor}[{int(values[counts > 1][0])}]"
             for e in values.tolist():
                 other = writers.setdefault((tensor, e), pid)
-                if other != pid: return f"race: programs {other} and {pid} both store {tensor}[{e}] without an atomic"
+                if other != pid:
+                    return f"race: programs {other} and {pid} both store {tensor}[{e}] without an atomic"
                 r = readers.get((tensor, e))
-                if r is not None and r != pid: return f"race: program {r} loads {tensor}[{e}] that program {pid} stores"
+                if r is not None and r != pid:
+                    return f"race: program {r} loads {tensor}[{e}] that program {pid} stores"
         else:
             for e in np.unique(offsets).tolist():
                 readers.setdefault((tensor, e), pid)
                 w = writers.get((tensor, e))
-                if w is not None and w != pid: return f"race: program {pid} loads {tensor}[{e}] that program {w} stores"
+                if w is not None and w != pid:
+                    return f"race: program {pid} loads {tensor}[{e}] that program {w} stores"
     return ""
 
 # %% ../nbs/litmus/09_falsify.ipynb #9b793d68
@@ -351,7 +398,8 @@ class Counterexample:
     def _entries(self, limit=6):
         parts = []
         for name, x in self.inputs.items():
-            x = np.asarray(x, np.float64); idx = np.argwhere(x != self.background[name]) if x.ndim else []
+            x = np.asarray(x, np.float64)
+            idx = np.argwhere(x != self.background[name]) if x.ndim else []
             shown = ", ".join(f"{name}[{', '.join(map(str, i))}]={x[tuple(i)]:.6g}" for i in idx[:limit])
             more = f" (+{len(idx) - limit} more)" if len(idx) > limit else ""
             parts.append(f"{name} shape {list(x.shape)}, all {self.background[name]:g} except {shown}{more}" if shown else
@@ -372,7 +420,8 @@ class Counterexample:
         return d
     @classmethod
     def from_dict(cls, d: dict) -> "Counterexample":
-        d = dict(d); d["inputs"] = {k: np.asarray(v, np.float64) for k, v in d["inputs"].items()}
+        d = dict(d)
+        d["inputs"] = {k: np.asarray(v, np.float64) for k, v in d["inputs"].items()}
         return cls(**d)
 
 # %% ../nbs/litmus/09_falsify.ipynb #d8175f2c
@@ -393,24 +442,29 @@ class FalsifyResult:
     seconds: float = 0.0
     skipped: list = field(default_factory=list)
     @property
-    def found(self) -> bool: return self.counterexample is not None
+    def found(self) -> bool:
+        return self.counterexample is not None
     @property
     def complete(self) -> bool:
         "Every class of the plan got a launch, and at least one launch ran."
         return self.evaluations > 0 and not self.skipped and not self.failure
     def __str__(self):
-        if self.found: return str(self.counterexample)
-        if self.failure: return f"the model could not run {self.kernel}: {self.failure}"
+        if self.found:
+            return str(self.counterexample)
+        if self.failure:
+            return f"the model could not run {self.kernel}: {self.failure}"
         skipped = f"; classes not run: {', '.join(self.skipped)}" if self.skipped else ""
         return (f"no violation in {self.evaluations} runs over {self.configs} shape/dtype configurations; closest call "
                 f"{self.worst_ratio:.3g} x the {self.tolerance_kind} threshold ({self.worst_case}){skipped}")
     def as_dict(self) -> dict:
-        d = dataclasses.asdict(self); d["counterexample"] = self.counterexample.as_dict() if self.found else None
+        d = dataclasses.asdict(self)
+        d["counterexample"] = self.counterexample.as_dict() if self.found else None
         return d
     @classmethod
     def from_dict(cls, d: dict) -> "FalsifyResult":
         d = dict(d)
-        if d.get("counterexample") is not None: d["counterexample"] = Counterexample.from_dict(d["counterexample"])
+        if d.get("counterexample") is not None:
+            d["counterexample"] = Counterexample.from_dict(d["counterexample"])
         return cls(**d)
 
 # %% ../nbs/litmus/09_falsify.ipynb #809b9767
@@ -428,9 +482,12 @@ class TargetedFalsification:
     def __init__(self, kernel, spec=None, domain=None, dims=None, reference=None, budget=80, seed=0, dtypes=True,
                  thorough=False, race_search="auto", allow_nonfinite=False, spsa_steps=6, minimise_budget=160, minimise_seconds=3.0,
                  time_limit=None, runner=None, generators=None, dtype_classes=None, sandbox=True, limits=None):
-        if isinstance(kernel, str) and not kernel.endswith(".py"): kernel = corpus.get(kernel)
-        elif not isinstance(kernel, corpus.Kernel): kernel = corpus.load(kernel)
-        if not (isinstance(budget, int) and budget > 0): raise ValueError(f"budget must be a positive int (runs), got {budget!r}")
+        if isinstance(kernel, str) and not kernel.endswith(".py"):
+            kernel = corpus.get(kernel)
+        elif not isinstance(kernel, corpus.Kernel):
+            kernel = corpus.load(kernel)
+        if not (isinstance(budget, int) and budget > 0):
+            raise ValueError(f"budget must be a positive int (runs), got {budget!r}")
         self.target = Target(kernel, spec, domain, reference, dims)
         self.kernel = self.target.kernel
         self.sandbox, self.limits = bool(sandbox), limits or Limits(timeout=60.0)
@@ -441,12 +498,14 @@ class TargetedFalsification:
         self.minimise_seconds = minimise_seconds
         self.time_limit, self.runner = time_limit, runner
         unknown = sorted(set(generators or ()) - set(GENERATORS))
-        if unknown: raise ValueError(f"generators {unknown} are not among {GENERATORS}")
+        if unknown:
+            raise ValueError(f"generators {unknown} are not among {GENERATORS}")
         self.generators = tuple(generators or GENERATORS)
         from litmus.shapes import FLOAT_DTYPE_CLASSES
         self.dtype_classes = tuple(FLOAT_DTYPE_CLASSES if dtype_classes is None else dtype_classes)
         bad = [d for d in self.dtype_classes if not _float_dtype(d)]
-        if bad: raise ValueError(f"dtype_classes must be float formats of {sorted(n for n in DTYPES if _float_dtype(n))}, got {bad}")
+        if bad:
+            raise ValueError(f"dtype_classes must be float formats of {sorted(n for n in DTYPES if _float_dtype(n))}, got {bad}")
         self.space = SymbolicShapeSpace(self.kernel)
         self.native = "/".join(dict.fromkeys(a["dtype"] for a in self.kernel.args if a["kind"] == "tensor"))
         self.evaluations, self.notes, self._launches, self.skipped = 0, [], {}, []
@@ -492,8 +551,10 @@ def _checked_launch(kernel, dims, outcome: Boxed, launch=None):
                 isinstance(e, list) and len(e) == 4 and isinstance(e[0], list) and len(e[0]) == len(grid)
                 and all(isinstance(i, int) and 0 <= i < g for i, g in zip(e[0], grid)) and e[1] in _TRACE_OPS and e[2] in names
                 and isinstance(e[3], np.ndarray) and e[3].dtype == np.int64 for e in raw)
-            if not good: outcome = Boxed(False, error="malformed result from the box: its access trace")
-            else: trace = [(tuple(p), op, arg, offs) for p, op, arg, offs in raw]
+            if not good:
+                outcome = Boxed(False, error="malformed result from the box: its access trace")
+            else:
+                trace = [(tuple(p), op, arg, offs) for p, op, arg, offs in raw]
         after = value.pop("inputs_after", None)
         inputs = {t.name: t for t in launch.tensors if t.role == "in"}
         if not (isinstance(after, dict) and sorted(after) == sorted(inputs) and all(
@@ -501,7 +562,8 @@ def _checked_launch(kernel, dims, outcome: Boxed, launch=None):
                 for n, a in after.items())):
             outcome, after = Boxed(False, error="malformed result from the box: the inputs after the launch"), {}
     run = simulate._checked_run(kernel, dims, outcome, "model")
-    if trace is not None and not run.failed: run.trace = trace
+    if trace is not None and not run.failed:
+        run.trace = trace
     return run, after
 
 # %% ../nbs/litmus/09_falsify.ipynb #61c4ec2c
@@ -527,9 +589,11 @@ def _execute(self: TargetedFalsification, case: Case):
 def close(self: TargetedFalsification):
     "Stop the search's boxes (the launches' and the reference's)."
     box, self._box = self._box, None
-    if box is not None: box.close()
+    if box is not None:
+        box.close()
     self.target.close()
 
+# %% ../nbs/litmus/09_falsify.ipynb #37c6de69
 def _clobbered(case: Case, after: dict) -> str:
     "A description of the first input element the launch changed, or ''."
     for name, now in (after or {}).items():
@@ -540,14 +604,18 @@ def _clobbered(case: Case, after: dict) -> str:
             return f"the launch wrote its input {name}{list(i)}: {was[i]:.6g} before, {now[i]:.6g} after"
     return ""
 
+# %% ../nbs/litmus/09_falsify.ipynb #b999a5a1
 @patch
 def evaluate(self: TargetedFalsification, case: Case) -> Outcome:
     "Run one case and compare it; memory findings (out of bounds, divergent barrier, a written input, race) ride along."
     self.evaluations += 1
     run, after = self._execute(case)
-    if run.failed: return Outcome(0.0, math.inf, failure=run.error or "the run timed out")
-    try: o = self.target.compare(case, run, self._launch(case.kernel, case.dims))
-    except ValueError as e: return Outcome(0.0, math.inf, failure=f"the reference could not be compared: {e}")
+    if run.failed:
+        return Outcome(0.0, math.inf, failure=run.error or "the run timed out")
+    try:
+        o = self.target.compare(case, run, self._launch(case.kernel, case.dims))
+    except ValueError as e:
+        return Outcome(0.0, math.inf, failure=f"the reference could not be compared: {e}")
     clobbered = _clobbered(case, after)
     if run.violations:
         v = (run.out_of_bounds_writes or run.violations)[0]
@@ -558,7 +626,8 @@ def evaluate(self: TargetedFalsification, case: Case) -> Outcome:
     elif clobbered:
         o.memory, o.memory_kind = clobbered, "input_write"
     elif self.race_search and run.trace is not None:
-        o.memory = find_race(run.trace); o.memory_kind = "race" if o.memory else ""
+        o.memory = find_race(run.trace)
+        o.memory_kind = "race" if o.memory else ""
     return o
 
 # %% ../nbs/litmus/09_falsify.ipynb #392e67bc
@@ -566,7 +635,8 @@ def evaluate(self: TargetedFalsification, case: Case) -> Outcome:
 def _launch(self: TargetedFalsification, kernel, dims):
     "corpus.resolve, memoised: the search resolves the same few launches hundreds of times."
     key = (id(kernel), tuple(sorted(dims.items())))
-    if key not in self._launches: self._launches[key] = (kernel, corpus.resolve(kernel, dims))
+    if key not in self._launches:
+        self._launches[key] = (kernel, corpus.resolve(kernel, dims))
     return self._launches[key][1]
 
 _MAX_ELEMENTS, _MAX_PROGRAMS = 1 << 20, 1 << 14   # a configuration larger than this is skipped (the model is Python)
@@ -583,26 +653,32 @@ def make_case(self: TargetedFalsification, kernel, dims, config, dtype, generato
     rng = np.random.default_rng(seed)
     inputs, gi = {}, GENERATORS.index(generator)
     for t in launch.tensors:
-        if t.role != "in": continue
+        if t.role != "in":
+            continue
         lo, hi = self.target.domains[t.name]
         if _float_dtype(t.dtype):
             x = generate(generator, t.shape, lo, hi, dtype_info(t.dtype), rng, variant, self.allow_nonfinite)
-            if x is None: return None
-        else: x = generate_index(INDEX_GENERATORS[(gi + variant) % 3], t.shape, lo, hi, rng, variant)
-        with np.errstate(all="ignore"): inputs[t.name] = x.astype(simulate.NP_DTYPES[t.dtype]).astype(np.float64)
+            if x is None:
+                return None
+        else:
+            x = generate_index(INDEX_GENERATORS[(gi + variant) % 3], t.shape, lo, hi, rng, variant)
+        with np.errstate(all="ignore"):
+            inputs[t.name] = x.astype(simulate.NP_DTYPES[t.dtype]).astype(np.float64)
     return Case(kernel, dict(dims), inputs, config, dtype, generator)
 
 # %% ../nbs/litmus/09_falsify.ipynb #c691c441
 @patch
 def _configs(self: TargetedFalsification) -> list:
     "(label, dims) of the shape space's configurations; the declared dims alone if the space cannot be laid out."
-    try: return [(c.label, c.dims) for c in self.space.configs()]
+    try:
+        return [(c.label, c.dims) for c in self.space.configs()]
     except (IndexError, ValueError) as e:
         self.notes.append(f"shape classes unavailable ({type(e).__name__}: {e}); searched at the declared dims only")
         return [("declared", dict(self.kernel.dims))]
 
 _DTYPE_GENERATORS = ("large_magnitude", "same_sign_run", "exp_overflow", "cancellation", "tail_extreme")
 
+# %% ../nbs/litmus/09_falsify.ipynb #3b42dc3f
 @patch
 def plan(self: TargetedFalsification) -> list:
     "[(config label, dims, dtype class (None: as declared), generator, variant)] in the order the search walks them."
@@ -611,24 +687,28 @@ def plan(self: TargetedFalsification) -> list:
     (base_label, base), rest = configs[0], configs[1:]
     items = [(base_label, base, None, g, 0) for g in gens]
     for i, (label, dims) in enumerate(rest):
-        if self.thorough: chosen = gens
+        if self.thorough:
+            chosen = gens
         elif label.endswith(":deep"):     # where a narrow accumulator stagnates or overflows: one row or tile is enough
             deep = label.split(":")[0]
             dims = {d: v if d == deep else min([c.value for c in self.space.classes.get(d, []) if c.value >= (0 if d in self.kernel.pads else 1)] or [v])
                     for d, v in dims.items()}
             items += [(label, dims, None, g, 0) for g in ("same_sign_run", "constant") if g in gens]   # constant: every partial sum rounds alike
             continue
-        else: chosen = list(dict.fromkeys([g for g in ("tail_extreme",) if g in gens] + [gens[(2 * i) % len(gens)], gens[(2 * i + 1) % len(gens)]]))
+        else:
+            chosen = list(dict.fromkeys([g for g in ("tail_extreme",) if g in gens] + [gens[(2 * i) % len(gens)], gens[(2 * i + 1) % len(gens)]]))
         items += [(label, dims, None, g, i % 3) for g in chosen]
     # the declared dims (the task's, or the file's) are always launched: a kernel wrong only there is caught there
     items += [("declared", dict(self.kernel.dims), None, g, 0) for g in ("large_magnitude", "all_negative", "tail_extreme") if g in gens]
     floats = {a["dtype"] for a in self.kernel.args if a["kind"] == "tensor" and _float_dtype(a["dtype"])}
     if self.dtypes and self.target.float_inputs and len(floats) == 1 and not self.kernel.accumulate:
         for dt in self.dtype_classes:   # only narrower formats: a kernel's own casts stay inside the looser bound
-            if DTYPES[dt].digits >= DTYPES[next(iter(floats))].digits: continue
+            if DTYPES[dt].digits >= DTYPES[next(iter(floats))].digits:
+                continue
             tb = self.target.bound(self._launch(retyped(self.kernel, dt), base))
             if tb is not None and not tb.certified:
-                self.notes.append(f"dtype class {dt} skipped: no certified bound ({tb.reason})"); continue
+                self.notes.append(f"dtype class {dt} skipped: no certified bound ({tb.reason})")
+                continue
             items += [(base_label, base, dt, g, 0) for g in (gens if self.thorough else [g for g in _DTYPE_GENERATORS if g in gens])]
     items += [(base_label, base, None, g, 1) for g in gens]
     return items
@@ -642,6 +722,7 @@ def run(self: TargetedFalsification) -> FalsifyResult:
     finally:
         self.close()
 
+# %% ../nbs/litmus/09_falsify.ipynb #281a4555
 @patch
 def _run(self: TargetedFalsification) -> FalsifyResult:
     start, self.evaluations, self.skipped = time.monotonic(), 0, []
@@ -659,29 +740,39 @@ def _run(self: TargetedFalsification) -> FalsifyResult:
     over = lambda: self.time_limit and time.monotonic() - start > self.time_limit
     for n, (label, dims, dtype, gen, variant) in enumerate(items):
         name = f"{label}/{dtype or self.native}"
-        if name in reached and (self.evaluations >= self.budget or over()): continue   # past the budget: first launch of each class only
+        if name in reached and (self.evaluations >= self.budget or over()):
+            continue   # past the budget: first launch of each class only
         if over():
-            if name not in self.skipped: self.skipped.append(name + " (time limit)")
+            if name not in self.skipped:
+                self.skipped.append(name + " (time limit)")
             continue
         kernel = self._variants[dtype]
         if not self._fits(kernel, dims):
-            if name not in self.skipped: self.skipped.append(name)
+            if name not in self.skipped:
+                self.skipped.append(name)
             continue
         case = self.make_case(kernel, dims, label, dtype or self.native, gen, variant, [self.seed, n])
-        if case is None: continue
-        seen_configs.add((label, dtype)); reached.add(name)
+        if case is None:
+            continue
+        seen_configs.add((label, dtype))
+        reached.add(name)
         o = self.evaluate(case)
         if o.failure:
             failures.append(f"{label}/{gen}: {o.failure}")
-            if len(failures) >= 3 or self.evaluations <= 1: return result(failure=failures[0])
+            if len(failures) >= 3 or self.evaluations <= 1:
+                return result(failure=failures[0])
             continue
-        if o.violates: return result(self.minimise(case, o))
-        if best is None or o.ratio > best.ratio: best, best_case = o, case
+        if o.violates:
+            return result(self.minimise(case, o))
+        if best is None or o.ratio > best.ratio:
+            best, best_case = o, case
     self.skipped = [s for s in dict.fromkeys(self.skipped) if s.split(" ")[0] not in reached]
-    if self.skipped: self.notes.append(f"classes not run: {', '.join(self.skipped)}")
+    if self.skipped:
+        self.notes.append(f"classes not run: {', '.join(self.skipped)}")
     if best_case is not None and self.spsa_steps:
         hit = self.spsa(best_case, best)
-        if hit is not None: return result(self.minimise(*hit))
+        if hit is not None:
+            return result(self.minimise(*hit))
     return result()
 
 # %% ../nbs/litmus/09_falsify.ipynb #ecaa8278
@@ -689,29 +780,36 @@ def _run(self: TargetedFalsification) -> FalsifyResult:
 def spsa(self: TargetedFalsification, case: Case, start: Outcome, a=0.2, c=0.05):
     "Ascend log(error/threshold) from `case`; (case, outcome) of a violation, or None."
     names = [t for t in case.inputs if t in self.target.float_inputs]
-    if not names: return None
+    if not names:
+        return None
     rng = np.random.default_rng([self.seed, 7])
-    lo = {t: self.target.domains[t][0] for t in names}; hi = {t: self.target.domains[t][1] for t in names}
+    lo = {t: self.target.domains[t][0] for t in names}
+    hi = {t: self.target.domains[t][1] for t in names}
     sizes = [case.inputs[t].size for t in names]
     theta = np.concatenate([((case.inputs[t] - lo[t]) / ((hi[t] - lo[t]) or 1.0)).ravel() for t in names])
     dtypes = {t.name: t.dtype for t in self._launch(case.kernel, case.dims).tensors}
     def at(th):
         ins, k = dict(case.inputs), 0
         for t, s in zip(names, sizes):
-            x = lo[t] + np.clip(th[k:k + s], 0, 1) * (hi[t] - lo[t]); k += s
+            x = lo[t] + np.clip(th[k:k + s], 0, 1) * (hi[t] - lo[t])
+            k += s
             ins[t] = x.reshape(case.inputs[t].shape).astype(simulate.NP_DTYPES[dtypes[t]]).astype(np.float64)
         return dataclasses.replace(case, inputs=ins, generator=f"spsa from {case.generator}")
     score = lambda o: math.log(max(o.ratio, 1e-300)) if math.isfinite(o.ratio) else 700.0
     for k in range(self.spsa_steps):
-        if self.evaluations + 2 > self.budget + 2 * self.spsa_steps: break
-        if self.time_limit and time.monotonic() - getattr(self, "_started", time.monotonic()) > self.time_limit: break
+        if self.evaluations + 2 > self.budget + 2 * self.spsa_steps:
+            break
+        if self.time_limit and time.monotonic() - getattr(self, "_started", time.monotonic()) > self.time_limit:
+            break
         ck, ak = c / (k + 1) ** 0.101, a / (k + 1) ** 0.602
         delta = rng.choice([-1.0, 1.0], theta.size)
         plus, minus = at(theta + ck * delta), at(theta - ck * delta)
         op, om = self.evaluate(plus), self.evaluate(minus)
         for cs, o in ((plus, op), (minus, om)):
-            if not o.failure and o.violates: return cs, o
-        if op.failure or om.failure: return None
+            if not o.failure and o.violates:
+                return cs, o
+        if op.failure or om.failure:
+            return None
         g = (score(op) - score(om)) / (2 * ck) * delta
         theta = np.clip(theta + ak * g / (np.abs(g).max() + 1e-12), 0, 1)
     return None
@@ -720,22 +818,27 @@ def spsa(self: TargetedFalsification, case: Case, start: Outcome, a=0.2, c=0.05)
 @patch
 def _background(self: TargetedFalsification, name):
     lo, hi = self.target.domains[name]
-    if name in self.target.index_inputs: return float(math.ceil(lo))
+    if name in self.target.index_inputs:
+        return float(math.ceil(lo))
     return 0.0 if lo <= 0 <= hi else (lo if abs(lo) < abs(hi) else hi)
 
 @patch
 def _resized(self: TargetedFalsification, case, dims, tail=False):
     "The case at smaller `dims`, each input cut to its new shape (its leading or trailing entries)."
-    if not self._fits(case.kernel, dims): return None
+    if not self._fits(case.kernel, dims):
+        return None
     launch = self._launch(case.kernel, dims)
     ins = {}
     for t in launch.tensors:
-        if t.role != "in": continue
+        if t.role != "in":
+            continue
         x = case.inputs[t.name]
-        if len(t.shape) != x.ndim or any(a > b for a, b in zip(t.shape, x.shape)): return None
+        if len(t.shape) != x.ndim or any(a > b for a, b in zip(t.shape, x.shape)):
+            return None
         ins[t.name] = x[tuple(slice(b - a, b) if tail else slice(0, a) for a, b in zip(t.shape, x.shape))].copy()
     return dataclasses.replace(case, dims=dict(dims), inputs=ins)
 
+# %% ../nbs/litmus/09_falsify.ipynb #ea5abe5d
 def ddmin(items: list, test, budget: int) -> list:
     """Zeller's ddmin: a 1-minimal sublist of `items` on which `test` still holds (given that it holds on all of them),
     using at most `budget` calls of `test`."""
@@ -744,15 +847,18 @@ def ddmin(items: list, test, budget: int) -> list:
         chunks = [items[i * len(items) // n:(i + 1) * len(items) // n] for i in range(n)]
         reduced = False
         for i, chunk in enumerate(chunks + [None] * len(chunks)):
-            if calls >= budget: break
+            if calls >= budget:
+                break
             keep = chunk if i < len(chunks) else [x for j, ch in enumerate(chunks) if j != i - len(chunks) for x in ch]
-            if not keep or len(keep) == len(items): continue
+            if not keep or len(keep) == len(items):
+                continue
             calls += 1
             if test(keep):
                 items, n, reduced = keep, (2 if i < len(chunks) else max(n - 1, 2)), True
                 break
         if not reduced:
-            if n >= len(items): break
+            if n >= len(items):
+                break
             n = min(len(items), 2 * n)
     return items
 
@@ -762,7 +868,8 @@ def minimise(self: TargetedFalsification, case: Case, outcome: Outcome) -> Count
     "Shrink the sizes, then ddmin the entries, keeping the same kind of violation; the minimised Counterexample."
     kind, used, deadline = outcome.memory_kind or "numeric", [0], time.monotonic() + self.minimise_seconds
     def still(c):
-        if used[0] >= self.minimise_budget or time.monotonic() > deadline: return None
+        if used[0] >= self.minimise_budget or time.monotonic() > deadline:
+            return None
         used[0] += 1
         o = self.evaluate(c)
         return o if (not o.failure and o.violates and (o.memory_kind or "numeric") == kind) else None
@@ -774,26 +881,35 @@ def minimise(self: TargetedFalsification, case: Case, outcome: Outcome) -> Count
         changed = False
         for d in case.dims:
             for v in values[d]:
-                if v >= case.dims[d]: break
+                if v >= case.dims[d]:
+                    break
                 for tail in (False, True):
                     smaller = self._resized(case, {**case.dims, d: v}, tail)
                     o = still(smaller) if smaller is not None else None
-                    if o: case, outcome, changed = smaller, o, True; break
-                if changed: break
+                    if o:
+                        case, outcome, changed = smaller, o, True
+                        break
+                if changed:
+                    break
     background = {t: self._background(t) for t in case.inputs}
     items = [(t, i) for t, x in case.inputs.items() for i in np.flatnonzero(x.ravel() != background[t]).tolist()]
     def with_only(keep):
         ins = {t: np.full(x.shape, background[t]) for t, x in case.inputs.items()}
-        for t, i in keep: ins[t].reshape(-1)[i] = case.inputs[t].reshape(-1)[i]
+        for t, i in keep:
+            ins[t].reshape(-1)[i] = case.inputs[t].reshape(-1)[i]
         return dataclasses.replace(case, inputs=ins)
     found = {}
     def test(keep):
         o = still(with_only(keep))
-        if o: found[len(keep)] = o
+        if o:
+            found[len(keep)] = o
         return o is not None
-    if items and test([]): items = []
-    elif len(items) > 1: items = ddmin(items, test, self.minimise_budget)
-    if len(items) in found: outcome = found[len(items)]
+    if items and test([]):
+        items = []
+    elif len(items) > 1:
+        items = ddmin(items, test, self.minimise_budget)
+    if len(items) in found:
+        outcome = found[len(items)]
     case = with_only(items)
     tb = self.target.bound(self._launch(case.kernel, case.dims))
     return Counterexample(kind, self.kernel.name, case.config, case.dims, case.dtype, case.generator, case.inputs, background,

@@ -110,6 +110,7 @@ def _walk_bindings(tree):
     out += [(n.target.id, n, 'assignment') for n in ast.walk(tree) if isinstance(n, ast.NamedExpr)]
     return out
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #8d5d0973
 def is_jit_decorator(d):
     "`@triton.jit`, `@jit` or either called with arguments (which `definition_code` then checks)."
     return dotted_name(d.func if isinstance(d, ast.Call) else d) in ('triton.jit', 'jit')
@@ -193,6 +194,7 @@ TRITON_ATTRS = frozenset({  # public attributes of triton.language's classes (te
     'shape', 'numel', 'type', 'exponent_bias', 'fp_mantissa_width', 'itemsize', 'primitive_bitwidth', 'int_bitwidth',
     'int_signedness', 'address_space', 'const', 'element_ty', 'value'})
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #1c7fa4ac
 def _root(node):
     while isinstance(node, ast.Attribute):
         node = node.value
@@ -300,6 +302,7 @@ def kernel_function(tree, fn_name=None, where='kernel source'):
         accepted[fn_name] = _checked_kernel_function(tree, fn_name, where)
     return accepted[fn_name]
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #b4af29fd
 def _checked_kernel_function(tree, fn_name, where):
     _refuse_dynamic(tree, where)
     jits = _jit_functions(tree)

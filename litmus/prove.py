@@ -21,10 +21,13 @@ def hypotheses(formula):
     "The `h <= 0` facts a formula guarantees (its conjuncts; an equality gives two). Disjunctions are dropped: weaker, still sound."
     out = []
     for c in conjuncts(formula):
-        if isinstance(c, Cmp) and c.op == '<=': out.append(c.lhs)
-        elif isinstance(c, Cmp) and c.op == '==': out += [c.lhs, -c.lhs]
+        if isinstance(c, Cmp) and c.op == '<=':
+            out.append(c.lhs)
+        elif isinstance(c, Cmp) and c.op == '==':
+            out += [c.lhs, -c.lhs]
     return out
 
+# %% ../nbs/litmus/04_prove.ipynb #2607ed90
 class Prover:
     """Proves `p <= 0` for every value of the symbols, shapes included, by eliminating the program-, lane- and
     loop-dependent factors one at a time (monotone in each: substitute the end of its range the sign of its
@@ -38,10 +41,13 @@ class Prover:
     def __init__(self, symbols, facts=(), multipliers=()):
         self.symbols, self.facts, self.multipliers = symbols, list(facts), list(multipliers)
     def kind(self, f):
-        if isinstance(f, str): return self.symbols[f].kind if f in self.symbols else 'param'
+        if isinstance(f, str):
+            return self.symbols[f].kind if f in self.symbols else 'param'
         return 'atom' if any(self.kind(s) in _LOCAL_KINDS for s in f.symbols()) else 'param'
-    def is_local(self, f): return self.kind(f) in _LOCAL_KINDS or self.kind(f) == 'atom'
-    def local_factors(self, p): return [f for f in p.factors() if self.is_local(f)]
+    def is_local(self, f):
+        return self.kind(f) in _LOCAL_KINDS or self.kind(f) == 'atom'
+    def local_factors(self, p):
+        return [f for f in p.factors() if self.is_local(f)]
     def range_of(self, f):
         "Inclusive [lo, hi] of a factor as Polys (hi None when unbounded), or None when unknown."
         if isinstance(f, str):
@@ -49,13 +55,18 @@ class Prover:
             return (s.lo, s.hi) if s else (Poly.const(0), None)
         active = self.__dict__.setdefault('_active', set())
         memo = self.__dict__.setdefault('_ranges', {})
-        if f in memo: return memo[f]
-        if f in active: return None  # bounding an atom may not lean on its own bounds
+        if f in memo:
+            return memo[f]
+        if f in active:
+            return None  # bounding an atom may not lean on its own bounds
         outermost = not active
         active.add(f)
-        try: r = self._atom_range(f)
-        finally: active.discard(f)
-        if outermost: memo[f] = r
+        try:
+            r = self._atom_range(f)
+        finally:
+            active.discard(f)
+        if outermost:
+            memo[f] = r
         return r
 
 # %% ../nbs/litmus/04_prove.ipynb #8d2cba76
@@ -64,10 +75,12 @@ def _atom_range(self:Prover, f):
     a = f.args
     # `//` and `%` are Triton's (truncated toward zero, chapter 03): a remainder takes the dividend's sign, so a range
     # is only claimed once the dividend is proved >= 0, where truncation and floor agree.
-    if f.op == '%' and self.le0(-a[0]) and self.le0(1 - a[1]): return Poly.const(0), a[1] - 1
+    if f.op == '%' and self.le0(-a[0]) and self.le0(1 - a[1]):
+        return Poly.const(0), a[1] - 1
     if f.op == '//' and self.le0(-a[0]) and self.le0(1 - a[1]):  # 0 <= x // c <= x; >= 1 once x >= c
         return Poly.const(1 if self.le0(a[1] - a[0]) else 0), a[0]
-    if f.op == 'next_pow2': return Poly.const(1), None
+    if f.op == 'next_pow2':
+        return Poly.const(1), None
     if f.op in ('min', 'max'):
         lows = [self.range_of_poly_lo(x) for x in a]
         if all(l is not None for l in lows):
@@ -75,42 +88,55 @@ def _atom_range(self:Prover, f):
     return None
 
 @patch
-def range_of_poly_lo(self:Prover, p): return p if p.value() is not None else Poly.const(0) if self.le0(-p) else None
+def range_of_poly_lo(self:Prover, p):
+    return p if p.value() is not None else Poly.const(0) if self.le0(-p) else None
 
+# %% ../nbs/litmus/04_prove.ipynb #51087e07
 @patch
 def le0(self:Prover, p, hyps=(), pairs=True, depth=0):
     "True when `p <= 0` is proved; hypotheses `h <= 0` may be used alone or two at a time."
-    if depth > 6: return False
+    if depth > 6:
+        return False
     split = next((f for f in p.factors() if isinstance(f, Atom) and f.op in ('min', 'max')), None)
     if split is not None and p.degree_in(split) == 1:  # a*min(x, y) + b: one or both of the arguments
         a, b = p.split(split)
         up = self._bound_le0(-a)
-        if not up and not self._bound_le0(a): return False
+        if not up and not self._bound_le0(a):
+            return False
         branches = [self.le0(a * x + b, hyps, pairs, depth + 1) for x in split.args]
         return any(branches) if (split.op == 'min') == up else all(branches)
-    if self._bound_le0(p): return True
+    if self._bound_le0(p):
+        return True
     for h in list(hyps) + self.facts:
-        if self._bound_le0(p - h): return True
+        if self._bound_le0(p - h):
+            return True
     if pairs and len(hyps) <= MAX_PAIRED:  # pairs cost the square of the guard's length: a long guard uses singles only
         for h1, h2 in itertools.combinations(hyps, 2):
-            if self._bound_le0(p - h1 - h2): return True
+            if self._bound_le0(p - h1 - h2):
+                return True
     for k in self.multipliers:
         for h in list(hyps) + self.facts:
-            if self._bound_le0(k * (p - 1) + 1 - h): return True
+            if self._bound_le0(k * (p - 1) + 1 - h):
+                return True
     return False
 
 # %% ../nbs/litmus/04_prove.ipynb #eb7a04a9
 @patch
 def _bound_le0(self:Prover, q, depth=0):
-    if depth > 40: return False
-    if (v := q.value()) is not None: return v <= 0
+    if depth > 40:
+        return False
+    if (v := q.value()) is not None:
+        return v <= 0
     locals_ = self.local_factors(q)
-    if not locals_: return self._params_le0(q)
+    if not locals_:
+        return self._params_le0(q)
     v = min(locals_, key=lambda f: (_ELIMINATION_ORDER[self.kind(f)], factor_key(f)))
-    if q.degree_in(v) > 1: return False
+    if q.degree_in(v) > 1:
+        return False
     a, b = q.split(v)
     r = self.range_of(v)
-    if r is None: return False
+    if r is None:
+        return False
     lo, hi = r
     if self._bound_le0(-a, depth + 1):
         return hi is not None and self._bound_le0(a * hi + b, depth + 1)
@@ -118,13 +144,15 @@ def _bound_le0(self:Prover, q, depth=0):
         return lo is not None and self._bound_le0(a * lo + b, depth + 1)
     return False
 
+# %% ../nbs/litmus/04_prove.ipynb #161eb536
 @patch
 def _params_le0(self:Prover, q):
     "Shift every size factor to its lower bound plus a non-negative slack; then no coefficient may be positive."
     shift = {}
     for f in q.factors():
         r = self.range_of(f)
-        if r is None or r[0] is None or r[0].value() is None: return False
+        if r is None or r[0] is None or r[0].value() is None:
+            return False
         shift[f] = r[0].value()
     out = {}
     for m, c in q.terms.items():
@@ -133,11 +161,13 @@ def _params_le0(self:Prover, q):
         for f in m:
             nxt = {}
             for mm, cc in partial.items():
-                if shift[f]: nxt[mm] = nxt.get(mm, 0) + cc * shift[f]
+                if shift[f]:
+                    nxt[mm] = nxt.get(mm, 0) + cc * shift[f]
                 k = tuple(sorted(mm + (f,), key=factor_key))
                 nxt[k] = nxt.get(k, 0) + cc
             partial = nxt
-        for mm, cc in partial.items(): out[mm] = out.get(mm, 0) + cc
+        for mm, cc in partial.items():
+            out[mm] = out.get(mm, 0) + cc
     return all(c <= 0 for c in out.values())
 
 # %% ../nbs/litmus/04_prove.ipynb #22da522f
@@ -150,14 +180,20 @@ def divide(p, divisor, lead):
         for m, c in sorted(r.terms.items(), key=lambda mc: str(mc[0])):
             rest = list(m)
             try:
-                for f in lead: rest.remove(f)
-            except ValueError: continue
-            if c % dc == 0: hit = (tuple(rest), c // dc); break
-        if hit is None: return q, r
+                for f in lead:
+                    rest.remove(f)
+            except ValueError:
+                continue
+            if c % dc == 0:
+                hit = (tuple(rest), c // dc)
+                break
+        if hit is None:
+            return q, r
         t = Poly({hit[0]: hit[1]})
         q, r = q + t, r - t * divisor
     return q, r
 
+# %% ../nbs/litmus/04_prove.ipynb #9c917fba
 def decompositions(offset, tensor):
     """Candidate ways to write `offset` as sum(index_d * stride_d) over the tensor's dims, outermost first: each stride
     is divided out in turn, trying each of its monomials as the leading one. Every candidate is an identity, so
@@ -170,14 +206,18 @@ def decompositions(offset, tensor):
         for idxs, rest in results:
             if d == len(order) - 1 or stride == Poly.const(1):
                 if stride == Poly.const(1):
-                    cand = list(idxs); cand[d] = rest
-                    for e in range(d + 1, len(order)): cand[e] = Poly.const(0)
+                    cand = list(idxs)
+                    cand[d] = rest
+                    for e in range(d + 1, len(order)):
+                        cand[e] = Poly.const(0)
                     nxt.append((cand, Poly()))
                     continue
             for lead in sorted(stride.terms, key=lambda m: (-len(m), str(m))):
                 q, r = divide(rest, stride, lead)
-                cand = list(idxs); cand[d] = q
-                if (cand, r) not in nxt: nxt.append((cand, r))
+                cand = list(idxs)
+                cand[d] = q
+                if (cand, r) not in nxt:
+                    nxt.append((cand, r))
         results = nxt
     return [idxs for idxs, rest in results if rest == Poly() and all(i is not None for i in idxs)]
 
@@ -203,9 +243,11 @@ def _atoms(p):
     for f in p.factors():
         if isinstance(f, Atom):
             out.append(f)
-            for a in f.args: out += _atoms(a)
+            for a in f.args:
+                out += _atoms(a)
     return out
 
+# %% ../nbs/litmus/04_prove.ipynb #e1b99155
 def floor_facts(model):
     """For each floor division `q = x // d` in the model's addresses and guards with `x >= 0` and `d >= 1` proved:
     the fact `q*d - x <= 0`, and the factors of `d` as multipliers."""
@@ -214,7 +256,8 @@ def floor_facts(model):
     seen = set()
     for p in polys:
         for f in _atoms(p):
-            if f.op != '//' or f in seen: continue
+            if f.op != '//' or f in seen:
+                continue
             seen.add(f)
             x, d = f.args
             if bare.le0(-x) and bare.le0(1 - d):
@@ -222,7 +265,8 @@ def floor_facts(model):
                 for m in d.terms:
                     for g in m:
                         k = Poly({(g,): 1})
-                        if k not in mults and bare.le0(1 - k): mults.append(k)
+                        if k not in mults and bare.le0(1 - k):
+                            mults.append(k)
     return facts, mults
 
 # %% ../nbs/litmus/04_prove.ipynb #8325e105
@@ -232,7 +276,8 @@ class _InBounds:
         self.model = model
         self.prover = Prover(model.symbols, *floor_facts(model))
         self._decomp = {}
-    def facts(self): return [h for f in self.model.facts for h in hypotheses(f)]
+    def facts(self):
+        return [h for f in self.model.facts for h in hypotheses(f)]
 
     def in_bounds(self, access):
         "Every lane where the guard holds addresses a live element (inside the shape, not padding) of its tensor."
@@ -246,7 +291,8 @@ class _InBounds:
                 hi_ok = lo_ok and self.prover.le0(i - size + 1, hyps)
                 steps.append(f"dim {d}: index {i} in [0, {size - 1}]: {'proved' if lo_ok and hi_ok else 'not proved'}")
                 ok = ok and lo_ok and hi_ok
-                if not ok: break
+                if not ok:
+                    break
             if ok:
                 self._decomp[id(access)] = idxs
                 return Proof('in_bounds', str(access), access.line, True,
@@ -260,13 +306,17 @@ class _RaceFreedom:
     def layout_injective(self, tensor):
         "Distinct in-range index tuples give distinct offsets: in some order of the dims each stride exceeds the span of the dims inside it."
         t = self.model.tensors[tensor]
-        if len(t.shape) > MAX_ORDERED: return False  # k! orders: past the cap, 'not proved' (never a false proof)
+        if len(t.shape) > MAX_ORDERED:
+            return False  # k! orders: past the cap, 'not proved' (never a false proof)
         for perm in itertools.permutations(range(len(t.shape))):  # outermost first
             span, ok = Poly.const(0), True
             for d in reversed(perm):
-                if not self.prover.le0(span + 1 - t.strides[d]): ok = False; break
+                if not self.prover.le0(span + 1 - t.strides[d]):
+                    ok = False
+                    break
                 span = span + t.strides[d] * (t.shape[d] - 1)
-            if ok: return True
+            if ok:
+                return True
         return False
 
     def thread_coords(self, access):
@@ -283,49 +333,68 @@ def injective(self:_RaceFreedom, access, idxs):
     P, steps, determined = self.prover, [], set()
     for d, idx in enumerate(idxs):
         digits = [f for f in idx.factors() if P.is_local(f)]
-        if not digits: continue
+        if not digits:
+            continue
         info = []
         for u in digits:
-            if idx.degree_in(u) != 1: return False, steps + [f"index {idx}: {u} is not linear"]
+            if idx.degree_in(u) != 1:
+                return False, steps + [f"index {idx}: {u} is not linear"]
             a, _ = idx.split(u)
-            if P.local_factors(a): return False, steps + [f"index {idx}: coefficient of {u} depends on {P.local_factors(a)}"]
+            if P.local_factors(a):
+                return False, steps + [f"index {idx}: coefficient of {u} depends on {P.local_factors(a)}"]
             sign = 1 if P.le0(1 - a) else -1 if P.le0(1 + a) else 0
-            if sign == 0: return False, steps + [f"index {idx}: sign of the coefficient {a} of {u} unknown"]
+            if sign == 0:
+                return False, steps + [f"index {idx}: sign of the coefficient {a} of {u} unknown"]
             info.append((u, a * sign, P.range_of(u)))
         found = None
-        if len(info) > MAX_ORDERED: return False, steps + [f"index {idx}: {len(info)} digits, more than the {MAX_ORDERED} whose orders are tried"]
+        if len(info) > MAX_ORDERED:
+            return False, steps + [f"index {idx}: {len(info)} digits, more than the {MAX_ORDERED} whose orders are tried"]
         for perm in itertools.permutations(info):
             span, ok = Poly.const(0), True
             for k, (u, a, r) in enumerate(perm):
-                if k and not P.le0(span + 1 - a): ok = False; break
+                if k and not P.le0(span + 1 - a):
+                    ok = False
+                    break
                 if k < len(perm) - 1:
-                    if r is None or r[1] is None: ok = False; break
+                    if r is None or r[1] is None:
+                        ok = False
+                        break
                     span = span + a * (r[1] - r[0])
-            if ok: found = perm; break
-        if found is None: return False, steps + [f"index {idx}: no mixed-radix order of its digits"]
+            if ok:
+                found = perm
+                break
+        if found is None:
+            return False, steps + [f"index {idx}: no mixed-radix order of its digits"]
         steps.append(f"index {d} = {idx}: digits " + " < ".join(f"{u} (x{a})" for u, a, _ in found))
         determined |= {u for u, _, _ in found}
     pids, lanes = self.thread_coords(access)
     everything = {a for idx in idxs for a in _atoms(idx)}
     def covered(e, depth=0):  # e is a digit, or both e // c and e % c are covered
         if len(e.terms) == 1 and list(e.terms.values())[0] == 1 and len(next(iter(e.terms))) == 1 \
-                and next(iter(e.terms))[0] in determined: return True
-        if depth > 4: return False
+                and next(iter(e.terms))[0] in determined:
+            return True
+        if depth > 4:
+            return False
         divs = [x for x in everything if x.op == '//' and x.args[0] == e]
         return any(covered(Poly({(x,): 1}), depth + 1) and
                    any(y.op == '%' and y.args == x.args and covered(Poly({(y,): 1}), depth + 1) for y in everything)
                    for x in divs)
     missing = [s for s in pids + lanes if not covered(Poly.var(s))]
-    if missing: return False, steps + [f"the address does not depend on {', '.join(missing)}: those threads share addresses"]
+    if missing:
+        return False, steps + [f"the address does not depend on {', '.join(missing)}: those threads share addresses"]
     return True, steps
 
+# %% ../nbs/litmus/04_prove.ipynb #0be8890d
 @patch
 def same_address_map(self:_RaceFreedom, access, other):
     "The two accesses compute the same address from (program, lanes): equal offsets once other's lanes, axis by axis, are renamed to this one's (equal extents)."
-    if other.offset == access.offset: return True
-    if len(other.lanes) != len(access.lanes): return False
+    if other.offset == access.offset:
+        return True
+    if len(other.lanes) != len(access.lanes):
+        return False
     S = self.model.symbols
-    if any(S[a].hi != S[b].hi or S[a].lo != S[b].lo for a, b in zip(other.lanes, access.lanes)): return False
+    if any(S[a].hi != S[b].hi or S[a].lo != S[b].lo for a, b in zip(other.lanes, access.lanes)):
+        return False
     return other.offset.subs({a: Poly.var(b) for a, b in zip(other.lanes, access.lanes)}) == access.offset
 
 # %% ../nbs/litmus/04_prove.ipynb #444d7d9e
@@ -335,17 +404,20 @@ def race_free(self:_RaceFreedom, access, others=()):
     pf = self.in_bounds(access)
     if pf.proved and self.layout_injective(access.tensor):  # per dim: index tuple -> offset is one-to-one
         ok, steps = self.injective(access, self._decomp[id(access)])
-    else: ok, steps = False, [f"no in-bounds split of the offset into non-aliasing dims"]
+    else:
+        ok, steps = False, [f"no in-bounds split of the offset into non-aliasing dims"]
     if not ok:  # the raw offset as a single mixed-radix number
         ok, raw = self.injective(access, [access.offset])
         steps = steps + [x for x in raw if x not in steps]
-    if not ok: return Proof('race_free', str(access), access.line, False, steps)
+    if not ok:
+        return Proof('race_free', str(access), access.line, False, steps)
     for o in others:
         if not self.same_address_map(access, o):
             return Proof('race_free', str(access), access.line, False,
                          steps + [f"line {o.line} ({o.kind}) uses a different address {o.offset}"])
     steps.append(f"layout of {access.tensor} does not alias; distinct threads get distinct addresses")
-    if others: steps.append(f"lines {sorted({o.line for o in others})} touch the same address map: same thread")
+    if others:
+        steps.append(f"lines {sorted({o.line for o in others})} touch the same address map: same thread")
     return Proof('race_free', str(access), access.line, True, steps)
 
 # %% ../nbs/litmus/04_prove.ipynb #d75a077f
@@ -372,25 +444,33 @@ def extreme(self:Prover, p, upper=True, depth=0):
     iteration and lane: each local factor is replaced by the end of its range the sign of its coefficient picks, as
     `_bound_le0` does. Exact when `p` is linear in them (the box's corner is an execution). None when a factor has no
     known range, appears squared, or its coefficient's sign is unknown."""
-    if depth > 40: return None
+    if depth > 40:
+        return None
     locals_ = self.local_factors(p)
-    if not locals_: return p
+    if not locals_:
+        return p
     v = min(locals_, key=lambda f: (_ELIMINATION_ORDER[self.kind(f)], factor_key(f)))
-    if p.degree_in(v) > 1: return None
+    if p.degree_in(v) > 1:
+        return None
     a, b = p.split(v)
     r = self.range_of(v)
-    if r is None: return None
+    if r is None:
+        return None
     lo, hi = r
-    if self._bound_le0(-a): end = hi if upper else lo
-    elif self._bound_le0(a): end = lo if upper else hi
-    else: return None
+    if self._bound_le0(-a):
+        end = hi if upper else lo
+    elif self._bound_le0(a):
+        end = lo if upper else hi
+    else:
+        return None
     return None if end is None else self.extreme(a * end + b, upper, depth + 1)
 
 def size_bound(p, hi):
     """The largest value of `p` over sizes in [1, hi[d]] when `p` is increasing in each (no negative coefficient once
     every size is shifted to 1), else None; `hi` maps each size to its top."""
     shifted = p.subs({d: Poly.var(d) + 1 for d in p.symbols()})
-    if any(c < 0 for m, c in shifted.terms.items() if m): return None
+    if any(c < 0 for m, c in shifted.terms.items() if m):
+        return None
     return evaluate_poly(p, {d: hi[d] for d in p.symbols()})
 
 # %% ../nbs/litmus/04_prove.ipynb #4a9e0002
@@ -406,43 +486,54 @@ def _assume_proof(model, hint):
     "`tl.assume(cond)`: each conjunct of `cond` proved for every size, program and lane where the call is reached."
     prover = Prover(model.symbols, *floor_facts(model))
     hyps = hypotheses(hint.guard) + [h for f in model.facts for h in hypotheses(f)]
-    if hint.formula is None: return Proof('hint', hint.text, hint.line, False, ['its condition is not one the model reads'])
+    if hint.formula is None:
+        return Proof('hint', hint.text, hint.line, False, ['its condition is not one the model reads'])
     for c in conjuncts(hint.formula):
         goals = [c.lhs] if isinstance(c, Cmp) and c.op == '<=' else [c.lhs, -c.lhs] if isinstance(c, Cmp) and c.op == '==' else None
         if goals is None or not all(prover.le0(g, hyps) for g in goals):
             return Proof('hint', hint.text, hint.line, False, [f'{c} is not proved where the call is reached'])
     return Proof('hint', hint.text, hint.line, True, [f'{hint.formula} holds wherever the call is reached'])
 
+# %% ../nbs/litmus/04_prove.ipynb #34102d28
 def hint_proof(model, hint):
     """The obligation a hint states, proved at the launch's constexprs for every size, program and lane, or not proved.
     Along each axis with value `v` (Triton's AxisInfo): `max_constancy` needs the value not to vary with the axis's lane;
     `max_contiguous` needs it to step by exactly 1 with the lane over an extent `v` divides; `multiple_of` needs the
     first element of each contiguous run (the lane at 0) to be a multiple of `v`, and every element when it does not
     step by 1. A hint on a pointer counts bytes: element offset times the item size, from a 16-byte-aligned start."""
-    if hint.kind == 'assume': return _assume_proof(model, hint)
+    if hint.kind == 'assume':
+        return _assume_proof(model, hint)
     fixed = {n: e.value() for n, e in model.constexprs.items() if e.value() is not None}
     x = hint.value.subs(fixed)
     scale = _ITEMSIZE.get(model.tensors[hint.tensor].dtype, 0) if hint.tensor else 1
     vals = [v.subs(fixed).value() for v in hint.values]
-    def no(why): return Proof('hint', hint.text, hint.line, False, [why])
-    if not vals or any(v is None or v < 1 for v in vals): return no("its values are not positive integers at the launch")
+    def no(why):
+        return Proof('hint', hint.text, hint.line, False, [why])
+    if not vals or any(v is None or v < 1 for v in vals):
+        return no("its values are not positive integers at the launch")
     axes = list(hint.axes) or [None]
-    if len(vals) != len(axes): return no(f"{len(vals)} values for {len(axes)} axes")
-    if scale == 0: return no(f"the item size of {hint.tensor} is unknown")
+    if len(vals) != len(axes):
+        return no(f"{len(vals)} values for {len(axes)} axes")
+    if scale == 0:
+        return no(f"the item size of {hint.tensor} is unknown")
     steps = []
     for axis, v in zip(axes, vals):
-        if v == 1: continue
+        if v == 1:
+            continue
         a, rest = x.split(axis) if axis is not None and x.degree_in(axis) <= 1 else (None, None)
         if axis is not None and (a is None or axis in a.symbols() or any(axis in f.symbols() for f in rest.factors() if isinstance(f, Atom))):
             return no(f"the value is not linear in the lane {axis}")
         a = a if axis is not None else Poly.const(0)
-        if hint.kind == 'max_constancy' and a != Poly.const(0): return no(f"it varies with the lane {axis}")
+        if hint.kind == 'max_constancy' and a != Poly.const(0):
+            return no(f"it varies with the lane {axis}")
         if hint.kind == 'max_contiguous':
             extent = model.symbols[axis].hi.subs(fixed).value() + 1 if axis is not None else 1
-            if a != Poly.const(1) or extent % v: return no(f"it does not step by 1 over runs of {v} lanes (step {a}, extent {extent})")
+            if a != Poly.const(1) or extent % v:
+                return no(f"it does not step by 1 over runs of {v} lanes (step {a}, extent {extent})")
         if hint.kind == 'multiple_of':
             first = x.subs({axis: 0}) if axis is not None else x
-            if hint.tensor and ALLOCATION_ALIGNMENT % v: return no(f"a tensor's start is only known to be {ALLOCATION_ALIGNMENT}-byte aligned")
+            if hint.tensor and ALLOCATION_ALIGNMENT % v:
+                return no(f"a tensor's start is only known to be {ALLOCATION_ALIGNMENT}-byte aligned")
             if not _divides(first * scale, v) or (a != Poly.const(1) and not _divides(a * scale, v)):
                 return no(f"{first} (the first element of a run{', in bytes x' + str(scale) if hint.tensor else ''}) is not a multiple of {v} for every launch")
         steps.append(f"{hint.kind} {v} along {axis or 'the scalar'}: holds")

@@ -41,8 +41,10 @@ class RewardBreakdown:
     source_hash: str = ""
     cached: bool = False
     seconds: float = 0.0
-    def __float__(self) -> float: return float(self.score)
-    def as_dict(self) -> dict: return dataclasses.asdict(self)
+    def __float__(self) -> float:
+        return float(self.score)
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
     def __str__(self):
         parts = ", ".join(f"{k}={v:.2f}" for k, v in self.parts.items())
         return f"{self.score:.3f} [{self.gate}] {self.verdict} ({self.mode}; {parts}; {self.shape_configs} shape classes)"
@@ -65,11 +67,14 @@ def _complete(search: dict) -> bool:
 def _blind(evidence: dict, static: bool) -> bool:
     """Did the kernel keep litmus from looking, in any mode? A construct the prover does not model, a launch size the
     completion pinned, and (with a spec) a search that could not run it, skipped a class, ran no launch or did not finish."""
-    if (evidence.get("safety") or {}).get("unsupported") or evidence.get("pinned"): return True
-    if static: return False
+    if (evidence.get("safety") or {}).get("unsupported") or evidence.get("pinned"):
+        return True
+    if static:
+        return False
     search = evidence.get("falsification")
     return not search or not _complete(search)
 
+# %% ../nbs/litmus/13_rewards.ipynb #8096de8d
 def breakdown(evidence: dict, static: bool, source_hash: str = "", seconds: float = 0.0) -> RewardBreakdown:
     "The score chapter 11's evidence earns, by the seven rules above (first match decides)."
     mode = "static" if static else "reference"
@@ -79,12 +84,18 @@ def breakdown(evidence: dict, static: bool, source_hash: str = "", seconds: floa
                                {"safety": 0.0, "bound": 0.0, "search": 0.0}, [evidence.get(gate)], source_hash=source_hash, seconds=seconds)
     parts, defects, cx = _parts(evidence, static)
     raw = SAFETY_WEIGHT * parts["safety"] + BOUND_WEIGHT * parts["bound"] + SEARCH_WEIGHT * parts["search"]
-    if defects: gate, score = "memory_safety", 0.0
-    elif cx is not None: gate, score = "counterexample", min(raw, COUNTEREXAMPLE_CAP)
-    elif _blind(evidence, static): gate, score = "unmodelled", min(raw, UNMODELLED_CAP)
-    elif static: gate, score = "static", STATIC_CAP * parts["safety"]
-    elif evidence.get("verdict") == "ACCEPT": gate, score = "accept", raw
-    else: gate, score = "unknown", min(raw, UNKNOWN_CAP)
+    if defects:
+        gate, score = "memory_safety", 0.0
+    elif cx is not None:
+        gate, score = "counterexample", min(raw, COUNTEREXAMPLE_CAP)
+    elif _blind(evidence, static):
+        gate, score = "unmodelled", min(raw, UNMODELLED_CAP)
+    elif static:
+        gate, score = "static", STATIC_CAP * parts["safety"]
+    elif evidence.get("verdict") == "ACCEPT":
+        gate, score = "accept", raw
+    else:
+        gate, score = "unknown", min(raw, UNKNOWN_CAP)
     search = evidence.get("falsification") or {}
     return RewardBreakdown(round(score, 6), evidence.get("verdict", "UNKNOWN"), mode, gate, parts, list(evidence.get("reasons", [])),
                            int(search.get("configs", 0)), evidence.get("witness", "") if cx is not None or defects else "",
@@ -101,8 +112,10 @@ def _content(content) -> str:
 
 def completion_text(completion) -> str:
     "The text of a completion: a string, or the assistant turns of a chat message list joined."
-    if isinstance(completion, str): return completion
-    if isinstance(completion, dict): completion = [completion]
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        completion = [completion]
     if isinstance(completion, (list, tuple)) and all(isinstance(m, dict) for m in completion):
         return "\n".join(_content(m.get("content")) for m in completion if m.get("role", "assistant") == "assistant")
     raise TypeError(f"a completion must be a string or a list of chat messages (dicts), got {type(completion).__name__}")
@@ -128,14 +141,17 @@ def checked_task(task: dict | None) -> dict:
     "The task with its keys checked: only TASK_KEYS, a domain whenever there is a spec, a launch with LAUNCH_KEYS only."
     task = dict(task or {})
     unknown = sorted(set(task) - set(TASK_KEYS))
-    if unknown: raise ValueError(f"task keys {unknown} are not among {list(TASK_KEYS)}")
+    if unknown:
+        raise ValueError(f"task keys {unknown} are not among {list(TASK_KEYS)}")
     if task.get("spec") is not None and not task.get("domain"):
         raise ValueError("the task gives a spec but no domain; state it (e.g. {'x': [-1000, 1000]}): a completion may not choose its inputs")
     launch = task.get("launch")
     if launch is not None:
-        if not isinstance(launch, dict): raise TypeError(f"task launch must be a dict like a LITMUS literal, got {type(launch).__name__}")
+        if not isinstance(launch, dict):
+            raise TypeError(f"task launch must be a dict like a LITMUS literal, got {type(launch).__name__}")
         extra = sorted(set(launch) - set(LAUNCH_KEYS))
-        if extra: raise ValueError(f"task launch keys {extra} are not among {list(LAUNCH_KEYS)}")
+        if extra:
+            raise ValueError(f"task launch keys {extra} are not among {list(LAUNCH_KEYS)}")
     return {k: task.get(k) for k in TASK_KEYS}
 
 # %% ../nbs/litmus/13_rewards.ipynb #3e1c9069
@@ -148,10 +164,13 @@ def _with_launch(source: str, task: dict) -> str:
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         if any(isinstance(t, ast.Name) and t.id == "LITMUS" for t in targets):
             if not own and node.value is not None:
-                try: own = ast.literal_eval(node.value)
-                except (ValueError, TypeError, SyntaxError, RecursionError): raise ValueError(f"line {node.lineno}: LITMUS is not a literal") from None
+                try:
+                    own = ast.literal_eval(node.value)
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    raise ValueError(f"line {node.lineno}: LITMUS is not a literal") from None
             del lines[node.lineno - 1:node.end_lineno]
-    if not isinstance(own, dict): raise ValueError("LITMUS must be a dict literal")
+    if not isinstance(own, dict):
+        raise ValueError("LITMUS must be a dict literal")
     launch = task.get("launch") or {k: v for k, v in own.items() if k in OWN_LAUNCH_KEYS}
     # The loader wants a spec (or a label) to accept a user's file; in static mode a placeholder, dropped after loading.
     trusted = {**launch, "spec": task.get("spec") or "x"}
@@ -160,11 +179,13 @@ def _with_launch(source: str, task: dict) -> str:
 def pinned_sizes(kernel: corpus.Kernel, task: dict) -> list:
     """The tensor sizes of a completion's own launch that name no dim (`"shape": ["1000"]`): the search cannot vary them,
     so they would hide every other size from it. None when the task gives the launch."""
-    if task.get("launch"): return []
+    if task.get("launch"):
+        return []
     names = lambda expr: {n.id for n in ast.walk(ast.parse(str(expr), mode="eval")) if isinstance(n, ast.Name)}
     return [f"{a['name']} shape[{i}] = {s!r}" for a in kernel.args if a["kind"] == "tensor"
             for i, s in enumerate(a["shape"]) if not names(s) & set(kernel.dims)]
 
+# %% ../nbs/litmus/13_rewards.ipynb #16eb2dc9
 def load_completion(source: str, task: dict, folder) -> corpus.Kernel:
     "The completion's kernel, parsed by chapter 10's loader from a file in `folder`, holding only what the task trusts it with."
     text = _with_launch(source, task)
@@ -181,8 +202,10 @@ def score_source(source: str | None, task: dict, quick: bool = True, budget: int
                  memory_mb: int = 2048, seed: int = 0, sandbox: bool = True) -> dict:
     "Chapter 11's evidence for one completion's kernel (CheckResult.as_dict()), or {'unreadable': why} / {'error': why}."
     from litmus.check import check
-    if source is None: return {"unreadable": "the completion has no ```python block"}
-    if len(source) > corpus.MAX_FILE_BYTES: return {"unreadable": f"the kernel is {len(source)} characters, over {corpus.MAX_FILE_BYTES}"}
+    if source is None:
+        return {"unreadable": "the completion has no ```python block"}
+    if len(source) > corpus.MAX_FILE_BYTES:
+        return {"unreadable": f"the kernel is {len(source)} characters, over {corpus.MAX_FILE_BYTES}"}
     with tempfile.TemporaryDirectory(prefix="litmus-reward-") as folder:
         try:
             kernel = load_completion(source, task, folder)
@@ -207,8 +230,10 @@ class LitmusReward:
                  budget: int = 60, timeout: float = 60.0, memory_mb: int = 2048, seed: int = 0, cache_size: int = 4096, log=None):
         self.__name__ = "litmus_reward"                     # TRL names the logged reward after this
         self.defaults = checked_task({"spec": spec, "domain": domain, "dims": dims, "launch": launch})
-        if not (isinstance(budget, int) and budget > 0): raise ValueError(f"budget must be a positive int, got {budget!r}")
-        if not (0 < timeout <= 3600): raise ValueError(f"timeout must be in (0, 3600] seconds, got {timeout!r}")
+        if not (isinstance(budget, int) and budget > 0):
+            raise ValueError(f"budget must be a positive int, got {budget!r}")
+        if not (0 < timeout <= 3600):
+            raise ValueError(f"timeout must be in (0, 3600] seconds, got {timeout!r}")
         self.options = dict(quick=quick, budget=budget, timeout=float(timeout), memory_mb=int(memory_mb), seed=int(seed))
         self.workers = max(1, int(workers if workers is not None else min(4, os.cpu_count() or 1)))
         self.cache, self.cache_size, self.log = OrderedDict(), int(cache_size), log
@@ -221,9 +246,11 @@ class LitmusReward:
             if key in columns and columns[key] is not None:
                 value = columns[key]
                 if isinstance(value, (list, tuple)):
-                    if len(value) != n: raise ValueError(f"column {key!r} has {len(value)} values for {n} completions")
+                    if len(value) != n:
+                        raise ValueError(f"column {key!r} has {len(value)} values for {n} completions")
                     value = value[i]
-                if value is not None: task[key] = value
+                if value is not None:
+                    task[key] = value
         return checked_task(task)
 
     def key(self, source, task) -> str:
@@ -232,12 +259,14 @@ class LitmusReward:
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
     def __call__(self, prompts=None, completions=None, **columns) -> list[float]:
-        if completions is None: raise TypeError("LitmusReward needs completions= (a list of strings or chat message lists)")
+        if completions is None:
+            raise TypeError("LitmusReward needs completions= (a list of strings or chat message lists)")
         columns = {k: v for k, v in columns.items() if k in TASK_KEYS}
         tasks = [self.task(i, columns, len(completions)) for i in range(len(completions))]
         self.last = self.score(completions, tasks)
         if self.log is not None:
-            for b in self.last: self.log(b)
+            for b in self.last:
+                self.log(b)
         return [b.score for b in self.last]
 
 # %% ../nbs/litmus/13_rewards.ipynb #1890db69
@@ -253,15 +282,20 @@ def score(self: LitmusReward, completions: list, tasks: list) -> list[RewardBrea
             self.cache.move_to_end(k)
             first = k in fresh                  # computed in this batch: its first copy is fresh, any repeat is served
             out.append(dataclasses.replace(self.cache[k], cached=not first))
-            if first: fresh.pop(k)
-            else: self.hits += 1
-        else: out.append(fresh[k])      # not cached: the pool failed it (a deadline), so the next batch tries again
+            if first:
+                fresh.pop(k)
+            else:
+                self.hits += 1
+        else:
+            out.append(fresh[k])      # not cached: the pool failed it (a deadline), so the next batch tries again
     return out
 
 @patch
 def _remember(self: LitmusReward, key: str, b: RewardBreakdown):
-    self.cache[key] = b; self.misses += 1
-    while len(self.cache) > self.cache_size: self.cache.popitem(last=False)
+    self.cache[key] = b
+    self.misses += 1
+    while len(self.cache) > self.cache_size:
+        self.cache.popitem(last=False)
 
 # %% ../nbs/litmus/13_rewards.ipynb #91e8558d
 @patch
@@ -279,40 +313,53 @@ def _pool_start(self: LitmusReward) -> ProcessPoolExecutor:
     if self._pool is None:
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
-        if method == "forkserver": context.set_forkserver_preload(["litmus.rewards"])
+        if method == "forkserver":
+            context.set_forkserver_preload(["litmus.rewards"])
         self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
     return self._pool
 
+# %% ../nbs/litmus/13_rewards.ipynb #a6e3a01c
 @patch
 def _run(self: LitmusReward, todo: dict) -> dict:
     """Score the cache misses: in this process for one job or one worker, else in the pool under a deadline. A pool that
     breaks (a worker that cannot start or dies) is replaced and its jobs are scored here: never a silent zero."""
-    if self.workers == 1 or len(todo) <= 1: return {k: self._here(k, s, t) for k, (s, t) in todo.items()}
+    if self.workers == 1 or len(todo) <= 1:
+        return {k: self._here(k, s, t) for k, (s, t) in todo.items()}
     from litmus.rewards import score_source as job     # by its module's name, so a worker process can import it
-    try: futures = {self._pool_start().submit(job, s, t, **self.options): k for k, (s, t) in todo.items()}
+    try:
+        futures = {self._pool_start().submit(job, s, t, **self.options): k for k, (s, t) in todo.items()}
     except Exception:
-        self.close(); return {k: self._here(k, s, t) for k, (s, t) in todo.items()}
+        self.close()
+        return {k: self._here(k, s, t) for k, (s, t) in todo.items()}
     start, out, retry = time.monotonic(), {}, []
     done, late = wait(futures, timeout=-(-len(todo) // self.workers) * (2 * self.options["timeout"] + 30))
     for f in done:
         k, (s, t) = futures[f], todo[futures[f]]
-        try: evidence = f.result()
-        except Exception: retry.append(k); continue
+        try:
+            evidence = f.result()
+        except Exception:
+            retry.append(k)
+            continue
         out[k] = breakdown(evidence, t.get("spec") is None, k[:16], time.monotonic() - start)
-        if "error" not in evidence: self._remember(k, out[k])
+        if "error" not in evidence:
+            self._remember(k, out[k])
     for f in late:
         k = futures[f]
         out[k] = breakdown({"error": "the pool's deadline passed; its workers were stopped"}, todo[k][1].get("spec") is None, k[:16])
-    if late or retry: self.close()
+    if late or retry:
+        self.close()
     out.update({k: self._here(k, *todo[k]) for k in retry})
     return out
 
+# %% ../nbs/litmus/13_rewards.ipynb #87c85c05
 @patch
 def close(self: LitmusReward):
     "Stop the pool's worker processes (a new pool starts on the next batch)."
     pool, self._pool = self._pool, None
-    if pool is None: return
-    for p in list((getattr(pool, "_processes", None) or {}).values()): p.kill()   # a worker stuck past its deadline
+    if pool is None:
+        return
+    for p in list((getattr(pool, "_processes", None) or {}).values()):
+        p.kill()   # a worker stuck past its deadline
     pool.shutdown(wait=False, cancel_futures=True)
 
 # %% ../nbs/litmus/13_rewards.ipynb #86cb98e8
@@ -321,7 +368,8 @@ _SHARED: dict = {}
 def litmus_reward(completion, spec=None, domain=None, dims=None, launch=None, **options) -> RewardBreakdown:
     "One completion's RewardBreakdown (its `.score` is the reward), scored in this process with a shared cache."
     key = tuple(sorted(options.items()))
-    if key not in _SHARED: _SHARED[key] = LitmusReward(workers=1, **options)
+    if key not in _SHARED:
+        _SHARED[key] = LitmusReward(workers=1, **options)
     reward = _SHARED[key]
     reward([None], [completion], spec=[spec], domain=[domain] if domain is not None else None, dims=[dims], launch=[launch])
     return reward.last[0]
@@ -329,7 +377,9 @@ def litmus_reward(completion, spec=None, domain=None, dims=None, launch=None, **
 def litmus_reward_func(completion, answer=None, info=None, state=None, **kwargs) -> float:
     "verifiers rubric style: the task from `info` (spec/domain/dims/launch) or `answer` (spec text); breakdown in state['litmus']."
     task = {k: v for k, v in (info or {}).items() if k in TASK_KEYS}
-    if isinstance(answer, str) and answer.strip() and "spec" not in task: task["spec"] = answer
+    if isinstance(answer, str) and answer.strip() and "spec" not in task:
+        task["spec"] = answer
     b = litmus_reward(completion, **task)
-    if isinstance(state, dict): state["litmus"] = b.as_dict()
+    if isinstance(state, dict):
+        state["litmus"] = b.as_dict()
     return b.score

@@ -30,13 +30,15 @@ def live_formula(tensor, offset, env):
         span += strides[d] * (shape[d] - 1)
     rest, parts = offset, [compare(offset, '>=', 0)]
     for d in order:
-        if strides[d] == 0: continue
+        if strides[d] == 0:
+            continue
         parts.append(compare(make_atom('//', rest, strides[d]), '<=', shape[d] - 1))
         rest = make_atom('%', rest, strides[d])
     parts.append(compare(rest, '==', 0))
     return conj(*parts), shape, strides
 
-def _rename(names, suffix): return {n: Poly.var(n + suffix) for n in names}
+def _rename(names, suffix):
+    return {n: Poly.var(n + suffix) for n in names}
 
 # %% ../nbs/litmus/06_safety.ipynb #d4ead2f4
 @dataclass
@@ -52,8 +54,10 @@ class Defect:
     def __str__(self):
         w = self.witness
         return f"{self.kind} at line {self.line} ({self.text}): " + "; ".join(f"{k}={v}" for k, v in w.items())
-    def as_dict(self): return {'kind': self.kind, 'line': self.line, 'text': self.text, 'witness': self.witness, 'backend': self.backend}
+    def as_dict(self):
+        return {'kind': self.kind, 'line': self.line, 'text': self.text, 'witness': self.witness, 'backend': self.backend}
 
+# %% ../nbs/litmus/06_safety.ipynb #cfaa15a7
 @dataclass
 class SafetyReport:
     """ACCEPT: every access proved in bounds, every write race-free, every barrier uniform, no write into an input, every
@@ -77,7 +81,8 @@ class SafetyReport:
         lines += [f"  proved {p.prop}: line {p.line}" for p in self.proofs if p.proved]
         return "\n".join(lines)
     @property
-    def exit_code(self): return {'ACCEPT': 0, 'REJECT': 1, 'UNKNOWN': 2}[self.verdict]
+    def exit_code(self):
+        return {'ACCEPT': 0, 'REJECT': 1, 'UNKNOWN': 2}[self.verdict]
     def as_dict(self):
         "Plain data (JSON-ready) for logs, the CLI and reward breakdowns."
         return {'kernel': self.kernel, 'verdict': self.verdict, 'backend': self.backend, 'configs_searched': self.configs_searched,
@@ -101,7 +106,8 @@ class GPUSafetyCheck:
         if not (isinstance(time_budget, (int, float)) and 0 < time_budget <= 3600):
             raise ValueError(f"time_budget must be a number of seconds in (0, 3600], got {time_budget!r}")
         if isinstance(kernel, (str, Path)):
-            if str(kernel).endswith('.py') or Path(kernel).is_file(): kernel = read_kernel(kernel)  # parsed, never run
+            if str(kernel).endswith('.py') or Path(kernel).is_file():
+                kernel = read_kernel(kernel)  # parsed, never run
             else:
                 from litmus import corpus  # the corpus's own files: package data, trusted like the code
                 kernel = corpus.get(str(kernel))
@@ -146,8 +152,10 @@ def _thread_symbols(self:GPUSafetyCheck, access):
 
 @patch
 def _solve(self:GPUSafetyCheck, variables, constraints):
-    if any(lo > hi for _, lo, hi in variables): return None
-    if self._left() <= 0: return SolveResult('unknown', None, self.backend, note=f'the time budget of {self.time_budget} s ran out')
+    if any(lo > hi for _, lo, hi in variables):
+        return None
+    if self._left() <= 0:
+        return SolveResult('unknown', None, self.backend, note=f'the time budget of {self.time_budget} s ran out')
     problem = Problem(variables, constraints)
     if self.backend == 'bounded' and problem.box_size() > self.budget:  # not worth starting: it cannot finish
         return SolveResult('unknown', None, 'bounded', note=f'box of {problem.box_size()} points exceeds the budget of {self.budget}')
@@ -171,16 +179,20 @@ def search_oob(self:GPUSafetyCheck, access):
             m = r.model
             addr = evaluate_poly(off, m)
             numel = 1
-            for s in shape: numel *= s
+            for s in shape:
+                numel *= s
             span = 1 + sum((a - 1) * b for a, b in zip(shape, strides))
             where = 'before the start' if addr < 0 else 'past the end of the allocation' if addr >= span else 'in padding between rows'
             w = {'tensor': access.tensor, 'address': addr, 'where': where, 'allocation': span, 'shape': shape,
                  'strides': strides, 'dims': cfg.dims, 'blocks': cfg.constexprs, 'config': cfg.label,
                  'program': tuple(m[p] for p in pids), 'lanes': {l: m[l] for l in lanes}}
-            if loops: w['iteration'] = {l: m[l] for l in loops}
-            if data: w['data_conditions'] = {d: m[d] for d in data}
+            if loops:
+                w['iteration'] = {l: m[l] for l in loops}
+            if data:
+                w['data_conditions'] = {d: m[d] for d in data}
             return Defect('out_of_bounds', access.line, access.text, w, r.backend), None
-        if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+        if r is not None and r.status == 'unknown' and incomplete is None:
+            incomplete = (cfg, r)
     return None, incomplete
 
 # %% ../nbs/litmus/06_safety.ipynb #5c200f70
@@ -194,11 +206,13 @@ def search_race(self:GPUSafetyCheck, access, other):
         env = self.model.config_env(cfg.dims, cfg.constexprs)
         pids_a, loops_a, lanes_a, data_a = self._thread_symbols(access)
         pids_b, loops_b, lanes_b, data_b = self._thread_symbols(other)
-        rename_a = _rename(pids_a + loops_a + lanes_a + data_a, '_a'); rename_b = _rename(pids_b + loops_b + lanes_b + data_b, '_b')
+        rename_a = _rename(pids_a + loops_a + lanes_a + data_a, '_a')
+        rename_b = _rename(pids_b + loops_b + lanes_b + data_b, '_b')
         variables = self._vars(env, pids_a + loops_a + lanes_a + data_a, '_a') + self._vars(env, pids_b + loops_b + lanes_b + data_b, '_b')
         offset_a, offset_b = access.offset.subs(env).subs(rename_a), other.offset.subs(env).subs(rename_b)
         differ = [compare(Poly.var(p + '_a'), '!=', Poly.var(p + '_b')) for p in pids_a]
-        if other is access: differ += [compare(Poly.var(l + '_a'), '!=', Poly.var(l + '_b')) for l in lanes_a]
+        if other is access:
+            differ += [compare(Poly.var(l + '_a'), '!=', Poly.var(l + '_b')) for l in lanes_a]
         constraints = [access.guard.subs(env).subs(rename_a), other.guard.subs(env).subs(rename_b), compare(offset_a, '==', offset_b), disj(*differ)]
         r = self._race_by_address(access, other, env, pids_a + loops_a + lanes_a + data_a, pids_b + loops_b + lanes_b + data_b) \
             if self.backend == 'bounded' else self._solve(variables, constraints)
@@ -211,7 +225,8 @@ def search_race(self:GPUSafetyCheck, access, other):
                  'second': {'line': other.line, 'op': other.kind, 'program': tuple(m[p + '_b'] for p in pids_b),
                             'lanes': {l: m[l + '_b'] for l in lanes_b}}}
             return Defect('race', access.line, access.text, w, r.backend), None
-        if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+        if r is not None and r.status == 'unknown' and incomplete is None:
+            incomplete = (cfg, r)
     return None, incomplete
 
 # %% ../nbs/litmus/06_safety.ipynb #3893423d
@@ -240,6 +255,7 @@ def _race_by_address(self:GPUSafetyCheck, access, other, env, names_a, names_b):
                 return SolveResult('sat', model, 'bounded', explored=explored)
     return SolveResult('unsat', None, 'bounded', explored=explored, note='no two threads share an address in this box')
 
+# %% ../nbs/litmus/06_safety.ipynb #01c03e08
 @patch
 def search_barrier(self:GPUSafetyCheck, barrier):
     pids = [f'pid{a}' for a in range(len(self.model.grid))]
@@ -258,10 +274,13 @@ def search_barrier(self:GPUSafetyCheck, barrier):
             m = r.model
             w = {'reached_by': tuple(m[p + '_a'] for p in pids), 'skipped_by': tuple(m[p + '_b'] for p in pids),
                  'condition': str(barrier.guard), 'dims': cfg.dims, 'blocks': cfg.constexprs, 'config': cfg.label}
-            if data: w['data_conditions'] = {'reached': {d: m[d + '_a'] for d in data}, 'skipped': {d: m[d + '_b'] for d in data}}
-            if barrier.loops: w['iteration'] = {l: m[l] for l in barrier.loops}
+            if data:
+                w['data_conditions'] = {'reached': {d: m[d + '_a'] for d in data}, 'skipped': {d: m[d + '_b'] for d in data}}
+            if barrier.loops:
+                w['iteration'] = {l: m[l] for l in barrier.loops}
             return Defect('barrier_divergence', barrier.line, barrier.text, w, r.backend), None
-        if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+        if r is not None and r.status == 'unknown' and incomplete is None:
+            incomplete = (cfg, r)
     return None, incomplete
 
 # %% ../nbs/litmus/06_safety.ipynb #6b1e0001
@@ -280,7 +299,8 @@ def search_input_write(self:GPUSafetyCheck, access):
             w = {'tensor': access.tensor, 'role': 'in', 'address': evaluate_poly(access.offset.subs(env), m), 'dims': cfg.dims,
                  'blocks': cfg.constexprs, 'config': cfg.label, 'program': tuple(m[p] for p in pids), 'lanes': {l: m[l] for l in lanes}}
             return Defect('input_write', access.line, access.text, w, r.backend), None
-        if r is not None and r.status == 'unknown' and incomplete is None: incomplete = (cfg, r)
+        if r is not None and r.status == 'unknown' and incomplete is None:
+            incomplete = (cfg, r)
     return None, incomplete
 
 def _input_unwritten(access):
@@ -293,9 +313,12 @@ def _input_unwritten(access):
 def _extreme_sizes(p, lo, hi, upper):
     """The largest (`upper`) or smallest value of `p` over sizes in [lo, hi] when it is visibly monotone in each; else
     its value at the top corner if that is already outside int32 (a wrap, shown), else None (not bounded)."""
-    if upper and (v := size_bound(p, hi)) is not None: return v
-    if not upper and (v := size_bound(-p, hi)) is not None: return -v  # -p increasing: p is smallest at the top corner
-    if not upper and size_bound(p, hi) is not None: return evaluate_poly(p, {d: lo[d] for d in p.symbols()})
+    if upper and (v := size_bound(p, hi)) is not None:
+        return v
+    if not upper and (v := size_bound(-p, hi)) is not None:
+        return -v  # -p increasing: p is smallest at the top corner
+    if not upper and size_bound(p, hi) is not None:
+        return evaluate_poly(p, {d: lo[d] for d in p.symbols()})
     corner = evaluate_poly(p, {d: hi[d] for d in p.symbols()})
     return corner if not INT32_MIN <= corner <= INT32_MAX else None
 
@@ -306,13 +329,16 @@ def _first_wrap(p, dims, hi, upper):
         lo_v, hi_v = dims[d], hi[d]
         alone = p.subs({k: v for k, v in dims.items() if k != d})  # the others fixed once: ~31 probes follow
         out = lambda v: not INT32_MIN <= evaluate_poly(alone, {d: v}) <= INT32_MAX
-        if not out(hi_v): continue
+        if not out(hi_v):
+            continue
         while lo_v < hi_v:
             mid = (lo_v + hi_v) // 2
             lo_v, hi_v = (lo_v, mid) if out(mid) else (mid + 1, hi_v)
-        if best is None or lo_v < best[1]: best = (d, lo_v)
+        if best is None or lo_v < best[1]:
+            best = (d, lo_v)
     return best
 
+# %% ../nbs/litmus/06_safety.ipynb #c7a4992c
 @patch
 def int32_limits(self:GPUSafetyCheck):
     """(defects, limits) of the int32 index arithmetic. Each int32 value that matters (chapter 03's `Int32Value`) is
@@ -327,30 +353,37 @@ def int32_limits(self:GPUSafetyCheck):
         for upper in (True, False):
             b = self.prover.prover.extreme(v.poly, upper)
             b = None if b is None else b.subs(m.constexprs)
-            if b is not None and not b.symbols() <= set(m.dims): b = None
+            if b is not None and not b.symbols() <= set(m.dims):
+                b = None
             value = None if b is None else _extreme_sizes(b, lo, hi, upper)
-            if value is not None and INT32_MIN <= value <= INT32_MAX: continue
+            if value is not None and INT32_MIN <= value <= INT32_MAX:
+                continue
             where = f"line {v.line}: {v.what} `{v.text}`"
             if value is None:
-                limits.append(f"{where} is int32 and no bound of it was derived: it may wrap at large sizes"); break
+                limits.append(f"{where} is int32 and no bound of it was derived: it may wrap at large sizes")
+                break
             wrap = _first_wrap(b, dict(m.dims), hi, upper)
             if wrap is not None and (wrap[0] in ranges or wrap[1] == m.dims[wrap[0]]):
                 w = {'value': str(b), 'dims': {**m.dims, wrap[0]: wrap[1]}, 'reaches': evaluate_poly(b, {**m.dims, wrap[0]: wrap[1]}),
                      'declared_range': ranges.get(wrap[0])}
-                defects.append(Defect('int32_overflow', v.line, v.text, w, 'exact')); break
+                defects.append(Defect('int32_overflow', v.line, v.text, w, 'exact'))
+                break
             at = f"{wrap[0]} >= {wrap[1]} (the other sizes as declared)" if wrap else "the sizes grow together"
             limits.append(f"{where} is int32 and reaches {b} ({'above 2**31 - 1' if upper else 'below -2**31'} at the "
-                          f"largest sizes): it wraps once {at}; the result holds only below that"); break
+                          f"largest sizes): it wraps once {at}; the result holds only below that")
+            break
     return defects, list(dict.fromkeys(limits))
 
 # %% ../nbs/litmus/06_safety.ipynb #a43bf3be
 @patch
 def _decide(self:GPUSafetyCheck, what, prove, search, certain=True):
     "(proof, defect, open note) for one property: the proof first, the search only if it fails, all inside the budget."
-    if self._left() <= 0: return None, None, f"{what}: not decided, the time budget of {self.time_budget} s ran out"
+    if self._left() <= 0:
+        return None, None, f"{what}: not decided, the time budget of {self.time_budget} s ran out"
     try:
         p = prove()
-        if p.proved: return p, None, None
+        if p.proved:
+            return p, None, None
         d, incomplete = search()
     except (ModelLimit, RecursionError, ZeroDivisionError, OverflowError) as e:
         return None, None, f"{what}: not decided, the model's limits were reached ({type(e).__name__}: {str(e)[:120]})"
@@ -358,8 +391,10 @@ def _decide(self:GPUSafetyCheck, what, prove, search, certain=True):
         return None, None, f"{what}: not decided, the check failed here ({type(e).__name__}: {str(e)[:120]})"
     if d is not None and not certain:
         return p, None, f"{what}: {d} found, but an unmodelled construct runs before it and may keep it from executing"
-    if d is not None: return p, d, None
-    if incomplete is None: return p, None, f"{what}: not proved, and no witness in {len(self.configs())} configurations"
+    if d is not None:
+        return p, d, None
+    if incomplete is None:
+        return p, None, f"{what}: not proved, and no witness in {len(self.configs())} configurations"
     cfg, r = incomplete
     return p, None, f"{what}: not proved, no witness found; the search was incomplete ({r.backend}: {r.note} at {cfg.label})"
 
@@ -368,10 +403,12 @@ def _race_search(self:GPUSafetyCheck, a, others):
     "A race of store `a` against itself and every other access of its tensor; each pair of stores is searched once."
     incomplete = None
     for o in [a] + others:
-        if o.kind == 'store' and o is not a and (o.line, o.case) < (a.line, a.case): continue  # searched from o
+        if o.kind == 'store' and o is not a and (o.line, o.case) < (a.line, a.case):
+            continue  # searched from o
         d, unfinished = self.search_race(a, o)
         incomplete = incomplete or unfinished
-        if d is not None: return d, None
+        if d is not None:
+            return d, None
     return None, incomplete
 
 # %% ../nbs/litmus/06_safety.ipynb #a43bf3c0
@@ -382,13 +419,17 @@ def run(self:GPUSafetyCheck):
     m, proofs, defects, open_ = self.model, [], [], []
     self.deadline = time.monotonic() + self.time_budget
     def note(p, d, o):
-        if p is not None: proofs.append(p)
-        if d is not None: defects.append(d)
-        if o is not None: open_.append(o)
+        if p is not None:
+            proofs.append(p)
+        if d is not None:
+            defects.append(d)
+        if o is not None:
+            open_.append(o)
     for a in m.accesses:
         note(*self._decide(f"in_bounds line {a.line}", lambda: self.prover.in_bounds(a), lambda: self.search_oob(a), a.certain))
     for a in m.accesses:
-        if a.kind != 'store': continue
+        if a.kind != 'store':
+            continue
         others = [o for o in m.accesses if o is not a and o.tensor == a.tensor]
         note(*self._decide(f"race_free line {a.line}", lambda: self.prover.race_free(a, others), lambda: self._race_search(a, others),
                            a.certain and all(o.certain for o in others)))

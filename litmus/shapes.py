@@ -27,19 +27,25 @@ def dim_blocks(model):
         blocks = set(_constexpr_symbols(model, p))
         for s in p.symbols():  # a lane's extent is its block
             sym = model.symbols.get(s)
-            if sym is not None and sym.kind in ('lane', 'loop') and sym.hi is not None: blocks |= _constexpr_symbols(model, sym.hi)
+            if sym is not None and sym.kind in ('lane', 'loop') and sym.hi is not None:
+                blocks |= _constexpr_symbols(model, sym.hi)
         for d in dims:
             for b in sorted(blocks):
-                if b not in blocks_of[d]: blocks_of[d].append(b)
+                if b not in blocks_of[d]:
+                    blocks_of[d].append(b)
     for a in model.accesses:
         for c in conjuncts(a.guard):
-            if isinstance(c, Cmp): note(c.lhs)
+            if isinstance(c, Cmp):
+                note(c.lhs)
     for s in model.symbols.values():
-        if s.kind == 'loop' and s.hi is not None: note(s.hi)
-    for g in model.grid: note(g)
+        if s.kind == 'loop' and s.hi is not None:
+            note(s.hi)
+    for g in model.grid:
+        note(g)
     for name, expr in model.constexprs.items():  # BLOCK = next_pow2(N): N is measured against BLOCK
         for d in expr.symbols():
-            if d in blocks_of and name not in blocks_of[d]: blocks_of[d].append(name)
+            if d in blocks_of and name not in blocks_of[d]:
+                blocks_of[d].append(name)
     return blocks_of
 
 # %% ../nbs/litmus/07_shapes.ipynb #4e62d080
@@ -67,7 +73,8 @@ class Config:
     label: str
     big: bool = False
     source: str = 'block'
-    def __str__(self): return f"{self.label}: " + ", ".join(f"{k}={v}" for k, v in {**self.dims, **self.constexprs}.items())
+    def __str__(self):
+        return f"{self.label}: " + ", ".join(f"{k}={v}" for k, v in {**self.dims, **self.constexprs}.items())
 
 # %% ../nbs/litmus/07_shapes.ipynb #4e62d081
 FLOAT_DTYPE_CLASSES = ('float32', 'float16', 'bfloat16')
@@ -94,24 +101,30 @@ class SymbolicShapeSpace:
         self.constexprs = {}
         for name, expr in self.model.constexprs.items():
             v = expr.value()
-            if v is not None: self.constexprs[name] = min(v, block) if block else v
+            if v is not None:
+                self.constexprs[name] = min(v, block) if block else v
         self.classes = {d: self._classes(d) for d in self.model.dims}
         base = self.baseline()  # the far classes vary one size with the others at the ragged baseline
-        for d in self.model.dims: self.classes[d] += self._far_classes(d, base)
+        for d in self.model.dims:
+            self.classes[d] += self._far_classes(d, base)
     def block_of(self, d):
         "The reference block value `b` a size is measured against (the shrunk block in small-scope mode)."
         for b in self.related[d]:
-            if b in self.constexprs: return self.constexprs[b]
+            if b in self.constexprs:
+                return self.constexprs[b]
         return (self.block or 16) if self.related[d] else None
     def _witness(self, d, name, rule, constraint, lo=0, hi=1 << 16):
-        if d in self.ranges: lo, hi = max(lo, int(self.ranges[d][0])), min(hi, int(self.ranges[d][1]))
-        if lo > hi: return None
+        if d in self.ranges:
+            lo, hi = max(lo, int(self.ranges[d][0])), min(hi, int(self.ranges[d][1]))
+        if lo > hi:
+            return None
         found = _witness_value(d, constraint, lo, hi, self.backend)
         if found is None:
             return None
         value, backend = found
         return ShapeClass(d, name, rule, value, backend, constraint)
 
+# %% ../nbs/litmus/07_shapes.ipynb #0f22f2ad
 @functools.lru_cache(maxsize=4096)
 def _witness_value(d, constraint, lo, hi, backend):
     """(value, backend) of the solver's witness for one size, or None. Cached: the same few constraints (`N = b+1`) recur
@@ -126,10 +139,12 @@ def _classes(self:SymbolicShapeSpace, d):
     b = self.block_of(d)
     def add(name, rule, f, lo=1):
         c = self._witness(d, name, rule, f, lo=lo)
-        if c is not None and all(c.value != o.value for o in out): out.append(c)
+        if c is not None and all(c.value != o.value for o in out):
+            out.append(c)
     def fixed():  # a declared range no class reaches (B in [64, 64]): the range's low end is the class
         if not out and d in self.ranges:
-            lo = int(self.ranges[d][0]); add('fixed', f'{d} = {lo}, its declared range', compare(size, '==', lo), lo=lo)
+            lo = int(self.ranges[d][0])
+            add('fixed', f'{d} = {lo}, its declared range', compare(size, '==', lo), lo=lo)
         return out
     if d in self.pads:
         pad_block = b or 4
@@ -143,7 +158,8 @@ def _classes(self:SymbolicShapeSpace, d):
             add(name, f'{d} = {v}', compare(size, '==', v))
         return fixed()
     add('one', f'{d} = 1', compare(size, '==', 1))
-    if b > 2: add('block-1', f'{d} = b-1', compare(size, '==', b - 1))
+    if b > 2:
+        add('block-1', f'{d} = b-1', compare(size, '==', b - 1))
     add('block', f'{d} = b', compare(size, '==', b))
     add('block+1', f'{d} = b+1', compare(size, '==', b + 1))
     add('2block', f'{d} = 2b', compare(size, '==', 2 * b))
@@ -156,6 +172,7 @@ def _classes(self:SymbolicShapeSpace, d):
             conj(compare(size, '>', max(self.deep, 16 * b)), compare(make_atom('%', size, b), '!=', 0)))
     return fixed()
 
+# %% ../nbs/litmus/07_shapes.ipynb #2b82b176
 @patch
 def baseline(self:SymbolicShapeSpace):
     "Every size at a ragged value: BLOCK+1 against its block, 3 when unrelated, padding 1."
@@ -179,28 +196,35 @@ def _is_threshold(cmp, dims):
     scaled = any(abs(k) >= 2 and any(f in dims for f in m) for m, k in cmp.lhs.terms.items())
     return abs(c) >= 2 or len(sizes) >= 2 or scaled or any(isinstance(f, Atom) for f in cmp.lhs.factors())
 
+# %% ../nbs/litmus/07_shapes.ipynb #5e780eee
 @patch
 def _first_size(self:SymbolicShapeSpace, d, side, env, lo, hi):
     """The smallest size `d` in [lo, hi] (the other sizes and the blocks at `env`) at which some program, loop
     iteration and lane makes `side` hold: a program id ranges over its grid axis, which depends on `d`, so a pid
     threshold `t` needs a grid > t. None when the solver finds none or cannot encode the query (z3 only: the box is huge)."""
     f = side.subs(env)
-    if f in (TRUE, FALSE) or not z3_available() or self.backend == 'bounded': return None
+    if f in (TRUE, FALSE) or not z3_available() or self.backend == 'bounded':
+        return None
     syms, todo, cons = {d}, list(f.symbols()), [f]
     while todo:
         s = todo.pop()
-        if s in syms: continue
+        if s in syms:
+            continue
         sym = self.model.symbols.get(s)
-        if sym is None or sym.kind not in ('pid', 'lane', 'loop', 'data'): return None
+        if sym is None or sym.kind not in ('pid', 'lane', 'loop', 'data'):
+            return None
         syms.add(s)
         for bound, op in ((sym.lo, '>='), (sym.hi, '<=')):
-            if bound is None: continue
+            if bound is None:
+                continue
             b = bound.subs(env)
             cons.append(compare(Poly.var(s), op, b))
             todo += list(b.symbols())
     variables = [(d, lo, hi)] + [(s, -INT32_MAX - 1, INT32_MAX) for s in sorted(syms - {d})]
-    try: r = solve(Problem(variables, cons), 'z3', deadline=time.monotonic() + 2.0)
-    except ValueError: return None  # z3 cannot encode it (next_pow2 of a size): the constant rule below stands
+    try:
+        r = solve(Problem(variables, cons), 'z3', deadline=time.monotonic() + 2.0)
+    except ValueError:
+        return None  # z3 cannot encode it (next_pow2 of a size): the constant rule below stands
     return r.model[d] if r.status == 'sat' else None
 
 # %% ../nbs/litmus/07_shapes.ipynb #7f5a0002
@@ -211,11 +235,15 @@ def _env_without(self:SymbolicShapeSpace, d, base):
     env, complete = {k: v for k, v in base.items() if k != d}, True
     env.update(self.constexprs)
     for name, expr in self.model.constexprs.items():
-        if name in env: continue
-        if d in expr.symbols(): complete = False
-        else: env[name] = evaluate_poly(expr, env)
+        if name in env:
+            continue
+        if d in expr.symbols():
+            complete = False
+        else:
+            env[name] = evaluate_poly(expr, env)
     return env, complete
 
+# %% ../nbs/litmus/07_shapes.ipynb #88f1d669
 @patch
 def _far_classes(self:SymbolicShapeSpace, d, base):
     """Classes no block predicts. For each comparison with a constant (`_is_threshold`), on each side, the smallest size
@@ -223,7 +251,8 @@ def _far_classes(self:SymbolicShapeSpace, d, base):
     itself and, for a program id, the constant times the block), with one either side; then one large ragged size, kept
     model-feasible (16 blocks, or 67 programs): each launch of the search costs time, and the threshold classes already
     reach the far sizes a kernel names."""
-    if d in self.pads: return []
+    if d in self.pads:
+        return []
     lo = max(1, int(self.ranges[d][0])) if d in self.ranges else 1
     hi = min(INT32_MAX, int(self.ranges[d][1])) if d in self.ranges else INT32_MAX
     have, out = {c.value for c in self.classes[d]}, []
@@ -236,14 +265,16 @@ def _far_classes(self:SymbolicShapeSpace, d, base):
     b = self.block_of(d) or 1
     for cmp, line in self.model.comparisons:
         aimed, here = cmp.subs(self.constexprs), cmp.subs(env)
-        if here in (TRUE, FALSE) or not isinstance(aimed, Cmp) or not _is_threshold(aimed, self.model.dims): continue
+        if here in (TRUE, FALSE) or not isinstance(aimed, Cmp) or not _is_threshold(aimed, self.model.dims):
+            continue
         points = [self._first_size(d, side, env, lo, hi) if complete else None for side in (cmp, negate(cmp))]
         if all(p is None for p in points):  # no solver answer: translate the constant by hand
             c = abs(here.lhs.terms.get((), 0))
             pid = any(self.model.symbols.get(s) is not None and self.model.symbols[s].kind == 'pid' for s in here.symbols())
             points = [c] + ([c * b] if pid else [])
         for p in points:
-            if p is None: continue
+            if p is None:
+                continue
             for v in (p - 1, p, p + 1):
                 add(v, f'threshold={v}', f'{d} = {v}: line {line} `{cmp}` changes side near {d} = {p}', 'threshold')
     if not any(c.name == 'deep' for c in self.classes[d]):  # a deep reduction is already large
@@ -260,7 +291,8 @@ def configs(self:SymbolicShapeSpace, include_deep=True, include_big=True):
     base, out, seen = self.baseline(), [], set()
     def push(dims, label, c=None):
         key = tuple(sorted(dims.items()))
-        if key in seen: return
+        if key in seen:
+            return
         seen.add(key)
         env = self.model.config_env(dims, self.constexprs)
         out.append(Config(dims, {k: env[k] for k in self.model.constexprs}, label, c.big if c else False, c.source if c else 'block'))
@@ -268,7 +300,8 @@ def configs(self:SymbolicShapeSpace, include_deep=True, include_big=True):
     for far in (False, True):
         for d, classes in self.classes.items():
             for c in classes:
-                if (c.source != 'block') != far or (c.name == 'deep' and not include_deep) or (c.big and not include_big): continue
+                if (c.source != 'block') != far or (c.name == 'deep' and not include_deep) or (c.big and not include_big):
+                    continue
                 push({**base, d: c.value}, f'{d}:{c.name}', c)
     return out
 

@@ -30,8 +30,10 @@ def poison(offsets, dtype) -> np.ndarray:
     h = (offsets * 2654435761 + 97) % 1000003
     values = (1000 + h % 1000) * np.where(h % 2 == 0, 1, -1)
     dtype = np.dtype(dtype)
-    if dtype == np.bool_: return np.ones(offsets.shape, dtype=bool)
-    if dtype.kind in "ui": return np.abs(values).astype(dtype) if dtype.kind == "u" or dtype.itemsize == 1 else values.astype(dtype)
+    if dtype == np.bool_:
+        return np.ones(offsets.shape, dtype=bool)
+    if dtype.kind in "ui":
+        return np.abs(values).astype(dtype) if dtype.kind == "u" or dtype.itemsize == 1 else values.astype(dtype)
     return values.astype(dtype)
 
 # %% ../nbs/litmus/08_simulate.ipynb #2bd7ff6f
@@ -43,19 +45,28 @@ NP_DTYPES = {name: row.dtype for name, row in DTYPE_FACTS.items()}
 
 class DType:
     "A Triton element type as the model sees it: a name and its numpy dtype."
-    def __init__(self, name, np_dtype): self.name, self.np = name, np.dtype(np_dtype)
-    def __repr__(self): return f"tl.{self.name}"
-    def is_floating(self): return _is_float(self.np)
-    def __eq__(self, other): return isinstance(other, DType) and self.np == other.np
-    def __hash__(self): return hash(self.np)
+    def __init__(self, name, np_dtype):
+        self.name, self.np = name, np.dtype(np_dtype)
+    def __repr__(self):
+        return f"tl.{self.name}"
+    def is_floating(self):
+        return _is_float(self.np)
+    def __eq__(self, other):
+        return isinstance(other, DType) and self.np == other.np
+    def __hash__(self):
+        return hash(self.np)
 
 def np_dtype(dtype) -> np.dtype:
-    if isinstance(dtype, DType): return dtype.np
-    if isinstance(dtype, str): return NP_DTYPES[dtype]
+    if isinstance(dtype, DType):
+        return dtype.np
+    if isinstance(dtype, str):
+        return NP_DTYPES[dtype]
     return np.dtype(dtype)
 
-def _is_float(dt: np.dtype) -> bool: return dt.kind == "f" or dt == NP_DTYPES["bfloat16"]
+def _is_float(dt: np.dtype) -> bool:
+    return dt.kind == "f" or dt == NP_DTYPES["bfloat16"]
 
+# %% ../nbs/litmus/08_simulate.ipynb #52b17bd3
 def _widest(dtypes):
     return max(dtypes, key=lambda d: (d.itemsize, d != NP_DTYPES["bfloat16"]))
 
@@ -71,18 +82,23 @@ def _promote(ufunc, inputs) -> list:
     for x in inputs:
         if isinstance(x, (np.ndarray, np.generic)):
             a = np.asarray(x)
-            if floats and a.dtype.kind in "uib" and ufunc not in _LOGICAL: a = a.astype(_widest(floats))
-            elif not floats and ufunc is np.true_divide and a.dtype.kind in "uib": a = a.astype(np.float32)
-            elif not floats and has_float_scalar and a.dtype.kind in "ui" and ufunc not in _LOGICAL: a = a.astype(np.float32)
+            if floats and a.dtype.kind in "uib" and ufunc not in _LOGICAL:
+                a = a.astype(_widest(floats))
+            elif not floats and ufunc is np.true_divide and a.dtype.kind in "uib":
+                a = a.astype(np.float32)
+            elif not floats and has_float_scalar and a.dtype.kind in "ui" and ufunc not in _LOGICAL:
+                a = a.astype(np.float32)
             out.append(a)
-        else: out.append(x)
+        else:
+            out.append(x)
     return out
 
 # %% ../nbs/litmus/08_simulate.ipynb #4c674b80
 def _tdiv(a, b):
     "Triton's (C's) integer `//`: the quotient truncated toward zero, where numpy floors (-7 // 2 is -3, not -4)."
     q = np.floor_divide(a, b)
-    if not np.result_type(q).kind in "iu": raise TypeError("the model's `//` is for integers; Triton has no float floor division")
+    if not np.result_type(q).kind in "iu":
+        raise TypeError("the model's `//` is for integers; Triton has no float floor division")
     return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
 
 def _tmod(a, b):
@@ -91,39 +107,62 @@ def _tmod(a, b):
 
 _TRUNCATING = {np.floor_divide: _tdiv, np.remainder: _tmod}
 
+# %% ../nbs/litmus/08_simulate.ipynb #79f1cfca
 class Block(np.ndarray):
     "A Triton block value: a numpy array with Triton's conversion, promotion and value semantics."
     def to(self, dtype, bitcast=False, **_):
         a = np.asarray(self)
         return as_block(a.view(np_dtype(dtype)) if bitcast else a.astype(np_dtype(dtype)))
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if "out" in kwargs: raise TypeError("the model never writes into a block in place")
+        if "out" in kwargs:
+            raise TypeError("the model never writes into a block in place")
         arrays = _promote(ufunc, inputs)
-        if method == "__call__" and ufunc in _TRUNCATING: return as_block(_TRUNCATING[ufunc](*arrays))
+        if method == "__call__" and ufunc in _TRUNCATING:
+            return as_block(_TRUNCATING[ufunc](*arrays))
         result = getattr(ufunc, method)(*arrays, **kwargs)
         return tuple(as_block(r) for r in result) if isinstance(result, tuple) else as_block(result)
-    def __bool__(self): return bool(np.asarray(self).item()) if self.size == 1 else np.ndarray.__bool__(self)
-    def __index__(self): return int(np.asarray(self).item())
-    def __int__(self): return int(np.asarray(self).item())
-    def __float__(self): return float(np.asarray(self).item())
-    def __iadd__(self, o): return self + o
-    def __isub__(self, o): return self - o
-    def __imul__(self, o): return self * o
-    def __itruediv__(self, o): return self / o
-    def __ifloordiv__(self, o): return self // o
-    def __imod__(self, o): return self % o
-    def __iand__(self, o): return self & o
-    def __ior__(self, o): return self | o
-    def __ixor__(self, o): return self ^ o
-    def __ilshift__(self, o): return self << o
-    def __irshift__(self, o): return self >> o
+    def __bool__(self):
+        return bool(np.asarray(self).item()) if self.size == 1 else np.ndarray.__bool__(self)
+    def __index__(self):
+        return int(np.asarray(self).item())
+    def __int__(self):
+        return int(np.asarray(self).item())
+    def __float__(self):
+        return float(np.asarray(self).item())
+    def __iadd__(self, o):
+        return self + o
+    def __isub__(self, o):
+        return self - o
+    def __imul__(self, o):
+        return self * o
+    def __itruediv__(self, o):
+        return self / o
+    def __ifloordiv__(self, o):
+        return self // o
+    def __imod__(self, o):
+        return self % o
+    def __iand__(self, o):
+        return self & o
+    def __ior__(self, o):
+        return self | o
+    def __ixor__(self, o):
+        return self ^ o
+    def __ilshift__(self, o):
+        return self << o
+    def __irshift__(self, o):
+        return self >> o
     # Triton's tensor methods that numpy lacks or spells differently; numpy's own sum/max/reshape/... stay numpy's
-    def trans(self, *dims): return TL.trans(self, *dims)
-    def permute(self, *dims): return TL.permute(self, dims[0] if len(dims) == 1 else dims)
-    def broadcast_to(self, *shape): return TL.broadcast_to(self, shape[0] if len(shape) == 1 else shape)
-    def expand_dims(self, axis): return TL.expand_dims(self, axis)
+    def trans(self, *dims):
+        return TL.trans(self, *dims)
+    def permute(self, *dims):
+        return TL.permute(self, dims[0] if len(dims) == 1 else dims)
+    def broadcast_to(self, *shape):
+        return TL.broadcast_to(self, shape[0] if len(shape) == 1 else shape)
+    def expand_dims(self, axis):
+        return TL.expand_dims(self, axis)
     def __getattr__(self, name):
-        if name.startswith("__"): raise AttributeError(name)
+        if name.startswith("__"):
+            raise AttributeError(name)
         raise Unsupported(f"the block method .{name}() {_kernel_line()}")
 
 def as_block(x) -> Block:
@@ -133,39 +172,60 @@ def as_block(x) -> Block:
 class Ptr:
     "A pointer block: a buffer and an int64 offset (in elements) per lane."
     __array_ufunc__ = None                      # numpy defers to Ptr's own operators
-    def __init__(self, buffer, offsets): self.buffer, self.offsets = buffer, np.asarray(offsets, dtype=np.int64)
+    def __init__(self, buffer, offsets):
+        self.buffer, self.offsets = buffer, np.asarray(offsets, dtype=np.int64)
     def __add__(self, other):
-        if isinstance(other, Ptr): raise TypeError("the model cannot add two pointers")
+        if isinstance(other, Ptr):
+            raise TypeError("the model cannot add two pointers")
         off = np.asarray(other)
-        if _is_float(off.dtype): raise TypeError(f"pointer offset must be an integer block, got {off.dtype}")
+        if _is_float(off.dtype):
+            raise TypeError(f"pointer offset must be an integer block, got {off.dtype}")
         return Ptr(self.buffer, self.offsets + off.astype(np.int64))
     __radd__ = __add__
-    def __sub__(self, other): return self + (-np.asarray(other).astype(np.int64))
-    def __getitem__(self, index): return Ptr(self.buffer, self.offsets[index])
+    def __sub__(self, other):
+        return self + (-np.asarray(other).astype(np.int64))
+    def __getitem__(self, index):
+        return Ptr(self.buffer, self.offsets[index])
     @property
-    def shape(self): return self.offsets.shape
+    def shape(self):
+        return self.offsets.shape
     @property
-    def dtype(self): return DType(f"pointer<{self.buffer.dtype}>", self.buffer.dtype)
-    def __repr__(self): return f"Ptr({self.buffer.name}, offsets shape {self.offsets.shape})"
+    def dtype(self):
+        return DType(f"pointer<{self.buffer.dtype}>", self.buffer.dtype)
+    def __repr__(self):
+        return f"Ptr({self.buffer.name}, offsets shape {self.offsets.shape})"
     # Triton's pointer methods: p.load(), p.store(x), p.atomic_add(v), ... are the tl functions
-    def load(self, *args, **kw): return TL.load(self, *args, **kw)
-    def store(self, *args, **kw): return TL.store(self, *args, **kw)
-    def atomic_add(self, *args, **kw): return TL.atomic_add(self, *args, **kw)
-    def atomic_max(self, *args, **kw): return TL.atomic_max(self, *args, **kw)
-    def atomic_min(self, *args, **kw): return TL.atomic_min(self, *args, **kw)
-    def atomic_xchg(self, *args, **kw): return TL.atomic_xchg(self, *args, **kw)
-    def atomic_cas(self, *args, **kw): return TL.atomic_cas(self, *args, **kw)
-    def atomic_and(self, *args, **kw): return TL.atomic_and(self, *args, **kw)
-    def atomic_or(self, *args, **kw): return TL.atomic_or(self, *args, **kw)
-    def atomic_xor(self, *args, **kw): return TL.atomic_xor(self, *args, **kw)
+    def load(self, *args, **kw):
+        return TL.load(self, *args, **kw)
+    def store(self, *args, **kw):
+        return TL.store(self, *args, **kw)
+    def atomic_add(self, *args, **kw):
+        return TL.atomic_add(self, *args, **kw)
+    def atomic_max(self, *args, **kw):
+        return TL.atomic_max(self, *args, **kw)
+    def atomic_min(self, *args, **kw):
+        return TL.atomic_min(self, *args, **kw)
+    def atomic_xchg(self, *args, **kw):
+        return TL.atomic_xchg(self, *args, **kw)
+    def atomic_cas(self, *args, **kw):
+        return TL.atomic_cas(self, *args, **kw)
+    def atomic_and(self, *args, **kw):
+        return TL.atomic_and(self, *args, **kw)
+    def atomic_or(self, *args, **kw):
+        return TL.atomic_or(self, *args, **kw)
+    def atomic_xor(self, *args, **kw):
+        return TL.atomic_xor(self, *args, **kw)
     def broadcast_to(self, *shape):
         shape = _shape(shape[0] if len(shape) == 1 else shape)
         return Ptr(self.buffer, np.broadcast_to(self.offsets, shape).copy())
-    def reshape(self, *shape, **_): return Ptr(self.buffer, self.offsets.reshape(_shape(shape[0] if len(shape) == 1 else shape)))
+    def reshape(self, *shape, **_):
+        return Ptr(self.buffer, self.offsets.reshape(_shape(shape[0] if len(shape) == 1 else shape)))
     def __getattr__(self, name):
-        if name.startswith("__"): raise AttributeError(name)
+        if name.startswith("__"):
+            raise AttributeError(name)
         raise Unsupported(f"the pointer method .{name}() {_kernel_line()}")
 
+# %% ../nbs/litmus/08_simulate.ipynb #96337e78
 class Buffer:
     "One tensor argument's allocation: `span` live elements; anything outside reads as poison."
     def __init__(self, name, dtype, flat):
@@ -174,7 +234,8 @@ class Buffer:
         self.at_launch = self.live.copy()
         self.writer = np.full(self.live.shape, -1, dtype=np.int64)
     @property
-    def span(self): return self.live.size
+    def span(self):
+        return self.live.size
 
 @dataclass
 class Violation:
@@ -184,7 +245,8 @@ class Violation:
     element: int
     program: tuple
     lanes: int
-    def __str__(self): return f"{self.op} of {self.arg}[{self.element}] by program {self.program}, {self.lanes} lane(s)"
+    def __str__(self):
+        return f"{self.op} of {self.arg}[{self.element}] by program {self.program}, {self.lanes} lane(s)"
 
 # %% ../nbs/litmus/08_simulate.ipynb #ab2f98c6
 class Memory:
@@ -195,7 +257,8 @@ class Memory:
 
     def _check(self, op, ptr, active):
         offs = ptr.offsets[active]
-        if self.trace is not None: self.trace.append((self.pid, op, ptr.buffer.name, offs.copy()))
+        if self.trace is not None:
+            self.trace.append((self.pid, op, ptr.buffer.name, offs.copy()))
         bad = (offs < 0) | (offs >= ptr.buffer.span)
         if bad.any() and len(self.violations) < 1000:
             self.violations.append(Violation(op, ptr.buffer.name, int(offs[bad][0]), self.pid, int(bad.sum())))
@@ -205,7 +268,8 @@ class Memory:
         offs, active = _lanes(ptr, mask)
         buf = ptr.buffer
         out = np.zeros(offs.shape, dtype=buf.dtype)
-        if other is not None: out[...] = np.broadcast_to(np.asarray(other).astype(buf.dtype), offs.shape)
+        if other is not None:
+            out[...] = np.broadcast_to(np.asarray(other).astype(buf.dtype), offs.shape)
         bad = self._check("load", Ptr(buf, offs), active)
         active_offsets = offs[active]
         inside = ~bad
@@ -225,9 +289,12 @@ class Memory:
         buf.live[inside_offsets] = values[~bad]            # duplicate addresses: the last lane in row-major order wins
         buf.writer[inside_offsets] = self.program
 
+# %% ../nbs/litmus/08_simulate.ipynb #2efbd5dd
 def _lanes(ptr, mask):
-    if not isinstance(ptr, Ptr): raise TypeError(f"expected a pointer block, got {type(ptr).__name__} {_kernel_line()}")
-    if mask is None: return ptr.offsets, np.ones(ptr.offsets.shape, dtype=bool)
+    if not isinstance(ptr, Ptr):
+        raise TypeError(f"expected a pointer block, got {type(ptr).__name__} {_kernel_line()}")
+    if mask is None:
+        return ptr.offsets, np.ones(ptr.offsets.shape, dtype=bool)
     offs, active = np.broadcast_arrays(ptr.offsets, np.asarray(mask, dtype=bool))
     return offs, active
 
@@ -243,12 +310,17 @@ def atomic(self: Memory, op, ptr, value, mask, compare=None):
     bad = self._check(f"atomic_{op}", Ptr(buf, offs), active)
     for lane, is_bad in zip(np.argwhere(active), bad):
         lane = tuple(lane)
-        if is_bad: old[lane] = poison(offs[lane], buf.dtype); continue
-        offset = offs[lane]; old[lane] = current = buf.live[offset]; v = values[lane]
+        if is_bad:
+            old[lane] = poison(offs[lane], buf.dtype)
+            continue
+        offset = offs[lane]
+        old[lane] = current = buf.live[offset]
+        v = values[lane]
         new = {"add": lambda: current + v, "max": lambda: max(current, v), "min": lambda: min(current, v),
                "and": lambda: current & v, "or": lambda: current | v, "xor": lambda: current ^ v,
                "xchg": lambda: v, "cas": lambda: v if current == cmp[lane] else current}[op]()
-        buf.live[offset] = new; buf.at_launch[offset] = new   # atomics act on live memory, visible to every later program
+        buf.live[offset] = new
+        buf.at_launch[offset] = new   # atomics act on live memory, visible to every later program
         buf.writer[offset] = -1
     return as_block(old)
 
@@ -263,12 +335,14 @@ def _kernel_line() -> str:
     "'at <file> line N' for the innermost frame of the kernel file being run, or '' outside a launch."
     frame = sys._getframe(1)
     while frame is not None:
-        if STATE.path and frame.f_code.co_filename == STATE.path: return f"at line {frame.f_lineno}"
+        if STATE.path and frame.f_code.co_filename == STATE.path:
+            return f"at line {frame.f_lineno}"
         frame = frame.f_back
     return ""
 
 def _mem() -> Memory:
-    if STATE.memory is None: raise RuntimeError("a tl call outside a launch: run kernels through litmus.simulate.run_model")
+    if STATE.memory is None:
+        raise RuntimeError("a tl call outside a launch: run kernels through litmus.simulate.run_model")
     return STATE.memory
 
 def _shape(shape) -> tuple:
@@ -277,9 +351,11 @@ def _shape(shape) -> tuple:
         raise ValueError(f"a block of shape {shape} is negative or over the {LIMITS.block}-lane limit {_kernel_line()}")
     return shape
 
+# %% ../nbs/litmus/08_simulate.ipynb #548b9d4c
 def _reduce(fn, x, axis, keep_dims):
     x = np.asarray(x)
-    if fn is np.sum and x.dtype.kind in "iub" and x.dtype.itemsize < 4: x = x.astype(np.int32)
+    if fn is np.sum and x.dtype.kind in "iub" and x.dtype.itemsize < 4:
+        x = x.astype(np.int32)
     extra = {"dtype": x.dtype} if fn is np.sum else {}     # numpy would widen an int32 sum to int64
     return as_block(fn(x, axis=None if axis is None else int(axis), keepdims=keep_dims, **extra))
 
@@ -291,18 +367,23 @@ def _where(cond, x, y):
         return Ptr(x.buffer, np.where(c, a, b))
     dtypes = [np.asarray(v).dtype for v in (x, y) if isinstance(v, (np.ndarray, np.generic))]
     floats = [d for d in dtypes if _is_float(d)]
-    if floats: dtype = _widest(floats)
-    elif dtypes: dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else max(dtypes, key=lambda d: d.itemsize)
-    else: dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else np.int32
+    if floats:
+        dtype = _widest(floats)
+    elif dtypes:
+        dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else max(dtypes, key=lambda d: d.itemsize)
+    else:
+        dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else np.int32
     return as_block(np.where(np.asarray(cond, dtype=bool), np.asarray(x).astype(dtype), np.asarray(y).astype(dtype)))
 
 def _dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None):
     out = np_dtype(out_dtype) if out_dtype is not None else (np.asarray(acc).dtype if acc is not None else np.dtype(np.float32))
-    if acc is None: acc = np.zeros((np.shape(a)[0], np.shape(b)[1]), dtype=out)
+    if acc is None:
+        acc = np.zeros((np.shape(a)[0], np.shape(b)[1]), dtype=out)
     return as_block(np.matmul(np.asarray(a), np.asarray(b), dtype=np.asarray(acc).dtype) + np.asarray(acc))
 
 def _barrier():
-    m = _mem(); m.barriers[m.pid] = m.barriers.get(m.pid, 0) + 1
+    m = _mem()
+    m.barriers[m.pid] = m.barriers.get(m.pid, 0) + 1
 
 # %% ../nbs/litmus/08_simulate.ipynb #d5f6a98f
 class _TL:
@@ -312,49 +393,80 @@ class _TL:
     uint16, uint32, uint64, int1 = DType("uint16", np.uint16), DType("uint32", np.uint32), DType("uint64", np.uint64), DType("int1", np.bool_)
     class constexpr:
         "Annotation only: a constexpr parameter arrives as a Python int."
-    def program_id(self, axis): return as_block(np.int32(_mem().pid[int(axis)]))
-    def num_programs(self, axis): return as_block(np.int32(STATE.grid[int(axis)]))
+    def program_id(self, axis):
+        return as_block(np.int32(_mem().pid[int(axis)]))
+    def num_programs(self, axis):
+        return as_block(np.int32(STATE.grid[int(axis)]))
     def arange(self, start, end):
         n = int(end) - int(start)
-        if n <= 0 or n & (n - 1): raise ValueError(f"tl.arange({start}, {end}): the length must be a power of two {_kernel_line()}")
+        if n <= 0 or n & (n - 1):
+            raise ValueError(f"tl.arange({start}, {end}): the length must be a power of two {_kernel_line()}")
         return as_block(np.arange(int(start), int(start) + _shape(n)[0], dtype=np.int32))
-    def zeros(self, shape, dtype): return as_block(np.zeros(_shape(shape), dtype=np_dtype(dtype)))
-    def full(self, shape, value, dtype): return as_block(np.full(_shape(shape), value, dtype=np_dtype(dtype)))
-    def zeros_like(self, x): return as_block(np.zeros_like(np.asarray(x)))
-    def full_like(self, x, value): return as_block(np.full_like(np.asarray(x), value))
-    def cast(self, x, dtype, bitcast=False, **_): return as_block(np.asarray(x)).to(dtype, bitcast=bitcast)
-    def to_tensor(self, x): return as_block(np.asarray(x))
+    def zeros(self, shape, dtype):
+        return as_block(np.zeros(_shape(shape), dtype=np_dtype(dtype)))
+    def full(self, shape, value, dtype):
+        return as_block(np.full(_shape(shape), value, dtype=np_dtype(dtype)))
+    def zeros_like(self, x):
+        return as_block(np.zeros_like(np.asarray(x)))
+    def full_like(self, x, value):
+        return as_block(np.full_like(np.asarray(x), value))
+    def cast(self, x, dtype, bitcast=False, **_):
+        return as_block(np.asarray(x)).to(dtype, bitcast=bitcast)
+    def to_tensor(self, x):
+        return as_block(np.asarray(x))
     def load(self, pointer, mask=None, other=None, boundary_check=(), padding_option="", **_):
-        if boundary_check or padding_option: raise Unsupported(f"tl.load with boundary_check (a block pointer) {_kernel_line()}")
+        if boundary_check or padding_option:
+            raise Unsupported(f"tl.load with boundary_check (a block pointer) {_kernel_line()}")
         return _mem().load(pointer, mask, other)
     def store(self, pointer, value, mask=None, boundary_check=(), **_):
-        if boundary_check: raise Unsupported(f"tl.store with boundary_check (a block pointer) {_kernel_line()}")
+        if boundary_check:
+            raise Unsupported(f"tl.store with boundary_check (a block pointer) {_kernel_line()}")
         _mem().store(pointer, value, mask)
-    def atomic_add(self, pointer, val, mask=None, **_): return _mem().atomic("add", pointer, val, mask)
-    def atomic_max(self, pointer, val, mask=None, **_): return _mem().atomic("max", pointer, val, mask)
-    def atomic_min(self, pointer, val, mask=None, **_): return _mem().atomic("min", pointer, val, mask)
-    def atomic_xchg(self, pointer, val, mask=None, **_): return _mem().atomic("xchg", pointer, val, mask)
-    def atomic_and(self, pointer, val, mask=None, **_): return _mem().atomic("and", pointer, val, mask)
-    def atomic_or(self, pointer, val, mask=None, **_): return _mem().atomic("or", pointer, val, mask)
-    def atomic_xor(self, pointer, val, mask=None, **_): return _mem().atomic("xor", pointer, val, mask)
-    def atomic_cas(self, pointer, cmp, val, **_): return _mem().atomic("cas", pointer, val, None, compare=cmp)
-    def debug_barrier(self): _barrier()
-    def multiple_of(self, x, values): return x
-    def max_contiguous(self, x, values): return x
-    def max_constancy(self, x, values): return x
+    def atomic_add(self, pointer, val, mask=None, **_):
+        return _mem().atomic("add", pointer, val, mask)
+    def atomic_max(self, pointer, val, mask=None, **_):
+        return _mem().atomic("max", pointer, val, mask)
+    def atomic_min(self, pointer, val, mask=None, **_):
+        return _mem().atomic("min", pointer, val, mask)
+    def atomic_xchg(self, pointer, val, mask=None, **_):
+        return _mem().atomic("xchg", pointer, val, mask)
+    def atomic_and(self, pointer, val, mask=None, **_):
+        return _mem().atomic("and", pointer, val, mask)
+    def atomic_or(self, pointer, val, mask=None, **_):
+        return _mem().atomic("or", pointer, val, mask)
+    def atomic_xor(self, pointer, val, mask=None, **_):
+        return _mem().atomic("xor", pointer, val, mask)
+    def atomic_cas(self, pointer, cmp, val, **_):
+        return _mem().atomic("cas", pointer, val, None, compare=cmp)
+    def debug_barrier(self):
+        _barrier()
+    def multiple_of(self, x, values):
+        return x
+    def max_contiguous(self, x, values):
+        return x
+    def max_constancy(self, x, values):
+        return x
     def static_assert(self, cond, msg=""):
-        if not cond: raise AssertionError(f"tl.static_assert failed: {msg}")
-    def device_assert(self, cond, msg="", mask=None): pass
+        if not cond:
+            raise AssertionError(f"tl.static_assert failed: {msg}")
+    def device_assert(self, cond, msg="", mask=None):
+        pass
     def assume(self, cond):  # the compiler takes it as a fact; a false one is undefined behaviour, so the run fails
-        if not np.all(np.asarray(cond)): raise ValueError(f"tl.assume is false on some lane {_kernel_line()}")
-    def static_print(self, *args, **_): pass
-    def device_print(self, *args, **_): pass
+        if not np.all(np.asarray(cond)):
+            raise ValueError(f"tl.assume is false on some lane {_kernel_line()}")
+    def static_print(self, *args, **_):
+        pass
+    def device_print(self, *args, **_):
+        pass
     static_range = staticmethod(range)
-    def range(self, *args, **_): return range(*args)
+    def range(self, *args, **_):
+        return range(*args)
     @property
-    def math(self): return self
+    def math(self):
+        return self
     def __getattr__(self, name):
-        if name.startswith("__"): raise AttributeError(name)
+        if name.startswith("__"):
+            raise AttributeError(name)
         raise Unsupported(f"tl.{name} {_kernel_line()}: litmus.simulate's model of triton.language does not implement it")
 
 # %% ../nbs/litmus/08_simulate.ipynb #fa1c7b5a
@@ -363,32 +475,39 @@ def sum(self: _TL, x, axis=None, keep_dims=False, dtype=None, **_):
     return _reduce(np.sum, x if dtype is None else np.asarray(x).astype(np_dtype(dtype)), axis, keep_dims)
 @patch
 def max(self: _TL, x, axis=None, return_indices=False, keep_dims=False, **_):
-    if return_indices: return _reduce(np.max, x, axis, keep_dims), self.argmax(x, axis, keep_dims)
+    if return_indices:
+        return _reduce(np.max, x, axis, keep_dims), self.argmax(x, axis, keep_dims)
     return _reduce(np.max, x, axis, keep_dims)
 @patch
 def min(self: _TL, x, axis=None, return_indices=False, keep_dims=False, **_):
-    if return_indices: return _reduce(np.min, x, axis, keep_dims), self.argmin(x, axis, keep_dims)
+    if return_indices:
+        return _reduce(np.min, x, axis, keep_dims), self.argmin(x, axis, keep_dims)
     return _reduce(np.min, x, axis, keep_dims)
 @patch
-def argmax(self: _TL, x, axis, keep_dims=False, **_): return as_block(np.argmax(np.asarray(x), axis=int(axis), keepdims=keep_dims).astype(np.int32))
+def argmax(self: _TL, x, axis, keep_dims=False, **_):
+    return as_block(np.argmax(np.asarray(x), axis=int(axis), keepdims=keep_dims).astype(np.int32))
 @patch
-def argmin(self: _TL, x, axis, keep_dims=False, **_): return as_block(np.argmin(np.asarray(x), axis=int(axis), keepdims=keep_dims).astype(np.int32))
+def argmin(self: _TL, x, axis, keep_dims=False, **_):
+    return as_block(np.argmin(np.asarray(x), axis=int(axis), keepdims=keep_dims).astype(np.int32))
 @patch
 def reduce(self: _TL, input, axis, combine_fn, keep_dims=False, **_):
     "A fold of `combine_fn` along `axis`, first element first (one order of the many a GPU may use)."
     xs = input if isinstance(input, tuple) else (input,)
     xs = [np.asarray(x) for x in xs]
     axis = int(axis) if axis is not None else None
-    if axis is None: xs, axis = [x.reshape(-1) for x in xs], 0
+    if axis is None:
+        xs, axis = [x.reshape(-1) for x in xs], 0
     acc = [as_block(np.take(x, 0, axis=axis)) for x in xs]
     for i in range(1, xs[0].shape[axis]):
         got = combine_fn(*acc, *[as_block(np.take(x, i, axis=axis)) for x in xs])
         acc = list(got) if isinstance(got, tuple) else [got]
-    if keep_dims: acc = [as_block(np.expand_dims(np.asarray(a), axis)) for a in acc]
+    if keep_dims:
+        acc = [as_block(np.expand_dims(np.asarray(a), axis)) for a in acc]
     return tuple(acc) if isinstance(input, tuple) else acc[0]
 
 # %% ../nbs/litmus/08_simulate.ipynb #a7850b4a
-def _scan_dtype(x): return np.dtype(np.int32) if x.dtype.kind in "iub" and x.dtype.itemsize < 4 else x.dtype
+def _scan_dtype(x):
+    return np.dtype(np.int32) if x.dtype.kind in "iub" and x.dtype.itemsize < 4 else x.dtype
 
 @patch
 def cumsum(self: _TL, x, axis=0, reverse=False, dtype=None):
@@ -411,12 +530,14 @@ def associative_scan(self: _TL, input, axis, combine_fn, reverse=False):
     acc = None
     for i in order:
         item = [as_block(np.take(x, i, axis=axis)) for x in xs]
-        if acc is None: acc = item
+        if acc is None:
+            acc = item
         else:
             got = combine_fn(*acc, *item)
             acc = list(got) if isinstance(got, tuple) else [got]
         for out, a in zip(outs, acc):
-            index = [slice(None)] * out.ndim; index[axis] = i
+            index = [slice(None)] * out.ndim
+            index[axis] = i
             out[tuple(index)] = np.asarray(a).astype(out.dtype)
     return tuple(as_block(o) for o in outs) if isinstance(input, tuple) else as_block(outs[0])
 
@@ -424,7 +545,8 @@ def associative_scan(self: _TL, input, axis, combine_fn, reverse=False):
 def _unary(fn):
     def method(self, x, **_):
         x = as_block(x)
-        with np.errstate(all="ignore"): return as_block(np.asarray(fn(np.asarray(x))).astype(x.dtype if _is_float(x.dtype) else np.float32))
+        with np.errstate(all="ignore"):
+            return as_block(np.asarray(fn(np.asarray(x))).astype(x.dtype if _is_float(x.dtype) else np.float32))
     return method
 
 for _name, _fn in {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log1p": np.log1p, "sqrt": np.sqrt,
@@ -434,45 +556,68 @@ for _name, _fn in {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log
     setattr(_TL, _name, _unary(_fn))
 
 @patch
-def abs(self: _TL, x): return np.abs(as_block(x))
+def abs(self: _TL, x):
+    return np.abs(as_block(x))
 @patch
-def maximum(self: _TL, x, y, **_): return np.maximum(as_block(x), y)
+def maximum(self: _TL, x, y, **_):
+    return np.maximum(as_block(x), y)
 @patch
-def minimum(self: _TL, x, y, **_): return np.minimum(as_block(x), y)
+def minimum(self: _TL, x, y, **_):
+    return np.minimum(as_block(x), y)
 @patch
-def clamp(self: _TL, x, min, max, **_): return np.minimum(np.maximum(as_block(x), min), max)
+def clamp(self: _TL, x, min, max, **_):
+    return np.minimum(np.maximum(as_block(x), min), max)
 @patch
-def where(self: _TL, cond, x, y): return _where(cond, x, y)
+def where(self: _TL, cond, x, y):
+    return _where(cond, x, y)
+
+# %% ../nbs/litmus/08_simulate.ipynb #f55a1754
 @patch
-def dot(self: _TL, a, b, acc=None, **kw): return _dot(a, b, acc, **kw)
+def dot(self: _TL, a, b, acc=None, **kw):
+    return _dot(a, b, acc, **kw)
 @patch
-def fdiv(self: _TL, x, y, **_): return as_block(x) / y
+def fdiv(self: _TL, x, y, **_):
+    return as_block(x) / y
 @patch
-def div_rn(self: _TL, x, y): return as_block(x) / y
+def div_rn(self: _TL, x, y):
+    return as_block(x) / y
 @patch
-def fma(self: _TL, x, y, z): return as_block(x) * y + z
+def fma(self: _TL, x, y, z):
+    return as_block(x) * y + z
 @patch
-def cdiv(self: _TL, a, b): return (a + b - 1) // b
+def cdiv(self: _TL, a, b):
+    return (a + b - 1) // b
 @patch
 def umulhi(self: _TL, x, y):
-    x = np.asarray(x); wide = x.astype(np.uint64) * np.asarray(y).astype(np.uint64)
+    x = np.asarray(x)
+    wide = x.astype(np.uint64) * np.asarray(y).astype(np.uint64)
     return as_block((wide >> np.uint64(32)).astype(x.dtype))
 @patch
-def reshape(self: _TL, x, shape, **_): return as_block(np.reshape(np.asarray(x), _shape(shape)))
+def reshape(self: _TL, x, shape, **_):
+    return as_block(np.reshape(np.asarray(x), _shape(shape)))
 @patch
-def view(self: _TL, x, shape): return self.reshape(x, shape)
+def view(self: _TL, x, shape):
+    return self.reshape(x, shape)
 @patch
-def ravel(self: _TL, x): return as_block(np.asarray(x).reshape(-1))
+def ravel(self: _TL, x):
+    return as_block(np.asarray(x).reshape(-1))
+
+# %% ../nbs/litmus/08_simulate.ipynb #c10b41ab
 @patch
-def broadcast_to(self: _TL, x, shape): return as_block(np.broadcast_to(np.asarray(x), _shape(shape)).copy())
+def broadcast_to(self: _TL, x, shape):
+    return as_block(np.broadcast_to(np.asarray(x), _shape(shape)).copy())
 @patch
-def broadcast(self: _TL, x, y): return tuple(as_block(a.copy()) for a in np.broadcast_arrays(np.asarray(x), np.asarray(y)))
+def broadcast(self: _TL, x, y):
+    return tuple(as_block(a.copy()) for a in np.broadcast_arrays(np.asarray(x), np.asarray(y)))
 @patch
-def trans(self: _TL, x, *dims): return as_block(np.transpose(np.asarray(x), (dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims) or None))
+def trans(self: _TL, x, *dims):
+    return as_block(np.transpose(np.asarray(x), (dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims) or None))
 @patch
-def permute(self: _TL, x, dims): return as_block(np.transpose(np.asarray(x), dims))
+def permute(self: _TL, x, dims):
+    return as_block(np.transpose(np.asarray(x), dims))
 @patch
-def expand_dims(self: _TL, x, axis): return as_block(np.expand_dims(np.asarray(x), axis))
+def expand_dims(self: _TL, x, axis):
+    return as_block(np.expand_dims(np.asarray(x), axis))
 
 # %% ../nbs/litmus/08_simulate.ipynb #e731177f
 _PHILOX = (0x9E3779B9, 0xBB67AE85, 0xD2511F53, 0xCD9E8D57)
@@ -510,19 +655,24 @@ class _Triton:
     cdiv = staticmethod(ceil_div)
     next_power_of_2 = staticmethod(next_pow2)
     @staticmethod
-    def jit(fn=None, **_): return fn if fn is not None else (lambda f: f)
+    def jit(fn=None, **_):
+        return fn if fn is not None else (lambda f: f)
     def __getattr__(self, name):
-        if name.startswith("__"): raise AttributeError(name)
+        if name.startswith("__"):
+            raise AttributeError(name)
         raise Unsupported(f"triton.{name} {_kernel_line()}: the model implements triton.jit, cdiv, next_power_of_2 and triton.language")
 TRITON = _Triton()
 
 class _Missing:
     "What a triton import the model does not know binds to: any use of it is Unsupported, naming the import."
-    def __init__(self, dotted): self.dotted = dotted
+    def __init__(self, dotted):
+        self.dotted = dotted
     def __getattr__(self, name):
-        if name.startswith("__"): raise AttributeError(name)
+        if name.startswith("__"):
+            raise AttributeError(name)
         raise Unsupported(f"{self.dotted}.{name} {_kernel_line()}: the model does not implement {self.dotted}")
-    def __call__(self, *args, **kw): raise Unsupported(f"{self.dotted}(...) {_kernel_line()}: the model does not implement it")
+    def __call__(self, *args, **kw):
+        raise Unsupported(f"{self.dotted}(...) {_kernel_line()}: the model does not implement it")
 
 # %% ../nbs/litmus/08_simulate.ipynb #4b408996
 def model_bindings(kernel: Kernel) -> dict:
@@ -532,11 +682,16 @@ def model_bindings(kernel: Kernel) -> dict:
     out = {}
     for name, dotted in triton_names(kernel.module_ast).items():
         parent, _, attr = dotted.rpartition(".")
-        if dotted in known: out[name] = known[dotted]
-        elif parent == "triton" and attr in ("jit", "cdiv", "next_power_of_2"): out[name] = getattr(TRITON, attr)
-        elif parent in ("triton.language", "triton.language.math") and attr in dir(TL): out[name] = getattr(TL, attr)
-        elif parent.startswith("triton.language.extra") and attr == "libdevice": out[name] = TL
-        else: out[name] = _Missing(dotted)
+        if dotted in known:
+            out[name] = known[dotted]
+        elif parent == "triton" and attr in ("jit", "cdiv", "next_power_of_2"):
+            out[name] = getattr(TRITON, attr)
+        elif parent in ("triton.language", "triton.language.math") and attr in dir(TL):
+            out[name] = getattr(TL, attr)
+        elif parent.startswith("triton.language.extra") and attr == "libdevice":
+            out[name] = TL
+        else:
+            out[name] = _Missing(dotted)
     return out
 
 def model_function(kernel: Kernel):
@@ -565,19 +720,26 @@ class Run:
         "Some programs reached a different number of barriers than others."
         return len(set(self.barriers.values())) > 1
     @property
-    def out_of_bounds(self) -> bool: return bool(self.violations)
+    def out_of_bounds(self) -> bool:
+        return bool(self.violations)
     @property
-    def out_of_bounds_writes(self) -> list: return [v for v in self.violations if v.op != "load"]
+    def out_of_bounds_writes(self) -> list:
+        return [v for v in self.violations if v.op != "load"]
     @property
-    def failed(self) -> bool: return self.error is not None or self.timed_out
+    def failed(self) -> bool:
+        return self.error is not None or self.timed_out
 
+# %% ../nbs/litmus/08_simulate.ipynb #00a9a59c
 def layout(tensor: TensorArg, logical=None) -> np.ndarray:
     """The flat allocation of one tensor argument. Inputs: the logical values at their strided offsets and poison in the
     gaps a padded stride leaves. Outputs: NaN (ints: 0), so an element the kernel never writes cannot pass. Accumulators: 0."""
     dtype = NP_DTYPES[tensor.dtype]
-    if tensor.role == "acc": flat = np.zeros(tensor.span, dtype)
-    elif tensor.role == "out": flat = np.full(tensor.span, np.nan if _is_float(dtype) else 0, dtype)
-    else: flat = poison(np.arange(tensor.span), dtype)
+    if tensor.role == "acc":
+        flat = np.zeros(tensor.span, dtype)
+    elif tensor.role == "out":
+        flat = np.full(tensor.span, np.nan if _is_float(dtype) else 0, dtype)
+    else:
+        flat = poison(np.arange(tensor.span), dtype)
     if logical is not None:
         logical = np.asarray(logical)
         if logical.shape != tensor.shape:
@@ -590,9 +752,11 @@ WAIT_NOTE = "programs run one after another here, so a program that waits for a 
 
 def _scalar(v):
     "A scalar argument as Triton passes it: an int is int32 (int64 past its range), so index arithmetic wraps as on a GPU."
-    if isinstance(v, bool) or not isinstance(v, int): return v
+    if isinstance(v, bool) or not isinstance(v, int):
+        return v
     return as_block(np.int32(v) if -2**31 <= v < 2**31 else np.int64(v))
 
+# %% ../nbs/litmus/08_simulate.ipynb #40862820
 def run_model_here(kernel: Kernel, dims: dict | None = None, inputs: dict | None = None, trace: bool = False) -> Run:
     """Run `kernel` at `dims` on `inputs` (logical arrays by argument name; missing inputs are zeros) in the numpy model,
     in this process. It executes the kernel file's code: call it only inside a box (`run_model` does)."""
@@ -603,7 +767,8 @@ def run_model_here(kernel: Kernel, dims: dict | None = None, inputs: dict | None
     scalars = {a["name"] for a in kernel.args if a["kind"] == "scalar"}
     args = [Ptr(memory.buffers[n], 0) if isinstance(v, TensorArg) else _scalar(v) if n in scalars else v for n, v in launch.values.items()]
     run = Run(kernel.name, "model", launch.dims)
-    if trace: memory.trace = run.trace = []
+    if trace:
+        memory.trace = run.trace = []
     STATE.memory, STATE.grid, STATE.path = memory, launch.grid + (1,) * (3 - len(launch.grid)), str(kernel.path)
     try:
         fn = model_function(kernel)
@@ -612,14 +777,19 @@ def run_model_here(kernel: Kernel, dims: dict | None = None, inputs: dict | None
                 memory.program, memory.pid = program, pid
                 memory.barriers.setdefault(pid, 0)
                 fn(*args)
-    except Unsupported as e: run.unsupported = run.error = f"Unsupported: {e}"
-    except Exception as e: run.error = f"{type(e).__name__}: {str(e)[:1000]}"
-    finally: STATE.memory, STATE.path = None, ""
+    except Unsupported as e:
+        run.unsupported = run.error = f"Unsupported: {e}"
+    except Exception as e:
+        run.error = f"{type(e).__name__}: {str(e)[:1000]}"
+    finally:
+        STATE.memory, STATE.path = None, ""
     run.violations, run.barriers = memory.violations, memory.barriers
     for t in launch.tensors:
-        if t.role != "in": run.outputs[t.name] = memory.buffers[t.name].live[t.flat_index()]
+        if t.role != "in":
+            run.outputs[t.name] = memory.buffers[t.name].live[t.flat_index()]
     return run
 
+# %% ../nbs/litmus/08_simulate.ipynb #d731113f
 def _answer(run: Run) -> dict:
     "A Run as the box sends it back: JSON values and arrays only."
     return {"outputs": run.outputs, "error": run.error, "unsupported": run.unsupported,
@@ -630,21 +800,28 @@ def _answer(run: Run) -> dict:
 # %% ../nbs/litmus/08_simulate.ipynb #cabca8a3
 _OPS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and", "atomic_or", "atomic_xor"}
 
-def _int(v) -> bool: return isinstance(v, int) and not isinstance(v, bool)
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
+# %% ../nbs/litmus/08_simulate.ipynb #37960462
 def _checked_run(kernel: Kernel, dims, outcome: Boxed, backend: str, note: str = "") -> Run:
     launch = resolve(kernel, dims)
     run = Run(kernel.name, backend, launch.dims, note=note)
     if not outcome.ok:
         run.error, run.timed_out = outcome.error, outcome.timed_out
-        if backend == "model" and outcome.timed_out: run.error += f" ({WAIT_NOTE}, or the kernel does not end)"
+        if backend == "model" and outcome.timed_out:
+            run.error += f" ({WAIT_NOTE}, or the kernel does not end)"
         return run
     grid = launch.grid + (1,) * (3 - len(launch.grid))
-    def bad(what): run.error = f"malformed result from the box: {what}"; return run
+    def bad(what):
+        run.error = f"malformed result from the box: {what}"
+        return run
     v = outcome.value
-    if not isinstance(v, dict) or not isinstance(v.get("outputs"), dict): return bad("no outputs")
+    if not isinstance(v, dict) or not isinstance(v.get("outputs"), dict):
+        return bad("no outputs")
     expected = {t.name: t for t in launch.tensors if t.role != "in"}
-    if sorted(v["outputs"]) != sorted(expected): return bad(f"outputs {sorted(v['outputs'])}, expected {sorted(expected)}")
+    if sorted(v["outputs"]) != sorted(expected):
+        return bad(f"outputs {sorted(v['outputs'])}, expected {sorted(expected)}")
     for name, array in v["outputs"].items():
         t = expected[name]
         if not isinstance(array, np.ndarray) or array.dtype != NP_DTYPES[t.dtype] or array.shape != t.shape:
@@ -653,27 +830,33 @@ def _checked_run(kernel: Kernel, dims, outcome: Boxed, backend: str, note: str =
     names = {t.name for t in launch.tensors}
     for item in v.get("violations") or []:
         if not (isinstance(item, list) and len(item) == 5 and item[0] in _OPS and item[1] in names and _int(item[2])
-                and in_grid(item[3]) and _int(item[4]) and item[4] > 0): return bad(f"violation {str(item)[:100]}")
+                and in_grid(item[3]) and _int(item[4]) and item[4] > 0):
+            return bad(f"violation {str(item)[:100]}")
     for item in v.get("barriers") or []:
         if not (isinstance(item, list) and len(item) == 2 and in_grid(item[0]) and _int(item[1]) and item[1] >= 0):
             return bad(f"barrier count {str(item)[:100]}")
     for key in ("error", "unsupported"):
-        if v.get(key) is not None and not isinstance(v[key], str): return bad(f"{key} is not a string")
+        if v.get(key) is not None and not isinstance(v[key], str):
+            return bad(f"{key} is not a string")
     run.outputs = v["outputs"]
     run.violations = [Violation(op, arg, element, tuple(program), lanes) for op, arg, element, program, lanes in v.get("violations") or []]
     run.barriers = {tuple(p): n for p, n in v.get("barriers") or []}
     run.error, run.unsupported = v.get("error"), v.get("unsupported")
-    if v.get("trace") is not None: run.trace = [(tuple(p), op, arg, offs) for p, op, arg, offs in v["trace"]]
+    if v.get("trace") is not None:
+        run.trace = [(tuple(p), op, arg, offs) for p, op, arg, offs in v["trace"]]
     return run
 
 # %% ../nbs/litmus/08_simulate.ipynb #1cd42c99
 def _check_inputs(kernel: Kernel, dims, inputs) -> None:
     "The launch's limits and the inputs' names and shapes, checked in the caller's process before anything is forked."
     shapes = {t.name: t.shape for t in resolve(kernel, dims).tensors}
-    if inputs is not None and not isinstance(inputs, dict): raise TypeError(f"inputs must be a dict of arrays by argument name, got {type(inputs).__name__}")
+    if inputs is not None and not isinstance(inputs, dict):
+        raise TypeError(f"inputs must be a dict of arrays by argument name, got {type(inputs).__name__}")
     for name, value in (inputs or {}).items():
-        if name not in shapes: raise ValueError(f"inputs name {name!r}, which is not a tensor argument of {kernel.name} ({sorted(shapes)})")
-        if np.shape(value) != shapes[name]: raise ValueError(f"input {name!r} has shape {np.shape(value)}; the launch expects {shapes[name]}")
+        if name not in shapes:
+            raise ValueError(f"inputs name {name!r}, which is not a tensor argument of {kernel.name} ({sorted(shapes)})")
+        if np.shape(value) != shapes[name]:
+            raise ValueError(f"input {name!r} has shape {np.shape(value)}; the launch expects {shapes[name]}")
 
 def run_model(kernel: Kernel, dims: dict | None = None, inputs: dict | None = None, trace: bool = False,
               limits: Limits | None = None) -> Run:
@@ -691,7 +874,8 @@ def _run_models(cases: list, limits: Limits | None = None) -> list[Run]:
         groups.setdefault(id(k), []).append(i)
     for indices in groups.values():
         outcomes = boxed(lambda i: _answer(run_model_here(*cases[i])), indices, limits)
-        for i, outcome in zip(indices, outcomes): runs[i] = _checked_run(cases[i][0], cases[i][1], outcome, "model")
+        for i, outcome in zip(indices, outcomes):
+            runs[i] = _checked_run(cases[i][0], cases[i][1], outcome, "model")
     return runs
 
 # %% ../nbs/litmus/08_simulate.ipynb #7b52ab97
@@ -706,7 +890,8 @@ def backend_for(kernel: Kernel) -> tuple[str, str]:
     "('interpreter' or 'model', why): bfloat16 kernels and machines without triton use the model."
     if any(a["kind"] == "tensor" and a["dtype"] == "bfloat16" for a in kernel.args):
         return "model", "bfloat16 arithmetic is wrong in Triton's interpreter; ran in the numpy model"
-    if not triton_available(): return "model", "triton is not installed; ran in the numpy model"
+    if not triton_available():
+        return "model", "triton is not installed; ran in the numpy model"
     return "interpreter", RACE_NOTE
 
 PAD = 8192  # elements of poison before and after each allocation in the interpreter's buffers
@@ -730,9 +915,11 @@ def _job_record(kernel: Kernel, dims, inputs, directory: Path, index: int) -> di
 def run_interpreter(jobs: list, limits: Limits | None = None, startup: float = 120.0) -> list[Run]:
     """Run `jobs` = [(kernel, dims, inputs), ...] through Triton's interpreter: one worker process, one box per kernel
     file inside it. `limits` bound each launch (wall clock, memory, CPU), `startup` the worker's import of torch and triton."""
-    if not triton_available(): raise RuntimeError("run_interpreter: triton is not installed (pip install triton==3.9.0)")
+    if not triton_available():
+        raise RuntimeError("run_interpreter: triton is not installed (pip install triton==3.9.0)")
     limits = limits or Limits()
-    for k, d, x in jobs: _check_inputs(k, d, x)
+    for k, d, x in jobs:
+        _check_inputs(k, d, x)
     with tempfile.TemporaryDirectory(prefix="litmus_interp_") as tmp:
         directory, token = Path(tmp), secrets.token_hex(16)
         records = [_job_record(k, d, x, directory, i) for i, (k, d, x) in enumerate(jobs)]
@@ -743,24 +930,32 @@ def run_interpreter(jobs: list, limits: Limits | None = None, startup: float = 1
             proc = subprocess.Popen([sys.executable, "-c", code, str(batch), str(out)], env={**os.environ, "TRITON_INTERPRET": "1"},
                                     stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
         deadline, problem = startup + len(jobs) * (limits.timeout + 1), None
-        try: proc.wait(timeout=deadline)
-        except subprocess.TimeoutExpired: problem = f"the interpreter worker did not finish within {deadline:.0f} s and was killed"
+        try:
+            proc.wait(timeout=deadline)
+        except subprocess.TimeoutExpired:
+            problem = f"the interpreter worker did not finish within {deadline:.0f} s and was killed"
         finally:
-            try: os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError: pass
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             proc.wait()
         if problem is None and proc.returncode != 0:
             problem = f"the interpreter worker exited with status {proc.returncode}: {log.read_text(errors='replace')[-500:].strip()}"
         return _read_interpreted(jobs, records, out, token, limits, problem)
 
+# %% ../nbs/litmus/08_simulate.ipynb #50a92505
 def _read_interpreted(jobs, records, out: Path, token: str, limits: Limits, problem: str | None) -> list[Run]:
     found = {}
     size = out.stat().st_size if out.exists() else 0
-    if size > 1_000_000 * (len(jobs) + 1): problem = f"the interpreter worker wrote {size} bytes of results; refused"
+    if size > 1_000_000 * (len(jobs) + 1):
+        problem = f"the interpreter worker wrote {size} bytes of results; refused"
     else:
         for line in (out.read_text(errors="replace").splitlines() if size else []):
-            try: rec = json.loads(line)
-            except ValueError: continue
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
             if isinstance(rec, dict) and rec.get("token") == token and _int(rec.get("index")) and 0 <= rec["index"] < len(jobs):
                 found[rec["index"]] = rec
     runs = []
@@ -771,9 +966,11 @@ def _read_interpreted(jobs, records, out: Path, token: str, limits: Limits, prob
             continue
         value = None
         if rec.get("ok") is True:
-            try: value = {**rec.get("value", {}), "outputs": {n: np.load(Path(records[i]["directory"]) / f"out{i}_{n}.npy", allow_pickle=False)
-                                                            for n in rec.get("outputs", [])}}
-            except (OSError, ValueError) as e: rec = {"ok": False, "error": f"unreadable output: {e}"}
+            try:
+                value = {**rec.get("value", {}), "outputs": {n: np.load(Path(records[i]["directory"]) / f"out{i}_{n}.npy", allow_pickle=False)
+                                                           for n in rec.get("outputs", [])}}
+            except (OSError, ValueError) as e:
+                rec = {"ok": False, "error": f"unreadable output: {e}"}
         outcome = Boxed(rec.get("ok") is True, value, None if rec.get("ok") is True else str(rec.get("error")), bool(rec.get("timed_out")))
         runs.append(_checked_run(k, d, outcome, "interpreter", RACE_NOTE))
     return runs
@@ -790,7 +987,8 @@ def _interpreter_hooks(ti, state: dict):
             lo, hi = a["start"], a["start"] + a["span"] * a["size"]
             near = active & (addrs >= lo - a["pad"] * a["size"]) & (addrs < hi + a["pad"] * a["size"])
             bad = near & ((addrs < lo) | (addrs >= hi))
-            if bad.any(): state["violations"].append([op, a["name"], int((addrs[bad][0] - lo) // a["size"]), program, int(bad.sum())])
+            if bad.any():
+                state["violations"].append([op, a["name"], int((addrs[bad][0] - lo) // a["size"]), program, int(bad.sum())])
             active = active & ~near
         if active.any():   # outside every padded allocation: a wild access, never performed
             a = min(state["allocs"], key=lambda a: abs(int(addrs[active][0]) - a["start"]))
@@ -799,7 +997,8 @@ def _interpreter_hooks(ti, state: dict):
         return keep
     B = ti.InterpreterBuilder
     orig_load, orig_store, orig_rmw, orig_cas = B.create_masked_load, B.create_masked_store, B.create_atomic_rmw, B.create_atomic_cas
-    def masked(handle, keep): return ti.TensorHandle(keep, ti.tl.int1) if handle is not None else handle
+    def masked(handle, keep):
+        return ti.TensorHandle(keep, ti.tl.int1) if handle is not None else handle
     def load(self, ptrs, mask, other, cache_policy, is_volatile):
         return orig_load(self, ptrs, masked(mask, check("load", ptrs, mask)), other, cache_policy, is_volatile)
     def store(self, ptrs, value, mask, cache_policy):
@@ -808,10 +1007,12 @@ def _interpreter_hooks(ti, state: dict):
         name = {"fadd": "add", "umax": "max", "umin": "min"}.get(op.name.lower(), op.name.lower())   # as the model names it
         return orig_rmw(self, op, ptr, val, masked(mask, check(f"atomic_{name}", ptr, mask)), sem, scope)
     def cas(self, ptr, cmp, val, sem, scope):
-        if not check("atomic_cas", ptr, None).all(): raise RuntimeError("atomic_cas outside every allocation; not performed")
+        if not check("atomic_cas", ptr, None).all():
+            raise RuntimeError("atomic_cas outside every allocation; not performed")
         return orig_cas(self, ptr, cmp, val, sem, scope)
     def barrier(self):
-        pid = tuple(int(g) for g in self.grid_idx); state["barriers"][pid] = state["barriers"].get(pid, 0) + 1
+        pid = tuple(int(g) for g in self.grid_idx)
+        state["barriers"][pid] = state["barriers"].get(pid, 0) + 1
     B.create_masked_load, B.create_masked_store, B.create_atomic_rmw, B.create_atomic_cas, B.create_barrier = load, store, rmw, cas, barrier
 
 # %% ../nbs/litmus/08_simulate.ipynb #2f3b702a
@@ -825,18 +1026,23 @@ def _interpret_job(job: dict, torch, state: dict) -> dict:
         if code is None or code.co_filename != job["path"] or code.co_firstlineno not in job["lines"]:
             raise RuntimeError(f"{job['fn']!r} was rebound while the file ran; litmus analysed the function on line {job['lines'][0]}")
         args = []
-        for t in job["tensors"]: buffers[t["name"]] = torch.from_numpy(np.load(directory / f"job{job['index']}_{t['name']}.npy"))
+        for t in job["tensors"]:
+            buffers[t["name"]] = torch.from_numpy(np.load(directory / f"job{job['index']}_{t['name']}.npy"))
         for name, value in job["values"].items():
             if value is None:
                 t = next(t for t in job["tensors"] if t["name"] == name)
                 view = buffers[name][t["pad"]: t["pad"] + max(t["span"], 1)]
                 state["allocs"].append({"name": name, "start": view.data_ptr(), "span": t["span"], "pad": t["pad"], "size": view.element_size()})
                 args.append(view)
-            else: args.append(value)
+            else:
+                args.append(value)
         grid = tuple(job["grid"])
-        for pid in itertools.product(*(range(g) for g in grid)): state["barriers"][pid + (0,) * (3 - len(grid))] = 0
-        with np.errstate(all="ignore"): fn[grid](*args)
-    except Exception as e: answer["error"] = f"{type(e).__name__}: {str(e)[:500]}"
+        for pid in itertools.product(*(range(g) for g in grid)):
+            state["barriers"][pid + (0,) * (3 - len(grid))] = 0
+        with np.errstate(all="ignore"):
+            fn[grid](*args)
+    except Exception as e:
+        answer["error"] = f"{type(e).__name__}: {str(e)[:500]}"
     outputs = {}
     for t in job["tensors"]:
         if t["role"] != "in" and t["name"] in buffers:
@@ -846,6 +1052,7 @@ def _interpret_job(job: dict, torch, state: dict) -> dict:
     barriers = [[list(p), n] for p, n in state["barriers"].items()]
     return {**answer, "outputs": outputs, "violations": state["violations"][:1000], "barriers": barriers}
 
+# %% ../nbs/litmus/08_simulate.ipynb #d281aa40
 def _interpreter_worker(batch_path: str, out_path: str):
     "Entry point of the interpreter worker process (the parent sets TRITON_INTERPRET=1). It never runs kernel code itself."
     import torch
@@ -855,15 +1062,18 @@ def _interpreter_worker(batch_path: str, out_path: str):
     _interpreter_hooks(ti, state)
     limits = Limits(*batch["limits"])
     groups: dict = {}
-    for job in batch["jobs"]: groups.setdefault(job["path"], []).append(job)
+    for job in batch["jobs"]:
+        groups.setdefault(job["path"], []).append(job)
     with open(out_path, "w") as out:
         for jobs in groups.values():
             for job, o in zip(jobs, boxed(lambda job: _interpret_job(job, torch, state), jobs, limits)):
                 rec = {"token": batch["token"], "index": job["index"], "ok": o.ok, "error": o.error, "timed_out": o.timed_out}
                 if o.ok:
-                    for name, array in o.value["outputs"].items(): np.save(Path(job["directory"]) / f"out{job['index']}_{name}.npy", array)
+                    for name, array in o.value["outputs"].items():
+                        np.save(Path(job["directory"]) / f"out{job['index']}_{name}.npy", array)
                     rec.update(outputs=list(o.value["outputs"]), value={k: v for k, v in o.value.items() if k != "outputs"})
-                out.write(json.dumps(rec) + "\n"); out.flush()
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
 
 # %% ../nbs/litmus/08_simulate.ipynb #7c3803cf
 @dataclass
@@ -882,21 +1092,27 @@ class Verdict:
     unsupported: str | None = None
 
     @property
-    def numeric_fail(self) -> bool: return not self.deviation <= 1.0
+    def numeric_fail(self) -> bool:
+        return not self.deviation <= 1.0
     @property
-    def fails(self) -> bool: return self.numeric_fail or bool(self.violations) or self.divergent_barrier or self.error is not None
+    def fails(self) -> bool:
+        return self.numeric_fail or bool(self.violations) or self.divergent_barrier or self.error is not None
     def __repr__(self):
         return (f"Verdict({self.kernel}, {self.backend}, dims={self.dims}, deviation={self.deviation:.3g} x tol, "
                 f"oob={len(self.violations)}, divergent_barrier={self.divergent_barrier}{', error=' + self.error if self.error else ''})")
 
+# %% ../nbs/litmus/08_simulate.ipynb #2fe30955
 def _verdict(kernel, run: Run, reference) -> Verdict:
     rtol = tolerance(kernel, run.dims)
     base = dict(violations=run.violations, divergent_barrier=run.divergent_barrier, note=run.note, timed_out=run.timed_out, unsupported=run.unsupported)
     ref, ref_error = reference
     error = run.error if run.failed else (f"reference: {ref_error}" if ref_error else None)
-    if error is not None: return Verdict(kernel.name, run.backend, run.dims, float("inf"), rtol, error=error, **base)
-    try: dev = max(deviation(run.outputs[n], ref[n], rtol) for n in kernel.outputs)
-    except ValueError as e: return Verdict(kernel.name, run.backend, run.dims, float("inf"), rtol, error=f"reference: {e}", **base)
+    if error is not None:
+        return Verdict(kernel.name, run.backend, run.dims, float("inf"), rtol, error=error, **base)
+    try:
+        dev = max(deviation(run.outputs[n], ref[n], rtol) for n in kernel.outputs)
+    except ValueError as e:
+        return Verdict(kernel.name, run.backend, run.dims, float("inf"), rtol, error=f"reference: {e}", **base)
     return Verdict(kernel.name, run.backend, run.dims, dev, rtol, **base)
 
 def execute(cases: list, backend: str = "model", limits: Limits | None = None) -> list[Run]:
@@ -904,15 +1120,20 @@ def execute(cases: list, backend: str = "model", limits: Limits | None = None) -
     them without triton, fall back to the model and say so in the run's note) or 'auto' (the interpreter when installed)."""
     if backend not in ("model", "interpreter", "auto"):
         raise ValueError(f"execute: backend must be 'model', 'interpreter' or 'auto', got {backend!r}")
-    if backend == "auto": backend = "interpreter" if triton_available() else "model"
-    if backend == "model": return _run_models(cases, limits)
+    if backend == "auto":
+        backend = "interpreter" if triton_available() else "model"
+    if backend == "model":
+        return _run_models(cases, limits)
     choice = [backend_for(k) for k, _, _ in cases]
     sent = [i for i, (b, _) in enumerate(choice) if b == "interpreter"]
     kept = [i for i, (b, _) in enumerate(choice) if b == "model"]
     runs = dict(zip(sent, run_interpreter([cases[i] for i in sent], limits) if sent else []))
-    for i, run in zip(kept, _run_models([cases[i] for i in kept], limits)): run.note = choice[i][1]; runs[i] = run
+    for i, run in zip(kept, _run_models([cases[i] for i in kept], limits)):
+        run.note = choice[i][1]
+        runs[i] = run
     return [runs[i] for i in range(len(cases))]
 
+# %% ../nbs/litmus/08_simulate.ipynb #bfd7bbcc
 def check_many(cases: list, backend: str = "model", limits: Limits | None = None) -> list[Verdict]:
     "Verdicts for `cases` = [(kernel, dims, inputs), ...]: runs as `execute` makes them, references in boxes of their own."
     runs = execute(cases, backend, limits)
@@ -927,9 +1148,12 @@ def check(kernel: Kernel, dims: dict | None = None, inputs: dict | None = None, 
 def exposed(kernel: Kernel, verdict: Verdict) -> bool:
     "Whether `verdict` shows `kernel`'s bug the way its answer key says it shows."
     how = kernel.answer_key.get("observable", "numeric")
-    if how == "numeric": return verdict.numeric_fail and verdict.unsupported is None
-    if how == "oob_write": return any(v.op != "load" for v in verdict.violations)
-    if how == "divergent_barrier": return verdict.divergent_barrier
+    if how == "numeric":
+        return verdict.numeric_fail and verdict.unsupported is None
+    if how == "oob_write":
+        return any(v.op != "load" for v in verdict.violations)
+    if how == "divergent_barrier":
+        return verdict.divergent_barrier
     raise ValueError(f"kernel {kernel.name}: answer_key observable {how!r}; expected 'numeric', 'oob_write' or 'divergent_barrier'")
 
 def answer_key_cases(subset: list[Kernel] | None = None) -> list[tuple]:
@@ -956,13 +1180,18 @@ def condition_a(subset: list[Kernel] | None = None, seed: int = 0, backend: str 
     cases = [(k, standard_dims(k), make_inputs(k, standard_dims(k), None, seed)) for k in subset]
     out = []
     for (k, dims, inputs), run, (ref, ref_error) in zip(cases, execute(cases, backend), reference_results(cases)):
-        if run.unsupported: out.append(Outcome(k.name, k.label, False, f"not run: {run.unsupported}")); continue
-        if run.failed or ref_error: out.append(Outcome(k.name, k.label, True, f"run failed: {run.error or ref_error}")); continue
+        if run.unsupported:
+            out.append(Outcome(k.name, k.label, False, f"not run: {run.unsupported}"))
+            continue
+        if run.failed or ref_error:
+            out.append(Outcome(k.name, k.label, True, f"run failed: {run.error or ref_error}"))
+            continue
         with np.errstate(all="ignore"):
             close = all(np.allclose(run.outputs[n], ref[n], rtol=1e-2, atol=1e-8) for n in k.outputs)
         out.append(Outcome(k.name, k.label, not close, f"dims {dims}"))
     return out
 
+# %% ../nbs/litmus/08_simulate.ipynb #9233b942
 def condition_b(subset: list[Kernel] | None = None, trials: int = 5, seed: int = 0, backend: str = "model") -> list[Outcome]:
     "The fuzzing baseline over the corpus: `trials` random non-power-of-two shapes, normal inputs, reduction-length tolerance."
     subset, cases = subset or kernels(), []
@@ -975,7 +1204,9 @@ def condition_b(subset: list[Kernel] | None = None, trials: int = 5, seed: int =
     out = []
     for i, k in enumerate(subset):
         mine = verdicts[i * trials:(i + 1) * trials]
-        if any(v.unsupported for v in mine): out.append(Outcome(k.name, k.label, False, f"not run: {mine[0].unsupported}")); continue
+        if any(v.unsupported for v in mine):
+            out.append(Outcome(k.name, k.label, False, f"not run: {mine[0].unsupported}"))
+            continue
         failing = [(t, v) for t, v in enumerate(mine) if v.error is not None or v.numeric_fail]
         detail = (f"trial {failing[0][0]}: dims {failing[0][1].dims}, deviation {failing[0][1].deviation:.3g} x tol"
                   if failing else f"{trials} trials passed")
@@ -991,7 +1222,8 @@ def detection_table(outcomes: dict) -> str:
     def frac(sel, cond):
         hit = [o for o in outcomes[cond] if sel(o)]
         return f"{sum(o.flagged for o in hit)}/{len(hit)}"
-    for fam in FAMILIES: rows.append((fam, *[frac(lambda o, f=fam: o.label == f, c) for c in names]))
+    for fam in FAMILIES:
+        rows.append((fam, *[frac(lambda o, f=fam: o.label == f, c) for c in names]))
     rows.append(("all planted bugs", *[frac(lambda o: o.label != "correct", c) for c in names]))
     numeric = lambda o: o.label != "correct" and by_name[o.kernel].answer_key.get("observable", "numeric") == "numeric"
     rows.append(("numerically observable", *[frac(numeric, c) for c in names]))

@@ -19,12 +19,15 @@ class Problem:
     constraints: list
     def __post_init__(self):
         names = [v[0] for v in self.variables]
-        if len(set(names)) != len(names): raise ValueError(f"Problem variables must be distinct, got {names}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"Problem variables must be distinct, got {names}")
         free = set().union(*(c.symbols() for c in self.constraints)) - set(names)
-        if free: raise ValueError(f"Problem constraints use {sorted(free)}, which are not variables {names}")
+        if free:
+            raise ValueError(f"Problem constraints use {sorted(free)}, which are not variables {names}")
     def box_size(self):
         n = 1
-        for _, lo, hi in self.variables: n *= max(0, hi - lo + 1)
+        for _, lo, hi in self.variables:
+            n *= max(0, hi - lo + 1)
         return n
 
 @dataclass
@@ -37,7 +40,8 @@ class SolveResult:
     proved_unsat: bool = False
     explored: int = 0
     note: str = ''
-    def __bool__(self): return self.status == 'sat'
+    def __bool__(self):
+        return self.status == 'sat'
 
 def z3_available():
     "True when the optional `z3-solver` package can be imported."
@@ -53,18 +57,27 @@ def _poly_code(p, index):
 
 def _atom_code(a, index):
     x = [_poly_code(arg, index) for arg in a.args]
-    if a.op in ('//', '%'): return f"{'_td' if a.op == '//' else '_tm'}({x[0]}, {x[1]})"  # Triton's: truncated
-    if a.op in ('min', 'max'): return f"{a.op}({x[0]}, {x[1]})"
-    if a.op == 'next_pow2': return f"_np2({x[0]})"
+    if a.op in ('//', '%'):
+        return f"{'_td' if a.op == '//' else '_tm'}({x[0]}, {x[1]})"  # Triton's: truncated
+    if a.op in ('min', 'max'):
+        return f"{a.op}({x[0]}, {x[1]})"
+    if a.op == 'next_pow2':
+        return f"_np2({x[0]})"
     raise ValueError(f"cannot evaluate atom {a}")
 
 def _formula_code(f, index):
-    if isinstance(f, Const): return str(f.value)
-    if isinstance(f, Cmp): return f"({_poly_code(f.lhs, index)} {'<=' if f.op == '<=' else f.op} 0)"
-    if isinstance(f, And): return "(" + " and ".join(_formula_code(i, index) for i in f.items) + ")"
-    if isinstance(f, Or): return "(" + " or ".join(_formula_code(i, index) for i in f.items) + ")"
-    if isinstance(f, Not): return f"(not {_formula_code(f.item, index)})"
-    if isinstance(f, Opaque): return f"(V[{index[f.name]}] != 0)"
+    if isinstance(f, Const):
+        return str(f.value)
+    if isinstance(f, Cmp):
+        return f"({_poly_code(f.lhs, index)} {'<=' if f.op == '<=' else f.op} 0)"
+    if isinstance(f, And):
+        return "(" + " and ".join(_formula_code(i, index) for i in f.items) + ")"
+    if isinstance(f, Or):
+        return "(" + " or ".join(_formula_code(i, index) for i in f.items) + ")"
+    if isinstance(f, Not):
+        return f"(not {_formula_code(f.item, index)})"
+    if isinstance(f, Opaque):
+        return f"(V[{index[f.name]}] != 0)"
     raise TypeError(f"not a formula: {f!r}")
 
 # %% ../nbs/litmus/05_smt.ipynb #4f5a0448
@@ -79,14 +92,16 @@ def solve_bounded(problem, budget=2_000_000, deadline=None):
     checks = [[] for _ in names]
     for c in problem.constraints:
         for part in conjuncts(c) if c is not TRUE else []:
-            if part is FALSE: return SolveResult('unsat', None, 'bounded', note='a constraint is false')
+            if part is FALSE:
+                return SolveResult('unsat', None, 'bounded', note='a constraint is false')
             used = [index[s] for s in part.symbols()]
             if not used:
                 if not eval(_formula_code(part, index), _HELPERS, {'V': []}):
                     return SolveResult('unsat', None, 'bounded', note='a constant constraint is false')
                 continue
             checks[max(used)].append(eval(f"lambda V: {_formula_code(part, index)}", _HELPERS))
-    if not names: return SolveResult('sat', {}, 'bounded', explored=1)
+    if not names:
+        return SolveResult('sat', {}, 'bounded', explored=1)
     V, explored, n = [0] * len(names), 0, len(names)
     ranges = [(lo, hi) for _, lo, hi in problem.variables]
     def dfs(k):
@@ -94,21 +109,29 @@ def solve_bounded(problem, budget=2_000_000, deadline=None):
         lo, hi = ranges[k]
         for v in range(lo, hi + 1):
             explored += 1
-            if explored > budget: raise _Budget(f'budget of {budget} assignments exhausted')
-            if deadline is not None and explored % 4096 == 0 and time.monotonic() > deadline: raise _Budget('time budget ran out')
+            if explored > budget:
+                raise _Budget(f'budget of {budget} assignments exhausted')
+            if deadline is not None and explored % 4096 == 0 and time.monotonic() > deadline:
+                raise _Budget('time budget ran out')
             V[k] = v
-            try: ok = all(chk(V) for chk in checks[k])
-            except ZeroDivisionError: ok = False
-            if ok and (k == n - 1 or dfs(k + 1)): return True
+            try:
+                ok = all(chk(V) for chk in checks[k])
+            except ZeroDivisionError:
+                ok = False
+            if ok and (k == n - 1 or dfs(k + 1)):
+                return True
         return False
-    try: found = dfs(0)
+    try:
+        found = dfs(0)
     except _Budget as e:
         return SolveResult('unknown', None, 'bounded', explored=explored, note=str(e))
-    if found: return SolveResult('sat', dict(zip(names, V)), 'bounded', explored=explored)
+    if found:
+        return SolveResult('sat', dict(zip(names, V)), 'bounded', explored=explored)
     return SolveResult('unsat', None, 'bounded', proved_unsat=False, explored=explored,
                        note=f'no solution in the box of {problem.box_size()} points (a bounded search, not a proof)')
 
-class _Budget(Exception): pass
+class _Budget(Exception):
+    pass
 
 # %% ../nbs/litmus/05_smt.ipynb #9506f724
 def solve_z3(problem, timeout_ms=20_000):
@@ -120,7 +143,8 @@ def solve_z3(problem, timeout_ms=20_000):
         total = z3.IntVal(0)
         for m, c in p.terms.items():
             t = z3.IntVal(c)
-            for f in m: t = t * (z3_vars[f] if isinstance(f, str) else atom(f))
+            for f in m:
+                t = t * (z3_vars[f] if isinstance(f, str) else atom(f))
             total = total + t
         return total
     def atom(a):
@@ -129,44 +153,61 @@ def solve_z3(problem, timeout_ms=20_000):
             mag = z3.If(x[0] >= 0, x[0], -x[0]) / z3.If(x[1] >= 0, x[1], -x[1])
             q = z3.If((x[0] >= 0) == (x[1] >= 0), mag, -mag)
             return q if a.op == '//' else x[0] - x[1] * q
-        if a.op == 'min': return z3.If(x[0] <= x[1], x[0], x[1])
-        if a.op == 'max': return z3.If(x[0] >= x[1], x[0], x[1])
+        if a.op == 'min':
+            return z3.If(x[0] <= x[1], x[0], x[1])
+        if a.op == 'max':
+            return z3.If(x[0] >= x[1], x[0], x[1])
         vals = [arg.value() for arg in a.args]
-        if a.op == 'next_pow2' and vals[0] is not None: return z3.IntVal(next_pow2(vals[0]))
+        if a.op == 'next_pow2' and vals[0] is not None:
+            return z3.IntVal(next_pow2(vals[0]))
         raise ValueError(f"z3 backend cannot encode {a}")
     def formula(f):
-        if isinstance(f, Const): return z3.BoolVal(f.value)
+        if isinstance(f, Const):
+            return z3.BoolVal(f.value)
         if isinstance(f, Cmp):
             e = poly(f.lhs)
             return e <= 0 if f.op == '<=' else (e == 0 if f.op == '==' else e != 0)
-        if isinstance(f, And): return z3.And(*[formula(i) for i in f.items])
-        if isinstance(f, Or): return z3.Or(*[formula(i) for i in f.items])
-        if isinstance(f, Not): return z3.Not(formula(f.item))
-        if isinstance(f, Opaque): return z3_vars[f.name] != 0
+        if isinstance(f, And):
+            return z3.And(*[formula(i) for i in f.items])
+        if isinstance(f, Or):
+            return z3.Or(*[formula(i) for i in f.items])
+        if isinstance(f, Not):
+            return z3.Not(formula(f.item))
+        if isinstance(f, Opaque):
+            return z3_vars[f.name] != 0
         raise TypeError(f"not a formula: {f!r}")
     opt = z3.Optimize()
     opt.set('timeout', timeout_ms)
     opt.set(priority='lex')
-    for n, lo, hi in problem.variables: opt.add(z3_vars[n] >= lo, z3_vars[n] <= hi)
-    for c in problem.constraints: opt.add(formula(c))
-    for n, _, _ in problem.variables: opt.minimize(z3_vars[n])
+    for n, lo, hi in problem.variables:
+        opt.add(z3_vars[n] >= lo, z3_vars[n] <= hi)
+    for c in problem.constraints:
+        opt.add(formula(c))
+    for n, _, _ in problem.variables:
+        opt.minimize(z3_vars[n])
     r = opt.check()  # z3's own timeout bounds it; the Python-side encoding above is linear in the formulas
     if r == z3.sat:
         m = opt.model()
         return SolveResult('sat', {n: m.eval(z3_vars[n], model_completion=True).as_long() for n in z3_vars}, 'z3')
-    if r == z3.unsat: return SolveResult('unsat', None, 'z3', proved_unsat=True, note='z3 refuted the constraints in this box')
+    if r == z3.unsat:
+        return SolveResult('unsat', None, 'z3', proved_unsat=True, note='z3 refuted the constraints in this box')
     return SolveResult('unknown', None, 'z3', note=f'z3: {opt.reason_unknown()}')
 
+# %% ../nbs/litmus/05_smt.ipynb #907a517c
 def solve(problem, backend='auto', budget=2_000_000, deadline=None):
     """Solve `problem` with backend 'z3', 'bounded' or 'auto' (z3 when installed). The result names its backend.
     Budget: `budget` assignments for the bounded search; z3 at most 20 s; neither past `deadline` (`time.monotonic()`)."""
     if backend not in ('auto', 'z3', 'bounded'):
         raise ValueError(f"backend must be 'auto', 'z3' or 'bounded', got {backend!r}")
-    if backend == 'auto': backend = 'z3' if z3_available() else 'bounded'
+    if backend == 'auto':
+        backend = 'z3' if z3_available() else 'bounded'
     if backend == 'z3':
-        if not z3_available(): raise ValueError("backend='z3' but the z3-solver package is not installed (pip install z3-solver)")
-        if deadline is None: return solve_z3(problem)
+        if not z3_available():
+            raise ValueError("backend='z3' but the z3-solver package is not installed (pip install z3-solver)")
+        if deadline is None:
+            return solve_z3(problem)
         left_ms = int((deadline - time.monotonic()) * 1000)
-        if left_ms <= 0: return SolveResult('unknown', None, 'z3', note='time budget ran out')
+        if left_ms <= 0:
+            return SolveResult('unknown', None, 'z3', note='time budget ran out')
         return solve_z3(problem, min(20_000, left_ms))
     return solve_bounded(problem, budget, deadline)

@@ -31,6 +31,7 @@ UNSUPPORTED = {  # DSL names that parse, so that classify() can say why they are
 }
 MAX_TEXT, MAX_DEPTH, MAX_NODES = 4000, 200, 20_000   # the budget: larger specs are refused with a ValueError
 
+# %% ../nbs/litmus/01_spec.ipynb #7830869d
 class Expr:
     """One node of a spec: `op` names the operation, `srcs` its operands, `arg` a parameter
     (the input's name, a constant's value, eps, an unsupported construct's name).
@@ -45,28 +46,44 @@ class Expr:
     def __new__(cls, op: str, srcs=(), arg=None):
         srcs = tuple(srcs)
         for s in srcs:
-            if not isinstance(s, Expr): raise TypeError(f"an operand of {op!r} must be an Expr, got {type(s).__name__}")
+            if not isinstance(s, Expr):
+                raise TypeError(f"an operand of {op!r} must be an Expr, got {type(s).__name__}")
         key = (op, srcs, type(arg), arg, math.copysign(1.0, arg) if isinstance(arg, float) else 0)
         node = cls._live.get(key)
         if node is None:
             node = object.__new__(cls)
-            for k, v in (("op", op), ("srcs", srcs), ("arg", arg), ("_hash", hash(key))): object.__setattr__(node, k, v)
+            for k, v in (("op", op), ("srcs", srcs), ("arg", arg), ("_hash", hash(key))):
+                object.__setattr__(node, k, v)
             cls._live[key] = node
         return node
-    def __setattr__(self, k, v): raise AttributeError(f"an Expr is immutable (tried to set {k!r})")
-    def __hash__(self): return self._hash
-    def __reduce__(self): return (Expr, (self.op, self.srcs, self.arg))   # copies and pickles come back interned
-    def __add__(self, o): return Expr("add", (self, lift(o)))
-    def __radd__(self, o): return Expr("add", (lift(o), self))
-    def __sub__(self, o): return Expr("sub", (self, lift(o)))
-    def __rsub__(self, o): return Expr("sub", (lift(o), self))
-    def __mul__(self, o): return Expr("mul", (self, lift(o)))
-    def __rmul__(self, o): return Expr("mul", (lift(o), self))
-    def __truediv__(self, o): return Expr("div", (self, lift(o)))
-    def __rtruediv__(self, o): return Expr("div", (lift(o), self))
-    def __neg__(self): return Expr("neg", (self,))
-    def __matmul__(self, o): return matmul(self, o)
-    def __repr__(self): return describe(self, 300)
+    def __setattr__(self, k, v):
+        raise AttributeError(f"an Expr is immutable (tried to set {k!r})")
+    def __hash__(self):
+        return self._hash
+    def __reduce__(self):
+        return (Expr, (self.op, self.srcs, self.arg))   # copies and pickles come back interned
+    def __add__(self, o):
+        return Expr("add", (self, lift(o)))
+    def __radd__(self, o):
+        return Expr("add", (lift(o), self))
+    def __sub__(self, o):
+        return Expr("sub", (self, lift(o)))
+    def __rsub__(self, o):
+        return Expr("sub", (lift(o), self))
+    def __mul__(self, o):
+        return Expr("mul", (self, lift(o)))
+    def __rmul__(self, o):
+        return Expr("mul", (lift(o), self))
+    def __truediv__(self, o):
+        return Expr("div", (self, lift(o)))
+    def __rtruediv__(self, o):
+        return Expr("div", (lift(o), self))
+    def __neg__(self):
+        return Expr("neg", (self,))
+    def __matmul__(self, o):
+        return matmul(self, o)
+    def __repr__(self):
+        return describe(self, 300)
 
 # %% ../nbs/litmus/01_spec.ipynb #spec-walk
 @patch
@@ -75,9 +92,13 @@ def walk(self: Expr):
     seen, out, stack = set(), [], [(self, False)]
     while stack:
         n, done = stack.pop()
-        if done: out.append(n); continue
-        if n in seen: continue
-        seen.add(n); stack.append((n, True))
+        if done:
+            out.append(n)
+            continue
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.append((n, True))
         stack.extend((s, False) for s in reversed(n.srcs) if s not in seen)
     return out
 
@@ -85,52 +106,83 @@ def walk(self: Expr):
 def depth(self: Expr) -> int:
     "The longest operand chain from a leaf: the recursion depth of every analysis of this node."
     d = {}
-    for n in self.walk(): d[n] = 1 + max((d[s] for s in n.srcs), default=0)
+    for n in self.walk():
+        d[n] = 1 + max((d[s] for s in n.srcs), default=0)
     return d[self]
 
 # %% ../nbs/litmus/01_spec.ipynb #spec-ctor
 def lift(v):
     "An operand as an Expr: a finite number becomes a `const` node."
-    if isinstance(v, Expr): return v
+    if isinstance(v, Expr):
+        return v
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
         raise TypeError(f"a spec operand must be an Expr or a finite number, got {v!r} of type {type(v).__name__}")
-    try: f = float(v)
-    except OverflowError: f = math.inf
-    if not math.isfinite(f): raise ValueError(f"a spec constant must be a finite number, got {v!r}")
+    try:
+        f = float(v)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f):
+        raise ValueError(f"a spec constant must be a finite number, got {v!r}")
     return Expr("const", (), f)
 
 def _positive(v, what):
     "A finite positive parameter (eps), or a ValueError naming it."
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
         raise ValueError(f"{what} must be a finite positive number, got {v!r}")
-    try: f = float(v)
-    except OverflowError: f = math.inf
-    if not (math.isfinite(f) and f > 0): raise ValueError(f"{what} must be a finite positive number, got {v!r}")
+    try:
+        f = float(v)
+    except OverflowError:
+        f = math.inf
+    if not (math.isfinite(f) and f > 0):
+        raise ValueError(f"{what} must be a finite positive number, got {v!r}")
     return f
 
+# %% ../nbs/litmus/01_spec.ipynb #43a8cc4e
 def var(name: str) -> Expr:
     "A named input: a row-major [rows, N] tensor (or [M, K] / [K, N] for a matmul operand)."
     if not (isinstance(name, str) and name.isidentifier()):
         raise ValueError(f"an input name must be an identifier, got {name!r}")
     return Expr("input", (), name)
-def const(v: float) -> Expr: return lift(v)
-def _unary(op): return lambda x: Expr(op, (lift(x),))
+def const(v: float) -> Expr:
+    return lift(v)
+def _unary(op):
+    return lambda x: Expr(op, (lift(x),))
 exp, log, sqrt, rsqrt, tanh, sigmoid, erf = (_unary(o) for o in ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf"))
-def maximum(a, b): return Expr("max", (lift(a), lift(b)))
-def minimum(a, b): return Expr("min", (lift(a), lift(b)))
-def relu(x): return maximum(x, 0.0)
-def row_sum(x): return Expr("sum", (lift(x),))
-def row_mean(x): return Expr("mean", (lift(x),))
-def row_max(x): return Expr("rmax", (lift(x),))
-def row_min(x): return Expr("rmin", (lift(x),))
-def softmax(x): return Expr("softmax", (lift(x),))
-def log_softmax(x): return Expr("log_softmax", (lift(x),))
-def logsumexp(x): "log(sum(exp(x))) along the row, one value per row."; return Expr("logsumexp", (lift(x),))
-def cumsum(x): "Prefix sums along the row: element k is x_1 + ... + x_k."; return Expr("cumsum", (lift(x),))
-def cummax(x): "Prefix maxima along the row."; return Expr("cummax", (lift(x),))
-def layernorm(x, eps=1e-5): return Expr("layernorm", (lift(x),), _positive(eps, "layernorm's eps"))
-def rmsnorm(x, eps=1e-6): return Expr("rmsnorm", (lift(x),), _positive(eps, "rmsnorm's eps"))
-def matmul(a, b): return Expr("matmul", (lift(a), lift(b)))
+def maximum(a, b):
+    return Expr("max", (lift(a), lift(b)))
+def minimum(a, b):
+    return Expr("min", (lift(a), lift(b)))
+def relu(x):
+    return maximum(x, 0.0)
+def row_sum(x):
+    return Expr("sum", (lift(x),))
+def row_mean(x):
+    return Expr("mean", (lift(x),))
+def row_max(x):
+    return Expr("rmax", (lift(x),))
+def row_min(x):
+    return Expr("rmin", (lift(x),))
+def softmax(x):
+    return Expr("softmax", (lift(x),))
+def log_softmax(x):
+    return Expr("log_softmax", (lift(x),))
+
+# %% ../nbs/litmus/01_spec.ipynb #a582960d
+def logsumexp(x):
+    "log(sum(exp(x))) along the row, one value per row."
+    return Expr("logsumexp", (lift(x),))
+def cumsum(x):
+    "Prefix sums along the row: element k is x_1 + ... + x_k."
+    return Expr("cumsum", (lift(x),))
+def cummax(x):
+    "Prefix maxima along the row."
+    return Expr("cummax", (lift(x),))
+def layernorm(x, eps=1e-5):
+    return Expr("layernorm", (lift(x),), _positive(eps, "layernorm's eps"))
+def rmsnorm(x, eps=1e-6):
+    return Expr("rmsnorm", (lift(x),), _positive(eps, "rmsnorm's eps"))
+def matmul(a, b):
+    return Expr("matmul", (lift(a), lift(b)))
 
 # %% ../nbs/litmus/01_spec.ipynb #spec-render
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -139,16 +191,23 @@ MAX_RENDER = 1_000_000
 
 def _pieces(e: Expr):
     "The node's text as a template: (head, [operand or literal text, ...], tail)."
-    if e.op == "input": return e.arg, [], ""
-    if e.op == "const": return repr(e.arg), [], ""
-    if e.op in _INFIX: return "(", [e.srcs[0], f" {_INFIX[e.op]} ", e.srcs[1]], ")"
-    if e.op == "neg": return "(-", [e.srcs[0]], ")"
+    if e.op == "input":
+        return e.arg, [], ""
+    if e.op == "const":
+        return repr(e.arg), [], ""
+    if e.op in _INFIX:
+        return "(", [e.srcs[0], f" {_INFIX[e.op]} ", e.srcs[1]], ")"
+    if e.op == "neg":
+        return "(-", [e.srcs[0]], ")"
     name = e.arg if e.op == "unsupported" else _NAMES.get(e.op, e.op)
     parts = []
-    for i, s in enumerate(e.srcs): parts += ([", "] if i else []) + [s]
-    if e.op in ("layernorm", "rmsnorm"): parts.append(f", eps={e.arg!r}")
+    for i, s in enumerate(e.srcs):
+        parts += ([", "] if i else []) + [s]
+    if e.op in ("layernorm", "rmsnorm"):
+        parts.append(f", eps={e.arg!r}")
     return f"{name}(", parts, ")"
 
+# %% ../nbs/litmus/01_spec.ipynb #fc5b7a0e
 def _emit(e, budget, out):
     "Append at most `budget` characters of e's text to `out` and return the budget left: O(budget) steps, no recursion."
     stack = [e]
@@ -157,7 +216,9 @@ def _emit(e, budget, out):
         if isinstance(piece, Expr):
             head, parts, tail = _pieces(piece)
             stack.extend(reversed([head, *parts, tail]))
-        else: out.append(piece[:budget]); budget -= len(piece)
+        else:
+            out.append(piece[:budget])
+            budget -= len(piece)
     return budget if not stack else min(budget, 0)
 
 def describe(e: Expr, width: int = 120) -> str:
@@ -167,6 +228,7 @@ def describe(e: Expr, width: int = 120) -> str:
     text = "".join(out)
     return text if left > 0 else text[:width] + "..."
 
+# %% ../nbs/litmus/01_spec.ipynb #9753179c
 def render(e: Expr) -> str:
     """The DSL text of `e`; parse(render(e)) == e. A DAG that shares sub-expressions renders each use in full,
     so the text can be exponentially long: past MAX_RENDER characters this is a ValueError (use `describe`)."""
@@ -174,7 +236,8 @@ def render(e: Expr) -> str:
     for n in e.walk():
         head, parts, tail = _pieces(n)
         size[n] = len(head) + len(tail) + sum(size[p] if isinstance(p, Expr) else len(p) for p in parts)
-    if size[e] > MAX_RENDER: raise ValueError(f"the spec {describe(e, 60)!r} renders to {size[e]:.3g} characters (> {MAX_RENDER}); it shares sub-expressions, use describe()")
+    if size[e] > MAX_RENDER:
+        raise ValueError(f"the spec {describe(e, 60)!r} renders to {size[e]:.3g} characters (> {MAX_RENDER}); it shares sub-expressions, use describe()")
     out = []
     _emit(e, size[e] + 1, out)
     return "".join(out)
@@ -186,12 +249,16 @@ def draw(e: Expr, **graph_attrs):
     import limn.viz as viz
     canon = {n: n for n in e.walk()}      # equal sub-expressions are one node
     def kind(n):
-        if n.op in ("input", "const", "matmul", "unsupported"): return n.op
+        if n.op in ("input", "const", "matmul", "unsupported"):
+            return n.op
         return "reduce" if n.op in REDUCE + SCAN else "norm" if n.op in NORM else "elementwise"
     def label(n):
-        if n.op == "input": return n.arg
-        if n.op == "const": return f"{n.arg:g}"
-        if n.op in ("layernorm", "rmsnorm"): return f"{n.op}\neps={n.arg:g}"
+        if n.op == "input":
+            return n.arg
+        if n.op == "const":
+            return f"{n.arg:g}"
+        if n.op in ("layernorm", "rmsnorm"):
+            return f"{n.op}\neps={n.arg:g}"
         return {"add": "+", "sub": "-", "mul": "*", "div": "/"}.get(n.op, n.arg if n.op == "unsupported" else _NAMES.get(n.op, n.op))
     attrs = lambda n: {"shape": "box" if kind(n) != "elementwise" else "ellipse", "style": "filled", "fillcolor": _KIND_COLOUR.get(kind(n), "white")}
     return viz.Graph.from_dag([canon[e]], srcs=lambda n: tuple(canon[s] for s in n.srcs), label=label, attrs=attrs,
@@ -207,63 +274,87 @@ def parse(text: str) -> Expr:
 
     Budget: at most MAX_TEXT characters, MAX_DEPTH levels of nesting and MAX_NODES syntax nodes; the work is
     linear in the text. Anything malformed or over budget is a ValueError that names the problem."""
-    if not isinstance(text, str): raise TypeError(f"spec text must be a str, got {type(text).__name__}")
-    if len(text) > MAX_TEXT: raise ValueError(f"spec text is {len(text)} characters long; the limit is {MAX_TEXT}")
-    try: tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as err: raise ValueError(f"spec text {text[:80]!r} is not a valid expression: {err.msg}") from None
+    if not isinstance(text, str):
+        raise TypeError(f"spec text must be a str, got {type(text).__name__}")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"spec text is {len(text)} characters long; the limit is {MAX_TEXT}")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as err:
+        raise ValueError(f"spec text {text[:80]!r} is not a valid expression: {err.msg}") from None
     except (RecursionError, MemoryError, ValueError) as err:
         raise ValueError(f"spec text {text[:80]!r} is nested too deeply or too large to read ({type(err).__name__})") from None
     depth, count, stack = {}, 0, [(tree.body, 1)]
     while stack:                                   # the budget, checked before any recursion
-        n, d = stack.pop(); count += 1
+        n, d = stack.pop()
+        count += 1
         if d > MAX_DEPTH or count > MAX_NODES:
             raise ValueError(f"spec text {text[:80]!r} nests deeper than {MAX_DEPTH} levels or has more than {MAX_NODES} parts")
         stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
     return _from_ast(tree.body, text)
 
+# %% ../nbs/litmus/01_spec.ipynb #04aceb0c
 def _number(n, bad):
     "A numeric literal as a finite float."
-    if not isinstance(n.value, (int, float)) or isinstance(n.value, bool): raise bad("only numeric constants are allowed")
-    try: v = float(n.value)
-    except OverflowError: v = math.inf
-    if not math.isfinite(v): raise bad("constants must be finite numbers")
+    if not isinstance(n.value, (int, float)) or isinstance(n.value, bool):
+        raise bad("only numeric constants are allowed")
+    try:
+        v = float(n.value)
+    except OverflowError:
+        v = math.inf
+    if not math.isfinite(v):
+        raise bad("constants must be finite numbers")
     return v
 
 def _power(a, b, bad):
-    if b.op == "const" and b.arg in (2.0, 3.0): return a * a if b.arg == 2.0 else a * a * a
-    if b.op == "const" and b.arg == 0.5: return sqrt(a)
-    if b.op == "const" and b.arg == -0.5: return rsqrt(a)
+    if b.op == "const" and b.arg in (2.0, 3.0):
+        return a * a if b.arg == 2.0 else a * a * a
+    if b.op == "const" and b.arg == 0.5:
+        return sqrt(a)
+    if b.op == "const" and b.arg == -0.5:
+        return rsqrt(a)
     raise bad("the only powers are **2, **3, **0.5 and **-0.5")
 
+# %% ../nbs/litmus/01_spec.ipynb #904019d5
 def _from_ast(n, text):
     bad = lambda why: ValueError(f"spec {text[:80]!r}: {why} (at {ast.unparse(n)[:60]!r})")
-    if isinstance(n, ast.Name): return var(n.id)
-    if isinstance(n, ast.Constant): return const(_number(n, bad))
+    if isinstance(n, ast.Name):
+        return var(n.id)
+    if isinstance(n, ast.Constant):
+        return const(_number(n, bad))
     if isinstance(n, ast.UnaryOp):
         x = _from_ast(n.operand, text)
-        if isinstance(n.op, ast.USub): return const(-x.arg) if x.op == "const" else -x
-        if isinstance(n.op, ast.UAdd): return x
+        if isinstance(n.op, ast.USub):
+            return const(-x.arg) if x.op == "const" else -x
+        if isinstance(n.op, ast.UAdd):
+            return x
         raise bad("unsupported unary operator")
     if isinstance(n, ast.BinOp):
         a, b = _from_ast(n.left, text), _from_ast(n.right, text)
         ops = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
-        if type(n.op) in ops: return Expr(ops[type(n.op)], (a, b))
-        if isinstance(n.op, ast.MatMult): return matmul(a, b)
-        if isinstance(n.op, ast.Pow): return _power(a, b, bad)
+        if type(n.op) in ops:
+            return Expr(ops[type(n.op)], (a, b))
+        if isinstance(n.op, ast.MatMult):
+            return matmul(a, b)
+        if isinstance(n.op, ast.Pow):
+            return _power(a, b, bad)
         raise bad("unsupported binary operator")
     if isinstance(n, ast.Compare):
         return Expr("unsupported", tuple(_from_ast(s, text) for s in [n.left, *n.comparators]), "cmp")
     if isinstance(n, ast.IfExp):
         return Expr("unsupported", tuple(_from_ast(s, text) for s in (n.test, n.body, n.orelse)), "where")
-    if isinstance(n, ast.Call): return _call(n, text, bad)
+    if isinstance(n, ast.Call):
+        return _call(n, text, bad)
     raise bad("unsupported syntax")
 
 # %% ../nbs/litmus/01_spec.ipynb #spec-call
 def _call(n, text, bad):
     "A function call of the grammar: a composite, a reduction, a scan, a function of one argument, or a named unsupported construct."
-    if not isinstance(n.func, ast.Name): raise bad("only plain function names can be called")
+    if not isinstance(n.func, ast.Name):
+        raise bad("only plain function names can be called")
     f = n.func.id
-    if any(isinstance(a, ast.Starred) for a in n.args) or any(k.arg is None for k in n.keywords): raise bad("no * or ** arguments")
+    if any(isinstance(a, ast.Starred) for a in n.args) or any(k.arg is None for k in n.keywords):
+        raise bad("no * or ** arguments")
     args = [_from_ast(a, text) for a in n.args]
     kw = {k.arg: k.value for k in n.keywords}
     if f in ("layernorm", "rmsnorm"):
@@ -272,49 +363,72 @@ def _call(n, text, bad):
             raise bad(f"{f} takes the row, optionally {'w, b' if f == 'layernorm' else 'w'}, and eps=")
         make = layernorm if f == "layernorm" else rmsnorm
         if "eps" in kw:
-            try: v = ast.literal_eval(kw["eps"])
-            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError): raise bad("eps must be a number") from None
-            if isinstance(v, bool) or not isinstance(v, (int, float)): raise bad("eps must be a number")
-            try: y = make(args[0], v)
-            except ValueError: raise bad(f"eps must be a finite positive number, got {v!r}") from None
-        else: y = make(args[0])
-        if len(args) > 1: y = y * args[1]
-        if len(args) > 2: y = y + args[2]
+            try:
+                v = ast.literal_eval(kw["eps"])
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                raise bad("eps must be a number") from None
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise bad("eps must be a number")
+            try:
+                y = make(args[0], v)
+            except ValueError:
+                raise bad(f"eps must be a finite positive number, got {v!r}") from None
+        else:
+            y = make(args[0])
+        if len(args) > 1:
+            y = y * args[1]
+        if len(args) > 2:
+            y = y + args[2]
         return y
-    if kw: raise bad(f"{f} takes no keyword arguments")
-    if f in UNSUPPORTED: return Expr("unsupported", tuple(args), f)
+    if kw:
+        raise bad(f"{f} takes no keyword arguments")
+    if f in UNSUPPORTED:
+        return Expr("unsupported", tuple(args), f)
     if f in ("max", "min", "maximum", "minimum"):
-        if len(args) == 1 and f in ("max", "min"): return Expr("r" + f, (args[0],))
-        if len(args) == 2: return Expr(f[:3], tuple(args))
+        if len(args) == 1 and f in ("max", "min"):
+            return Expr("r" + f, (args[0],))
+        if len(args) == 2:
+            return Expr(f[:3], tuple(args))
         raise bad(f"{f} takes one argument (row reduction) or two (elementwise)")
-    if f == "relu" and len(args) == 1: return relu(args[0])
-    if f == "matmul" and len(args) == 2: return matmul(*args)
-    if f in _FUNCS1 and len(args) == 1: return Expr(_FUNCS1[f], (args[0],))
+    if f == "relu" and len(args) == 1:
+        return relu(args[0])
+    if f == "matmul" and len(args) == 2:
+        return matmul(*args)
+    if f in _FUNCS1 and len(args) == 1:
+        return Expr(_FUNCS1[f], (args[0],))
     raise bad(f"unknown function {f!r} or wrong number of arguments")
 
 # %% ../nbs/litmus/01_spec.ipynb #dcbe86e0
 MAX_DIM = 2 ** 53   # a dim beyond it has no exact float: the bound's arithmetic could not state it
 
 def _bound(text, what):
-    try: v = float(text)
-    except (ValueError, OverflowError, TypeError): raise ValueError(f"{what} must be a number, got {text!r}") from None
+    try:
+        v = float(text)
+    except (ValueError, OverflowError, TypeError):
+        raise ValueError(f"{what} must be a number, got {text!r}") from None
     return v
 
+# %% ../nbs/litmus/01_spec.ipynb #80b95cfd
 def parse_domain(domain) -> dict:
     """'x in [-1e3, 1e3]; w in [0, 1]' (or a dict name -> (lo, hi)) -> {name: (lo, hi)}, every bound finite.
     Budget: text up to MAX_TEXT characters, linear work."""
-    if isinstance(domain, dict): items = list(domain.items())
+    if isinstance(domain, dict):
+        items = list(domain.items())
     elif isinstance(domain, str):
-        if len(domain) > MAX_TEXT: raise ValueError(f"domain text is {len(domain)} characters long; the limit is {MAX_TEXT}")
+        if len(domain) > MAX_TEXT:
+            raise ValueError(f"domain text is {len(domain)} characters long; the limit is {MAX_TEXT}")
         items = []
         for part in filter(None, (p.strip() for p in re.split(r"[;\n]|,(?![^\[\]]*\])", domain))):
             m = re.fullmatch(r"([A-Za-z_]\w*)\s+in\s+\[\s*([^,\]]+?)\s*,\s*([^\]]+?)\s*\]", part)
-            if not m: raise ValueError(f"domain part {part[:80]!r} should read like 'x in [-1e3, 1e3]'")
+            if not m:
+                raise ValueError(f"domain part {part[:80]!r} should read like 'x in [-1e3, 1e3]'")
             items.append((m.group(1), (m.group(2), m.group(3))))
-    else: raise TypeError(f"domain must be a str or a dict, got {type(domain).__name__}")
+    else:
+        raise TypeError(f"domain must be a str or a dict, got {type(domain).__name__}")
     out = {}
     for k, v in items:
-        if not isinstance(k, str) or not k.isidentifier(): raise ValueError(f"a domain name must be an identifier, got {k!r}")
+        if not isinstance(k, str) or not k.isidentifier():
+            raise ValueError(f"a domain name must be an identifier, got {k!r}")
         if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 2:
             raise ValueError(f"domain of {k!r} must be a pair (lo, hi), got {v!r}")
         lo, hi = (_bound(b, f"the domain bound of {k!r}") for b in v)
@@ -323,21 +437,27 @@ def parse_domain(domain) -> dict:
         out[k] = (lo, hi)
     return out
 
+# %% ../nbs/litmus/01_spec.ipynb #89c5da60
 def parse_dims(dims) -> dict:
     "'N=1024, K=512' (or a dict) -> {'N': 1024, 'K': 512}; each dim an integer in [0, MAX_DIM]."
-    if isinstance(dims, dict): items = dims.items()
+    if isinstance(dims, dict):
+        items = dims.items()
     elif isinstance(dims, str):
-        if len(dims) > MAX_TEXT: raise ValueError(f"dims text is {len(dims)} characters long; the limit is {MAX_TEXT}")
+        if len(dims) > MAX_TEXT:
+            raise ValueError(f"dims text is {len(dims)} characters long; the limit is {MAX_TEXT}")
         items = []
         for part in filter(None, (p.strip() for p in re.split(r"[,;\s]+", dims))):
             m = re.fullmatch(r"([A-Za-z_]\w*)=(\d{1,20})", part)
-            if not m: raise ValueError(f"dims part {part[:80]!r} should read like 'N=1024'")
+            if not m:
+                raise ValueError(f"dims part {part[:80]!r} should read like 'N=1024'")
             items.append((m.group(1), int(m.group(2))))
-    else: raise TypeError(f"dims must be a str or a dict, got {type(dims).__name__}")
+    else:
+        raise TypeError(f"dims must be a str or a dict, got {type(dims).__name__}")
     out = {}
     for k, v in items:
         ok = isinstance(v, (int, np.integer)) and not isinstance(v, bool) or isinstance(v, float) and v.is_integer()
-        if not ok or not 0 <= v <= MAX_DIM: raise ValueError(f"dim {k!r} must be a non-negative integer up to 2**53, got {v!r}")
+        if not ok or not 0 <= v <= MAX_DIM:
+            raise ValueError(f"dim {k!r} must be a non-negative integer up to 2**53, got {v!r}")
         out[k] = int(v)
     return out
 
@@ -348,7 +468,8 @@ class Fragment:
     kind: str
     certified: bool
     reason: str = ""
-    def __repr__(self): return f"Fragment({self.kind}, {'certified' if self.certified else 'not certified: ' + self.reason})"
+    def __repr__(self):
+        return f"Fragment({self.kind}, {'certified' if self.certified else 'not certified: ' + self.reason})"
 
 def _reductions(e):
     "Depth of nested row reductions (a composite or a scan counts as one) and number of contractions on a path."
@@ -356,74 +477,95 @@ def _reductions(e):
     for n in e.walk():
         sub = [memo[s] for s in n.srcs] or [(0, 0)]
         depth, contractions = max(s[0] for s in sub), max(s[1] for s in sub)
-        if n.op in REDUCE + NORM + SCAN: depth += 1
-        if n.op == "matmul": contractions += 1
+        if n.op in REDUCE + NORM + SCAN:
+            depth += 1
+        if n.op == "matmul":
+            contractions += 1
         memo[n] = (depth, contractions)
     return memo[e]
 
+# %% ../nbs/litmus/01_spec.ipynb #662a2871
 def classify(e: Expr) -> Fragment:
     """Name the fragment of `e`, or say why no bound is certified for it (honesty about coverage, C6).
     Budget: two passes over the distinct nodes."""
     nodes = e.walk()
     for n in nodes:
-        if n.op == "unsupported": return Fragment("unsupported", False, f"{UNSUPPORTED.get(n.arg, 'a construct litmus does not model')} ({n.arg})")
+        if n.op == "unsupported":
+            return Fragment("unsupported", False, f"{UNSUPPORTED.get(n.arg, 'a construct litmus does not model')} ({n.arg})")
     depth, contractions = _reductions(e)
     if contractions > 1 or sum(n.op == "matmul" for n in nodes) > 1:
         return Fragment("chained_contraction", False, "chained contractions (e.g. attention QK^T -> softmax -> PV)")
     if contractions == 1:
-        if depth: return Fragment("chained_contraction", False, "a row reduction over a contraction's result (e.g. softmax(QK^T)) is a chained contraction")
+        if depth:
+            return Fragment("chained_contraction", False, "a row reduction over a contraction's result (e.g. softmax(QK^T)) is a chained contraction")
         mm = next(n for n in nodes if n.op == "matmul")
         for s in mm.srcs:
-            if s.op != "input": return Fragment("matmul", False, "a matmul operand must be a named input; a prologue before the contraction is not certified")
+            if s.op != "input":
+                return Fragment("matmul", False, "a matmul operand must be a named input; a prologue before the contraction is not certified")
         uses = [m.arg for n in nodes if n.op != "matmul" for m in n.srcs if m.op == "input"]
         for s in mm.srcs:
-            if s.arg in uses: raise ValueError(f"matmul operand {s.arg!r} is also used elementwise in {describe(e)!r}; it is [M, K] or [K, N], the epilogue works on [M, N]")
+            if s.arg in uses:
+                raise ValueError(f"matmul operand {s.arg!r} is also used elementwise in {describe(e)!r}; it is [M, K] or [K, N], the epilogue works on [M, N]")
         return Fragment("matmul", True)
-    if depth > 1: return Fragment("nested_reduction", False, "nested reductions (a reduction of an expression that already contains one)")
+    if depth > 1:
+        return Fragment("nested_reduction", False, "nested reductions (a reduction of an expression that already contains one)")
     for n in nodes:
         if n.op in ("layernorm", "rmsnorm") and n.srcs[0].op != "input":
             return Fragment("norm", False, f"{n.op} of a computed expression: lemma R3 is stated for an input row")
     norms = [n.op for n in nodes if n.op in NORM]
-    if norms: return Fragment(f"norm:{norms[0]}", True)
-    if any(n.op in SCAN for n in nodes): return Fragment("scan", True)
-    if depth == 1: return Fragment("row_reduction", True)
+    if norms:
+        return Fragment(f"norm:{norms[0]}", True)
+    if any(n.op in SCAN for n in nodes):
+        return Fragment("scan", True)
+    if depth == 1:
+        return Fragment("row_reduction", True)
     return Fragment("elementwise", True)
 
 # %% ../nbs/litmus/01_spec.ipynb #94c14cac
 def _shifted(d):
     "x when d is x - max(x), else None."
-    if d.op == "sub" and d.srcs[1].op == "rmax" and d.srcs[1].srcs[0] == d.srcs[0]: return d.srcs[0]
+    if d.op == "sub" and d.srcs[1].op == "rmax" and d.srcs[1].srcs[0] == d.srcs[0]:
+        return d.srcs[0]
 def _centred(d):
     "x when d is x - mean(x), else None."
-    if d.op == "sub" and d.srcs[1].op == "mean" and d.srcs[1].srcs[0] == d.srcs[0]: return d.srcs[0]
+    if d.op == "sub" and d.srcs[1].op == "mean" and d.srcs[1].srcs[0] == d.srcs[0]:
+        return d.srcs[0]
 def _inv_root(r):
     "(op, v, eps) when r is rsqrt(v + eps) or sqrt(v + eps) with a positive constant eps, else None."
     if r.op in ("rsqrt", "sqrt") and r.srcs[0].op == "add" and r.srcs[0].srcs[1].op == "const" and r.srcs[0].srcs[1].arg > 0:
         return r.op, r.srcs[0].srcs[0], r.srcs[0].srcs[1].arg
 
+# %% ../nbs/litmus/01_spec.ipynb #52d7bd24
 def _composite(m: Expr) -> Expr:
     "One rewrite step at a node whose operands are already normalised: the composite it spells out, or m itself."
     if m.op == "log" and m.srcs[0].op == "sum" and m.srcs[0].srcs[0].op == "exp":
         return logsumexp(m.srcs[0].srcs[0].srcs[0])                               # log(sum(exp(x)))
     if m.op == "add":                                                              # max(x) + logsumexp(x - max(x)), either order
         for mx, l in (m.srcs, m.srcs[::-1]):
-            if mx.op == "rmax" and l.op == "logsumexp" and _shifted(l.srcs[0]) == mx.srcs[0]: return logsumexp(mx.srcs[0])
+            if mx.op == "rmax" and l.op == "logsumexp" and _shifted(l.srcs[0]) == mx.srcs[0]:
+                return logsumexp(mx.srcs[0])
     if m.op == "div" and m.srcs[0].op == "exp" and m.srcs[1].op == "sum" and m.srcs[1].srcs[0] == m.srcs[0]:
         x = _shifted(m.srcs[0].srcs[0])
-        if x is not None: return softmax(x)
+        if x is not None:
+            return softmax(x)
     if m.op == "sub" and m.srcs[1].op == "logsumexp":
         a, inner = m.srcs[0], m.srcs[1].srcs[0]
-        if _shifted(a) is not None and inner == a: return log_softmax(_shifted(a))      # (x - max x) - log(sum(exp(x - max x)))
-        if inner == a: return log_softmax(a)                                              # x - logsumexp(x)
+        if _shifted(a) is not None and inner == a:
+            return log_softmax(_shifted(a))      # (x - max x) - log(sum(exp(x - max x)))
+        if inner == a:
+            return log_softmax(a)                                              # x - logsumexp(x)
     if m.op in ("mul", "div"):
         root = _inv_root(m.srcs[1])
         if root is not None and (root[0] == "rsqrt") == (m.op == "mul"):
             _, v, eps = root
             x = _centred(m.srcs[0])
-            if x is not None and v.op == "mean" and v.srcs[0] == Expr("mul", (m.srcs[0], m.srcs[0])): return layernorm(x, eps)
-            if v.op == "mean" and v.srcs[0] == Expr("mul", (m.srcs[0], m.srcs[0])): return rmsnorm(m.srcs[0], eps)
+            if x is not None and v.op == "mean" and v.srcs[0] == Expr("mul", (m.srcs[0], m.srcs[0])):
+                return layernorm(x, eps)
+            if v.op == "mean" and v.srcs[0] == Expr("mul", (m.srcs[0], m.srcs[0])):
+                return rmsnorm(m.srcs[0], eps)
     return m
 
+# %% ../nbs/litmus/01_spec.ipynb #8e10ae6f
 def normalise(e: Expr) -> Expr:
     """Rewrite a composite written out by hand into its named form, bottom-up: the two are the same function,
     and only the named form has a certified bound (its lemma looks at the whole). Recognised: softmax
@@ -453,9 +595,13 @@ class DType:
     smallest_subnormal: float   # 1 for an integer
     exp_overflow: float         # log(max): exp(v) overflows for v above it
     @property
-    def eta(self) -> float: "the absolute error of one rounding below the normal range"; return self.smallest_subnormal / 2
-    def __repr__(self): return f"DType({self.name}, u=2**{math.log2(self.u):.0f}, max={self.max:.4g})" if self.is_float else f"DType({self.name}, [{self.lowest:.0f}, {self.max:.0f}])"
+    def eta(self) -> float:
+        "the absolute error of one rounding below the normal range"
+        return self.smallest_subnormal / 2
+    def __repr__(self):
+        return f"DType({self.name}, u=2**{math.log2(self.u):.0f}, max={self.max:.4g})" if self.is_float else f"DType({self.name}, [{self.lowest:.0f}, {self.max:.0f}])"
 
+# %% ../nbs/litmus/01_spec.ipynb #8d3351f2
 def _dtype_row(name, dt):
     dt = np.dtype(dt)
     if np.issubdtype(dt, np.integer):
@@ -471,37 +617,49 @@ DTYPES = {name: _dtype_row(name, dt) for name, dt in [
 
 def dtype_info(dt) -> DType:
     "The DTYPES row of a format given by name ('float16', 'fp16', 'bf16'), numpy dtype or type."
-    if isinstance(dt, DType): return dt
+    if isinstance(dt, DType):
+        return dt
     if isinstance(dt, str):
         name = {"fp64": "float64", "fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16"}.get(dt, dt)
-        if name in DTYPES: return DTYPES[name]
-    try: want = np.dtype(dt)
-    except TypeError: want = None
+        if name in DTYPES:
+            return DTYPES[name]
+    try:
+        want = np.dtype(dt)
+    except TypeError:
+        want = None
     for row in DTYPES.values():
-        if want is not None and want == row.dtype: return row
+        if want is not None and want == row.dtype:
+            return row
     raise ValueError(f"dtype must be one of {list(DTYPES)} (a name, numpy dtype or type), got {dt!r}")
 
+# %% ../nbs/litmus/01_spec.ipynb #78abb6e4
 def dtype_name(dt) -> str:
     "The canonical name ('float32', ...) of a float format: the four formats litmus bounds."
     row = dtype_info(dt)
-    if not row.is_float: raise ValueError(f"dtype must be a float format ({[k for k, v in DTYPES.items() if v.is_float]}), got {dt!r}")
+    if not row.is_float:
+        raise ValueError(f"dtype must be a float format ({[k for k, v in DTYPES.items() if v.is_float]}), got {dt!r}")
     return row.name
 
 # %% ../nbs/litmus/01_spec.ipynb #e738b515
 def parse_dtypes(dtypes) -> dict:
     "'in=float16, acc=float32, out=float16' (or a dict) -> {'in': ..., 'acc': ..., 'out': ...}: any subset, float formats only."
     if isinstance(dtypes, str):
-        if len(dtypes) > MAX_TEXT: raise ValueError(f"dtypes text is {len(dtypes)} characters long; the limit is {MAX_TEXT}")
+        if len(dtypes) > MAX_TEXT:
+            raise ValueError(f"dtypes text is {len(dtypes)} characters long; the limit is {MAX_TEXT}")
         items = []
         for part in filter(None, (p.strip() for p in re.split(r"[,;\s]+", dtypes))):
             m = re.fullmatch(r"(\w+)=(\w+)", part)
-            if not m: raise ValueError(f"dtypes part {part[:80]!r} should read like 'acc=float32'")
+            if not m:
+                raise ValueError(f"dtypes part {part[:80]!r} should read like 'acc=float32'")
             items.append(m.groups())
-    elif isinstance(dtypes, dict): items = dtypes.items()
-    else: raise TypeError(f"dtypes must be a str or a dict, got {type(dtypes).__name__}")
+    elif isinstance(dtypes, dict):
+        items = dtypes.items()
+    else:
+        raise TypeError(f"dtypes must be a str or a dict, got {type(dtypes).__name__}")
     out = {}
     for k, v in items:
-        if k not in ("in", "acc", "out"): raise ValueError(f"dtypes names 'in', 'acc' and 'out', got {k!r}")
+        if k not in ("in", "acc", "out"):
+            raise ValueError(f"dtypes names 'in', 'acc' and 'out', got {k!r}")
         out[k] = dtype_name(v)
     return out
 
@@ -520,7 +678,8 @@ class Spec:
     dtypes: dict = field(default_factory=dict)
 
     def __init__(self, expr, domain=None, dims=None, dtypes=None):
-        if not isinstance(expr, (str, Expr)): raise TypeError(f"expr must be a str or an Expr, got {type(expr).__name__}")
+        if not isinstance(expr, (str, Expr)):
+            raise TypeError(f"expr must be a str or an Expr, got {type(expr).__name__}")
         e = parse(expr) if isinstance(expr, str) else expr
         nodes = e.walk()
         if len(nodes) > MAX_NODES or e.depth() > MAX_DEPTH:
@@ -532,15 +691,19 @@ class Spec:
         self.dims = parse_dims(dims or {})
         self.dtypes = parse_dtypes(dtypes or {})
         missing = [k for k in self.inputs if k not in self.domain]
-        if missing: raise ValueError(f"inputs {missing} have no declared domain; add e.g. '{missing[0]} in [-1, 1]'")
+        if missing:
+            raise ValueError(f"inputs {missing} have no declared domain; add e.g. '{missing[0]} in [-1, 1]'")
         frag = classify(self.expr)
         need = ["K"] if frag.kind == "matmul" else (["N"] if any(n.op in REDUCE + NORM + SCAN for n in self.expr.walk()) else [])
         for d in need:
-            if self.dims.get(d, 0) < 1: raise ValueError(f"spec {describe(self.expr)!r} reduces over {d} but dims has no {d!r} >= 1: pass e.g. dims='{d}=1024'")
+            if self.dims.get(d, 0) < 1:
+                raise ValueError(f"spec {describe(self.expr)!r} reduces over {d} but dims has no {d!r} >= 1: pass e.g. dims='{d}=1024'")
 
     @property
-    def inputs(self): return sorted({n.arg for n in self.expr.walk() if n.op == "input"})
-    def classify(self) -> Fragment: return classify(self.expr)
+    def inputs(self):
+        return sorted({n.arg for n in self.expr.walk() if n.op == "input"})
+    def classify(self) -> Fragment:
+        return classify(self.expr)
     def __repr__(self):
         dom = "; ".join(f"{k} in [{lo:g}, {hi:g}]" for k, (lo, hi) in self.domain.items())
         dims = ", ".join(f"{k}={v}" for k, v in self.dims.items())
@@ -575,9 +738,11 @@ def reference(self: Spec, inputs: dict):
 @patch
 def _inputs(self: Spec, inputs) -> dict:
     "The spec's inputs from `inputs`, or a ValueError naming the missing ones."
-    if not isinstance(inputs, dict): raise TypeError(f"inputs must be a dict name -> array, got {type(inputs).__name__}")
+    if not isinstance(inputs, dict):
+        raise TypeError(f"inputs must be a dict name -> array, got {type(inputs).__name__}")
     missing = [k for k in self.inputs if k not in inputs]
-    if missing: raise ValueError(f"inputs {missing} of spec {describe(self.expr, 60)!r} are missing (got {sorted(inputs)})")
+    if missing:
+        raise ValueError(f"inputs {missing} of spec {describe(self.expr, 60)!r} are missing (got {sorted(inputs)})")
     return {k: inputs[k] for k in self.inputs}
 
 # %% ../nbs/litmus/01_spec.ipynb #fc76a876
@@ -590,22 +755,29 @@ def reduce_sum(x, order="sequential"):
     onlineB sums as blockB does; for softmax it also switches to the single-pass algorithm (a running
     max, the running sum rescaled whenever the max grows)."""
     x = np.asarray(x)
-    if order.startswith("online"): order = "block" + order[6:]
+    if order.startswith("online"):
+        order = "block" + order[6:]
     if order == "sequential":
         acc = x[:, 0].copy()
-        for j in range(1, x.shape[1]): acc = acc + x[:, j]
+        for j in range(1, x.shape[1]):
+            acc = acc + x[:, j]
         return acc
-    if order == "reversed": return reduce_sum(x[:, ::-1], "sequential")
+    if order == "reversed":
+        return reduce_sum(x[:, ::-1], "sequential")
     if order == "pairwise":
         while x.shape[1] > 1:
-            if x.shape[1] % 2: x = np.concatenate([x, np.zeros_like(x[:, :1])], axis=1)
+            if x.shape[1] % 2:
+                x = np.concatenate([x, np.zeros_like(x[:, :1])], axis=1)
             x = x[:, 0::2] + x[:, 1::2]
         return x[:, 0]
     if order.startswith("block"):
-        b = int(order[5:]); n = x.shape[1]; nb = -(-n // b)
+        b = int(order[5:])
+        n = x.shape[1]
+        nb = -(-n // b)
         xp = np.concatenate([x, np.zeros((x.shape[0], nb * b - n), x.dtype)], axis=1).reshape(x.shape[0], nb, b)
         acc = xp[:, 0].copy()
-        for k in range(1, nb): acc = acc + xp[:, k]
+        for k in range(1, nb):
+            acc = acc + xp[:, k]
         return reduce_sum(acc, "pairwise")
     if order.startswith("perm"):
         p = np.random.default_rng(int(order[4:])).permutation(x.shape[1])
@@ -620,7 +792,8 @@ def scan_sum(x, order="sequential"):
     blockB / onlineB (a Hillis-Steele scan inside each block of B, plus the running carry of the blocks
     before it, as a kernel looping over tiles does). Each prefix is some summation tree of its own terms."""
     x = np.asarray(x)
-    if order.startswith("online"): order = "block" + order[6:]
+    if order.startswith("online"):
+        order = "block" + order[6:]
     if order.startswith("block"):
         b, out = int(order[5:]), np.empty_like(x)
         carry = np.zeros(x.shape[0], x.dtype)
@@ -632,7 +805,8 @@ def scan_sum(x, order="sequential"):
     if order == "pairwise":
         y, s = x.copy(), 1
         while s < x.shape[1]:
-            y = np.concatenate([y[:, :s], y[:, s:] + y[:, :-s]], axis=1); s *= 2
+            y = np.concatenate([y[:, :s], y[:, s:] + y[:, :-s]], axis=1)
+            s *= 2
         return y
     if order in ("sequential", "reversed") or order.startswith("perm"):
         return np.add.accumulate(x, axis=1, dtype=x.dtype)
@@ -667,14 +841,18 @@ def _libm(op, x, acc, ulps, rng):
 def _shift_and_sum(x, acc, order, ulps, rng):
     "The max-shifted exponentials of softmax/log-softmax/logsumexp: (d = x - m, exp(d), their row sum, m); online orders in one pass."
     if order.startswith("online"):   # one pass: running max m and running sum, rescaled when m grows
-        b = int(order[6:]); m = np.full(x.shape[0], -np.inf, acc); tot = np.zeros(x.shape[0], acc)
+        b = int(order[6:])
+        m = np.full(x.shape[0], -np.inf, acc)
+        tot = np.zeros(x.shape[0], acc)
         for k in range(0, x.shape[1], b):
-            blk = x[:, k:k + b]; m_new = np.maximum(m, blk.max(axis=1))
+            blk = x[:, k:k + b]
+            m_new = np.maximum(m, blk.max(axis=1))
             tot = tot * _libm("exp", m - m_new, acc, ulps, rng) + reduce_sum(_libm("exp", blk - m_new[:, None], acc, ulps, rng), "sequential")
             m = m_new
         d = x - m[:, None]
         return d, _libm("exp", d, acc, ulps, rng), tot[:, None], m[:, None]
-    m = x.max(axis=1, keepdims=True); d = x - m
+    m = x.max(axis=1, keepdims=True)
+    d = x - m
     ex = _libm("exp", d, acc, ulps, rng)
     return d, ex, reduce_sum(ex, order)[:, None], m
 
@@ -682,7 +860,8 @@ def _composite_eval(op, x, arg, acc, order, ulps, rng):
     "softmax, log_softmax, logsumexp (max-shifted), layernorm and rmsnorm (two-pass) of the rows of x, in acc."
     if op in ("softmax", "log_softmax", "logsumexp"):
         d, ex, tot, m = _shift_and_sum(x, acc, order, ulps, rng)
-        if op == "softmax": return ex / tot
+        if op == "softmax":
+            return ex / tot
         lg = _libm("log", tot, acc, ulps, rng)
         return d - lg if op == "log_softmax" else m + lg
     row_len = acc(x.shape[1])
@@ -703,31 +882,44 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed, out=None):
     in_type, acc_type, out_type = DTYPES[dtype].dtype.type, DTYPES[acc].dtype.type, DTYPES[out or dtype].dtype.type
     rng = np.random.default_rng(seed)
     memo = {}
-    def row(v): return v if v.ndim == 2 else v.reshape(1, -1)
+    def row(v):
+        return v if v.ndim == 2 else v.reshape(1, -1)
     for n in e.walk():
         s = [memo[a] for a in n.srcs]
         with np.errstate(all="ignore"):
-            if n.op == "input": r = np.asarray(inputs[n.arg]).astype(in_type).astype(acc_type)
-            elif n.op == "const": r = np.asarray(n.arg).astype(acc_type)
-            elif n.op in _ELEMENTWISE: r = _ELEMENTWISE[n.op](*s)
-            elif n.op in LIBM_ULPS: r = _libm(n.op, s[0], acc_type, libm_ulps, rng)
+            if n.op == "input":
+                r = np.asarray(inputs[n.arg]).astype(in_type).astype(acc_type)
+            elif n.op == "const":
+                r = np.asarray(n.arg).astype(acc_type)
+            elif n.op in _ELEMENTWISE:
+                r = _ELEMENTWISE[n.op](*s)
+            elif n.op in LIBM_ULPS:
+                r = _libm(n.op, s[0], acc_type, libm_ulps, rng)
             elif n.op in ("sum", "mean"):
                 x = row(s[0])
                 r = reduce_sum(x, order)[:, None]
-                if n.op == "mean": r = r / acc_type(x.shape[1])
-            elif n.op == "rmax": r = row(s[0]).max(axis=1, keepdims=True)
-            elif n.op == "rmin": r = row(s[0]).min(axis=1, keepdims=True)
-            elif n.op == "cumsum": r = scan_sum(row(s[0]), order)
-            elif n.op == "cummax": r = np.maximum.accumulate(row(s[0]), axis=1)
-            elif n.op in NORM: r = _composite_eval(n.op, row(s[0]), n.arg, acc_type, order, libm_ulps, rng)
+                if n.op == "mean":
+                    r = r / acc_type(x.shape[1])
+            elif n.op == "rmax":
+                r = row(s[0]).max(axis=1, keepdims=True)
+            elif n.op == "rmin":
+                r = row(s[0]).min(axis=1, keepdims=True)
+            elif n.op == "cumsum":
+                r = scan_sum(row(s[0]), order)
+            elif n.op == "cummax":
+                r = np.maximum.accumulate(row(s[0]), axis=1)
+            elif n.op in NORM:
+                r = _composite_eval(n.op, row(s[0]), n.arg, acc_type, order, libm_ulps, rng)
             elif n.op == "matmul":
                 a, b = s
                 prod = (a[:, :, None] * b[None, :, :]).astype(acc_type)  # [M, K, N], each product rounded in acc
                 m_, k_, n_ = prod.shape
                 r = reduce_sum(prod.transpose(0, 2, 1).reshape(m_ * n_, k_), order).reshape(m_, n_)
-            else: raise ValueError(f"cannot evaluate op {n.op!r} ({describe(n)})")
+            else:
+                raise ValueError(f"cannot evaluate op {n.op!r} ({describe(n)})")
         memo[n] = np.asarray(r).astype(acc_type)
-    with np.errstate(all="ignore"): return memo[e].astype(out_type)
+    with np.errstate(all="ignore"):
+        return memo[e].astype(out_type)
 
 # %% ../nbs/litmus/01_spec.ipynb #spec-prefix
 def _prefix_fsums(x):
@@ -739,9 +931,12 @@ def _prefix_fsums(x):
         for k, v in enumerate(r):
             kept = []
             for p in partials:                    # two-sum of v with each partial: hi + lo == p + v exactly
-                if abs(v) < abs(p): v, p = p, v
-                hi = v + p; lo = p - (hi - v)
-                if lo: kept.append(lo)
+                if abs(v) < abs(p):
+                    v, p = p, v
+                hi = v + p
+                lo = p - (hi - v)
+                if lo:
+                    kept.append(lo)
                 v = hi
             partials = kept + [v]
             out[i, k] = math.fsum(partials)
@@ -750,7 +945,8 @@ def _prefix_fsums(x):
 # %% ../nbs/litmus/01_spec.ipynb #adf24600
 def _fsum_rows(x):
     x = np.asarray(x, np.float64)
-    if x.ndim == 1: x = x[None]
+    if x.ndim == 1:
+        x = x[None]
     return np.array([math.fsum(r) for r in x.tolist()])[:, None]   # rows as Python floats: fsum reads them fastest
 
 def _fsum_matmul(a, b):
@@ -767,10 +963,12 @@ def _fsum_matmul(a, b):
         out[start:start + len(block)] = np.array(sums).reshape(len(block), b.shape[1])
     return out
 
+# %% ../nbs/litmus/01_spec.ipynb #ce3ec3d9
 def _composite_ref(op, x, arg):
     "The composites in float64, every sum by math.fsum."
     if op in ("softmax", "log_softmax", "logsumexp"):
-        m = x.max(axis=1, keepdims=True); d = x - m
+        m = x.max(axis=1, keepdims=True)
+        d = x - m
         tot = _fsum_rows(np.exp(d))
         return np.exp(d) / tot if op == "softmax" else d - np.log(tot) if op == "log_softmax" else m + np.log(tot)
     row_len = x.shape[1]
@@ -781,25 +979,41 @@ def _composite_ref(op, x, arg):
         return dc / np.sqrt(_fsum_rows(dc * dc) / row_len + arg)
     return x / np.sqrt(_fsum_rows(x * x) / row_len + arg)
 
+# %% ../nbs/litmus/01_spec.ipynb #cf2857e2
 def _reference(e, inputs):
     memo = {}
-    def row(v): return v if v.ndim == 2 else v.reshape(1, -1)
+    def row(v):
+        return v if v.ndim == 2 else v.reshape(1, -1)
     for n in e.walk():
         s = [memo[a] for a in n.srcs]
         with np.errstate(all="ignore"):
-            if n.op == "input": r = inputs[n.arg]
-            elif n.op == "const": r = np.float64(n.arg)
-            elif n.op in _ELEMENTWISE: r = _ELEMENTWISE[n.op](*s)
-            elif n.op == "erf": r = _erf64(s[0])
-            elif n.op in _F64: r = _F64[n.op](s[0])
-            elif n.op == "sum": r = _fsum_rows(row(s[0]))
-            elif n.op == "mean": r = _fsum_rows(row(s[0])) / row(s[0]).shape[1]
-            elif n.op == "rmax": r = row(s[0]).max(axis=1, keepdims=True)
-            elif n.op == "rmin": r = row(s[0]).min(axis=1, keepdims=True)
-            elif n.op == "cumsum": r = _prefix_fsums(row(s[0]))
-            elif n.op == "cummax": r = np.maximum.accumulate(row(s[0]), axis=1)
-            elif n.op in NORM: r = _composite_ref(n.op, row(s[0]), n.arg)
-            elif n.op == "matmul": r = _fsum_matmul(*s)
-            else: raise ValueError(f"no reference for op {n.op!r} ({describe(n)})")
+            if n.op == "input":
+                r = inputs[n.arg]
+            elif n.op == "const":
+                r = np.float64(n.arg)
+            elif n.op in _ELEMENTWISE:
+                r = _ELEMENTWISE[n.op](*s)
+            elif n.op == "erf":
+                r = _erf64(s[0])
+            elif n.op in _F64:
+                r = _F64[n.op](s[0])
+            elif n.op == "sum":
+                r = _fsum_rows(row(s[0]))
+            elif n.op == "mean":
+                r = _fsum_rows(row(s[0])) / row(s[0]).shape[1]
+            elif n.op == "rmax":
+                r = row(s[0]).max(axis=1, keepdims=True)
+            elif n.op == "rmin":
+                r = row(s[0]).min(axis=1, keepdims=True)
+            elif n.op == "cumsum":
+                r = _prefix_fsums(row(s[0]))
+            elif n.op == "cummax":
+                r = np.maximum.accumulate(row(s[0]), axis=1)
+            elif n.op in NORM:
+                r = _composite_ref(n.op, row(s[0]), n.arg)
+            elif n.op == "matmul":
+                r = _fsum_matmul(*s)
+            else:
+                raise ValueError(f"no reference for op {n.op!r} ({describe(n)})")
         memo[n] = np.asarray(r, np.float64)
     return memo[e]

@@ -41,10 +41,14 @@ class Atom:
                                                                  and len(next(iter(x.terms))) == 1)
         a = [str(x) if bare(x) else f"({x})" for x in self.args]
         self._key = f"({a[0]} {op} {a[1]})" if op in ('//', '%') else f"{op}({', '.join(map(str, self.args))})"
-    def __repr__(self): return self._key
-    def __eq__(self, other): return isinstance(other, Atom) and self._key == other._key
-    def __hash__(self): return hash(self._key)
-    def symbols(self): return set().union(*(a.symbols() for a in self.args))
+    def __repr__(self):
+        return self._key
+    def __eq__(self, other):
+        return isinstance(other, Atom) and self._key == other._key
+    def __hash__(self):
+        return hash(self._key)
+    def symbols(self):
+        return set().union(*(a.symbols() for a in self.args))
 
 def factor_key(f):
     "The sort key of a monomial factor (a symbol name or an `Atom`): one order for printing, hashing and proofs."
@@ -64,25 +68,33 @@ class Poly:
             self._size = sum(1 + sum(1 if isinstance(f, str) else f.size for f in m) for m in self.terms) or 1
         return self._size
     @staticmethod
-    def const(c): return Poly({(): int(c)})
+    def const(c):
+        return Poly({(): int(c)})
     @staticmethod
-    def var(name): return Poly({(name,): 1})
+    def var(name):
+        return Poly({(name,): 1})
     @staticmethod
     def atom(op, *args):
         return Poly({(Atom(op, args),): 1})
     @staticmethod
     def lift(x):
-        if isinstance(x, Poly): return x
-        if isinstance(x, (bool, int)): return Poly.const(int(x))
+        if isinstance(x, Poly):
+            return x
+        if isinstance(x, (bool, int)):
+            return Poly.const(int(x))
         raise TypeError(f"cannot use {x!r} ({type(x).__name__}) as an integer index expression")
     def __add__(self, other):
         other, terms = Poly.lift(other), dict(self.terms)
-        for m, c in other.terms.items(): terms[m] = terms.get(m, 0) + c
+        for m, c in other.terms.items():
+            terms[m] = terms.get(m, 0) + c
         return Poly(terms)
     __radd__ = __add__
-    def __neg__(self): return Poly({m: -c for m, c in self.terms.items()})
-    def __sub__(self, other): return self + (-Poly.lift(other))
-    def __rsub__(self, other): return Poly.lift(other) - self
+    def __neg__(self):
+        return Poly({m: -c for m, c in self.terms.items()})
+    def __sub__(self, other):
+        return self + (-Poly.lift(other))
+    def __rsub__(self, other):
+        return Poly.lift(other) - self
     def __mul__(self, other):
         other, terms = Poly.lift(other), {}
         if len(self.terms) * len(other.terms) > MAX_EXPRESSION_SIZE:
@@ -93,15 +105,18 @@ class Poly:
         return Poly(terms)
     __rmul__ = __mul__
     def __eq__(self, other):
-        if isinstance(other, (int, bool)): other = Poly.const(other)
+        if isinstance(other, (int, bool)):
+            other = Poly.const(other)
         return isinstance(other, Poly) and self.terms == other.terms
     def __hash__(self):
-        if self._hash is None: self._hash = hash(tuple(sorted((tuple(map(factor_key, m)), c) for m, c in self.terms.items())))
+        if self._hash is None:
+            self._hash = hash(tuple(sorted((tuple(map(factor_key, m)), c) for m, c in self.terms.items())))
         return self._hash
 
 # %% ../nbs/litmus/03_tritonir.ipynb #78e1327e
 @patch
-def is_const(self:Poly): return all(m == () for m in self.terms)
+def is_const(self:Poly):
+    return all(m == () for m in self.terms)
 @patch
 def value(self:Poly):
     "The integer this polynomial is, or None when it has symbols."
@@ -114,43 +129,57 @@ def factors(self:Poly):
 def symbols(self:Poly):
     "Every symbol name, including those inside atoms."
     out = set()
-    for f in self.factors(): out |= {f} if isinstance(f, str) else f.symbols()
+    for f in self.factors():
+        out |= {f} if isinstance(f, str) else f.symbols()
     return out
 @patch
-def degree_in(self:Poly, f): return max((m.count(f) for m in self.terms), default=0)
+def degree_in(self:Poly, f):
+    return max((m.count(f) for m in self.terms), default=0)
+
+# %% ../nbs/litmus/03_tritonir.ipynb #523e860d
 @patch
 def split(self:Poly, f):
     "(a, b) with self == a*f + b, for a factor `f` of degree at most one."
     a, b = {}, {}
     for m, c in self.terms.items():
         if f in m:
-            rest = list(m); rest.remove(f); a[tuple(rest)] = c
-        else: b[m] = c
+            rest = list(m)
+            rest.remove(f)
+            a[tuple(rest)] = c
+        else:
+            b[m] = c
     return Poly(a), Poly(b)
 @patch
 def subs(self:Poly, env):
     "Substitute Polys (or ints) for symbol names; atoms are rebuilt and folded when their arguments become constant."
-    if not env: return self
+    if not env:
+        return self
     env = {k: Poly.lift(v) for k, v in env.items()}
     out = Poly()
     for m, c in self.terms.items():
         t = Poly.const(c)
         for f in m:
-            if isinstance(f, str): t = t * env.get(f, Poly.var(f))
-            else: t = t * make_atom(f.op, *[a.subs(env) for a in f.args])
+            if isinstance(f, str):
+                t = t * env.get(f, Poly.var(f))
+            else:
+                t = t * make_atom(f.op, *[a.subs(env) for a in f.args])
         out = out + t
     return out
 
 # %% ../nbs/litmus/03_tritonir.ipynb #e47a958c
 @patch
 def __str__(self:Poly):
-    if not self.terms: return "0"
+    if not self.terms:
+        return "0"
     parts = []
     for m, c in sorted(self.terms.items(), key=lambda mc: (-len(mc[0]), list(map(factor_key, mc[0])))):
         body = "*".join(map(factor_key, m))
-        if not body: s = str(abs(c))
-        elif abs(c) == 1: s = body
-        else: s = f"{abs(c)}*{body}"
+        if not body:
+            s = str(abs(c))
+        elif abs(c) == 1:
+            s = body
+        else:
+            s = f"{abs(c)}*{body}"
         parts.append(("-" if c < 0 else "+", s))
     text = "".join(f" {sign} {s}" for sign, s in parts).strip()
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
@@ -165,7 +194,8 @@ def next_pow2(n):
 def ceil_div(a, b):
     "Integer ceil(a / b) for a positive `b`, as `triton.cdiv` on integers (`cdiv` below is its symbolic twin)."
     a, b = int(a), int(b)
-    if b <= 0: raise ValueError(f"ceil_div needs a positive divisor, got {b}")
+    if b <= 0:
+        raise ValueError(f"ceil_div needs a positive divisor, got {b}")
     return -(-a // b)
 
 def tdiv(a, b):
@@ -177,25 +207,31 @@ def tmod(a, b):
     "Integer `a % b` as Triton and C compute it: the remainder has the dividend's sign (-7 % 2 = -1), so a == tdiv(a, b)*b + tmod(a, b)."
     return int(a) - tdiv(a, b) * int(b)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #a4578d6f
 def make_atom(op, *args):
     """Build `op(args)` as a Poly, folding constants and the exact cases (`x // 1`, `(4*x) // 2`). `//` and `%` are
     Triton's: truncated toward zero (`tdiv`, `tmod`), not Python's floor; the exact cases are the same under both."""
     args = [Poly.lift(a) for a in args]
     vals = [a.value() for a in args]
     if all(v is not None for v in vals):
-        if op in ('//', '%') and vals[1] == 0: raise ZeroDivisionError(f"integer {op} by zero in an index expression")
+        if op in ('//', '%') and vals[1] == 0:
+            raise ZeroDivisionError(f"integer {op} by zero in an index expression")
         return Poly.const({'//': tdiv, '%': tmod, 'min': min, 'max': max,
                            'next_pow2': next_pow2}[op](*vals))
     if op in ('//', '%') and vals[1] is not None and vals[1] > 0:
         q = vals[1]
-        if q == 1: return args[0] if op == '//' else Poly.const(0)
+        if q == 1:
+            return args[0] if op == '//' else Poly.const(0)
         if all(c % q == 0 for c in args[0].terms.values()):
             return Poly({m: c // q for m, c in args[0].terms.items()}) if op == '//' else Poly.const(0)
-    if op in ('min', 'max') and args[0] == args[1]: return args[0]
+    if op in ('min', 'max') and args[0] == args[1]:
+        return args[0]
     return Poly.atom(op, *args)
 
-def cdiv(a, b): return make_atom('//', Poly.lift(a) + Poly.lift(b) - 1, b)
+def cdiv(a, b):
+    return make_atom('//', Poly.lift(a) + Poly.lift(b) - 1, b)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #36184bf4
 def evaluate_poly(p, env):
     "The integer value of `p` with every symbol bound in `env` (name -> int)."
     total = 0
@@ -209,9 +245,12 @@ def evaluate_poly(p, env):
 # %% ../nbs/litmus/03_tritonir.ipynb #85438c20
 class Formula:
     "A boolean over integer polynomials: TRUE, `Cmp`, `And`, `Or`, `Not`, `Opaque` (a data-dependent condition)."
-    def __and__(self, other): return conj(self, other)
-    def __or__(self, other): return disj(self, other)
-    def __invert__(self): return negate(self)
+    def __and__(self, other):
+        return conj(self, other)
+    def __or__(self, other):
+        return disj(self, other)
+    def __invert__(self):
+        return negate(self)
 
 @dataclass(frozen=True, eq=True)
 class Cmp(Formula):
@@ -222,48 +261,67 @@ class Cmp(Formula):
         pos = Poly({m: c for m, c in self.lhs.terms.items() if c > 0})
         neg = -Poly({m: c for m, c in self.lhs.terms.items() if c < 0})
         op = self.op
-        if op == '<=' and pos.terms.get((), 0) >= 1: pos, op = pos - 1, '<'  # integers: a + 1 <= b is a < b
+        if op == '<=' and pos.terms.get((), 0) >= 1:
+            pos, op = pos - 1, '<'  # integers: a + 1 <= b is a < b
         return f"{pos} {op} {neg}"
-    def symbols(self): return self.lhs.symbols()
-    def subs(self, env): return compare(self.lhs.subs(env), self.op, 0)
+    def symbols(self):
+        return self.lhs.symbols()
+    def subs(self, env):
+        return compare(self.lhs.subs(env), self.op, 0)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #477c059b
 @dataclass(frozen=True)
 class Const(Formula):
     "The constants TRUE and FALSE; `conj`/`disj` fold them away, so a formula is one only when it is constant."
     value: bool
-    def __str__(self): return str(self.value).lower()
-    def symbols(self): return set()
-    def subs(self, env): return self
+    def __str__(self):
+        return str(self.value).lower()
+    def symbols(self):
+        return set()
+    def subs(self, env):
+        return self
 
 TRUE, FALSE = Const(True), Const(False)
 
 @dataclass(frozen=True)
 class And(Formula):
     items: tuple
-    def __str__(self): return " & ".join(f"({i})" if isinstance(i, Or) else str(i) for i in self.items)
-    def symbols(self): return set().union(*(i.symbols() for i in self.items))
-    def subs(self, env): return conj(*(i.subs(env) for i in self.items))
+    def __str__(self):
+        return " & ".join(f"({i})" if isinstance(i, Or) else str(i) for i in self.items)
+    def symbols(self):
+        return set().union(*(i.symbols() for i in self.items))
+    def subs(self, env):
+        return conj(*(i.subs(env) for i in self.items))
 
+# %% ../nbs/litmus/03_tritonir.ipynb #17b0a1f5
 @dataclass(frozen=True)
 class Or(Formula):
     items: tuple
-    def __str__(self): return " | ".join(f"({i})" if isinstance(i, And) else str(i) for i in self.items)
-    def symbols(self): return set().union(*(i.symbols() for i in self.items))
-    def subs(self, env): return disj(*(i.subs(env) for i in self.items))
+    def __str__(self):
+        return " | ".join(f"({i})" if isinstance(i, And) else str(i) for i in self.items)
+    def symbols(self):
+        return set().union(*(i.symbols() for i in self.items))
+    def subs(self, env):
+        return disj(*(i.subs(env) for i in self.items))
 
 @dataclass(frozen=True)
 class Not(Formula):
     item: Formula
-    def __str__(self): return f"~({self.item})"
-    def symbols(self): return self.item.symbols()
-    def subs(self, env): return negate(self.item.subs(env))
+    def __str__(self):
+        return f"~({self.item})"
+    def symbols(self):
+        return self.item.symbols()
+    def subs(self, env):
+        return negate(self.item.subs(env))
 
 @dataclass(frozen=True)
 class Opaque(Formula):
     "A condition on loaded data: the model cannot evaluate it, so a search treats it as a free boolean `name`."
     name: str
-    def __str__(self): return f"<{self.name}>"
-    def symbols(self): return {self.name}
+    def __str__(self):
+        return f"<{self.name}>"
+    def symbols(self):
+        return {self.name}
     def subs(self, env):
         return self if self.name not in env else (TRUE if Poly.lift(env[self.name]).value() else FALSE)
 
@@ -273,48 +331,68 @@ def compare(lhs, op, rhs):
     d = Poly.lift(lhs) - Poly.lift(rhs)
     p, o = {'<': (d + 1, '<='), '<=': (d, '<='), '>': (1 - d, '<='), '>=': (-d, '<='), '==': (d, '=='),
             '!=': (d, '!=')}[op]
-    if (v := p.value()) is not None: return TRUE if {'<=': v <= 0, '==': v == 0, '!=': v != 0}[o] else FALSE
-    if o != '<=' and next(iter(sorted(p.terms.items(), key=lambda mc: str(mc[0]))))[1] < 0: p = -p  # one sign for == and !=
+    if (v := p.value()) is not None:
+        return TRUE if {'<=': v <= 0, '==': v == 0, '!=': v != 0}[o] else FALSE
+    if o != '<=' and next(iter(sorted(p.terms.items(), key=lambda mc: str(mc[0]))))[1] < 0:
+        p = -p  # one sign for == and !=
     return Cmp(p, o)
 
 def conj(*fs):
     items = []
     for f in fs:
-        if f is FALSE: return FALSE
-        if f is TRUE: continue
+        if f is FALSE:
+            return FALSE
+        if f is TRUE:
+            continue
         for g in (f.items if isinstance(f, And) else (f,)):
-            if g not in items: items.append(g)
+            if g not in items:
+                items.append(g)
     return TRUE if not items else items[0] if len(items) == 1 else And(tuple(items))
 
+# %% ../nbs/litmus/03_tritonir.ipynb #738a022a
 def disj(*fs):
     items = []
     for f in fs:
-        if f is TRUE: return TRUE
-        if f is FALSE: continue
+        if f is TRUE:
+            return TRUE
+        if f is FALSE:
+            continue
         for g in (f.items if isinstance(f, Or) else (f,)):
-            if g not in items: items.append(g)
+            if g not in items:
+                items.append(g)
     return FALSE if not items else items[0] if len(items) == 1 else Or(tuple(items))
 
 def negate(f):
-    if isinstance(f, Const): return FALSE if f.value else TRUE
+    if isinstance(f, Const):
+        return FALSE if f.value else TRUE
     if isinstance(f, Cmp):
-        if f.op == '<=': return Cmp(1 - f.lhs, '<=')
+        if f.op == '<=':
+            return Cmp(1 - f.lhs, '<=')
         return Cmp(f.lhs, '!=' if f.op == '==' else '==')
-    if isinstance(f, And): return disj(*map(negate, f.items))
-    if isinstance(f, Or): return conj(*map(negate, f.items))
-    if isinstance(f, Not): return f.item
+    if isinstance(f, And):
+        return disj(*map(negate, f.items))
+    if isinstance(f, Or):
+        return conj(*map(negate, f.items))
+    if isinstance(f, Not):
+        return f.item
     return Not(f)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #3a55ce37
 def evaluate_formula(f, env):
     "Truth of `f` with every symbol bound in `env` (Opaque names bind to 0/1)."
-    if isinstance(f, Const): return f.value
+    if isinstance(f, Const):
+        return f.value
     if isinstance(f, Cmp):
         v = evaluate_poly(f.lhs, env)
         return v <= 0 if f.op == '<=' else (v == 0 if f.op == '==' else v != 0)
-    if isinstance(f, And): return all(evaluate_formula(i, env) for i in f.items)
-    if isinstance(f, Or): return any(evaluate_formula(i, env) for i in f.items)
-    if isinstance(f, Not): return not evaluate_formula(f.item, env)
-    if isinstance(f, Opaque): return bool(env[f.name])
+    if isinstance(f, And):
+        return all(evaluate_formula(i, env) for i in f.items)
+    if isinstance(f, Or):
+        return any(evaluate_formula(i, env) for i in f.items)
+    if isinstance(f, Not):
+        return not evaluate_formula(f.item, env)
+    if isinstance(f, Opaque):
+        return bool(env[f.name])
     raise TypeError(f"not a formula: {f!r}")
 
 def conjuncts(f):
@@ -325,29 +403,46 @@ def conjuncts(f):
 def parse_expr(text, names=None):
     """A metadata expression (dims, constexprs: integers, + - * // %, cdiv, next_pow2, min, max) as a `Poly`; at most 500 characters.
     `names` maps a name to the Poly it stands for; any other name becomes a symbol."""
-    if isinstance(text, (int, Poly)): return Poly.lift(text)
-    if not isinstance(text, str): raise TypeError(f"expression must be a str or int, got {text!r}")
-    if len(text) > 500: raise ValueError(f"expression {text[:40]!r}... is {len(text)} characters; a size expression has at most 500")
-    try: tree = ast.parse(text.strip(), mode='eval').body
-    except SyntaxError as e: raise ValueError(f"expression {text!r} is not valid: {e.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as e: raise ValueError(f"expression {text!r} is not valid ({type(e).__name__})") from None
+    if isinstance(text, (int, Poly)):
+        return Poly.lift(text)
+    if not isinstance(text, str):
+        raise TypeError(f"expression must be a str or int, got {text!r}")
+    if len(text) > 500:
+        raise ValueError(f"expression {text[:40]!r}... is {len(text)} characters; a size expression has at most 500")
+    try:
+        tree = ast.parse(text.strip(), mode='eval').body
+    except SyntaxError as e:
+        raise ValueError(f"expression {text!r} is not valid: {e.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as e:
+        raise ValueError(f"expression {text!r} is not valid ({type(e).__name__})") from None
     names = names or {}
     def walk(n):
-        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool): return Poly.const(n.value)
-        if isinstance(n, ast.Name): return names.get(n.id, Poly.var(n.id))
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub): return -walk(n.operand)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
+            return Poly.const(n.value)
+        if isinstance(n, ast.Name):
+            return names.get(n.id, Poly.var(n.id))
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -walk(n.operand)
         if isinstance(n, ast.BinOp):
             a, b = walk(n.left), walk(n.right)
-            if isinstance(n.op, ast.Add): return a + b
-            if isinstance(n.op, ast.Sub): return a - b
-            if isinstance(n.op, ast.Mult): return a * b
-            if isinstance(n.op, ast.FloorDiv): return make_atom('//', a, b)
-            if isinstance(n.op, ast.Mod): return make_atom('%', a, b)
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if isinstance(n.op, ast.Mult):
+                return a * b
+            if isinstance(n.op, ast.FloorDiv):
+                return make_atom('//', a, b)
+            if isinstance(n.op, ast.Mod):
+                return make_atom('%', a, b)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
             args = [walk(a) for a in n.args]
-            if n.func.id == 'cdiv' and len(args) == 2: return cdiv(*args)
-            if n.func.id in ('min', 'max') and len(args) == 2: return make_atom(n.func.id, *args)
-            if n.func.id == 'next_pow2' and len(args) == 1: return make_atom('next_pow2', *args)
+            if n.func.id == 'cdiv' and len(args) == 2:
+                return cdiv(*args)
+            if n.func.id in ('min', 'max') and len(args) == 2:
+                return make_atom(n.func.id, *args)
+            if n.func.id == 'next_pow2' and len(args) == 1:
+                return make_atom('next_pow2', *args)
         raise ValueError(f"expression {text!r}: unsupported part {ast.unparse(n)!r} "
                          "(expected integers, names, + - * // %, cdiv, next_pow2, min, max)")
     return walk(tree)
@@ -382,7 +477,9 @@ class ChosenValue:
     cases: tuple
     axes: tuple = ()
 
-def _cases(v): return v.cases if isinstance(v, ChosenValue) else ((TRUE, v),)
+# %% ../nbs/litmus/03_tritonir.ipynb #7b8eda64
+def _cases(v):
+    return v.cases if isinstance(v, ChosenValue) else ((TRUE, v),)
 
 MAX_CASES = 8  # a value chosen among more cases than this is 'too many paths': each case multiplies the proofs and searches
 
@@ -394,7 +491,8 @@ def _choice(cases):
     cases = tuple((c, v) for c, v in cases if c is not FALSE)
     if len(cases) > MAX_CASES:
         raise TooManyPaths(f"a value chosen among {len(cases)} cases (branches or tl.where), more than the {MAX_CASES} modelled")
-    if len(cases) == 1 and cases[0][0] is TRUE: return cases[0][1]
+    if len(cases) == 1 and cases[0][0] is TRUE:
+        return cases[0][1]
     return ChosenValue(cases, cases[0][1].axes if cases else ())
 
 @dataclass
@@ -423,7 +521,8 @@ class Access:
     text: str
     case: int = 0  # > 0 for the second and later cases of an access through a chosen pointer (ChosenValue)
     certain: bool = True  # False when an unmodelled construct (a while loop, a break) ran before it: it may never execute
-    def __str__(self): return f"line {self.line}: {self.op} {self.tensor}[{self.offset}] if {self.guard}"
+    def __str__(self):
+        return f"line {self.line}: {self.op} {self.tensor}[{self.offset}] if {self.guard}"
 
 @dataclass
 class Barrier:
@@ -434,6 +533,7 @@ class Barrier:
     text: str
     certain: bool = True
 
+# %% ../nbs/litmus/03_tritonir.ipynb #2ae9f732
 @dataclass
 class Unsupported:
     """A construct the model cannot interpret, by name and line: its presence makes a safety result UNKNOWN. `kind`:
@@ -444,8 +544,10 @@ class Unsupported:
     why: str
     kind: str = 'construct'
     end: int = 0  # the last line of the construct (a skipped `while` spans its body); 0: the same line
-    def lines(self): return range(self.line, max(self.line, self.end) + 1)
-    def __str__(self): return f"line {self.line}: {self.construct} ({self.why})"
+    def lines(self):
+        return range(self.line, max(self.line, self.end) + 1)
+    def __str__(self):
+        return f"line {self.line}: {self.construct} ({self.why})"
 
 # %% ../nbs/litmus/03_tritonir.ipynb #3d0e0005
 @dataclass
@@ -496,12 +598,14 @@ class TensorInfo:
         "Row-major with no padding: the live elements are exactly offsets 0 .. numel-1."
         expect = Poly.const(1)
         for size, stride in zip(reversed(self.shape), reversed(self.strides)):
-            if stride != expect: return False
+            if stride != expect:
+                return False
             expect = expect * size
         return True
     def numel(self):
         n = Poly.const(1)
-        for s in self.shape: n = n * s
+        for s in self.shape:
+            n = n * s
         return n
 
 # %% ../nbs/litmus/03_tritonir.ipynb #4e90b60c
@@ -528,17 +632,23 @@ _TL_HEADS = {'tl': 'tl', 'triton.language': 'tl', 'triton': 'triton', 'tl.math':
              'libdevice': 'math', 'tl.extra.cuda.libdevice': 'math', 'tl.extra.libdevice': 'math',
              'triton.language.extra.libdevice': 'math', 'triton.language.extra.cuda.libdevice': 'math', 'tl.libdevice': 'math'}
 
+# %% ../nbs/litmus/03_tritonir.ipynb #452579a6
 def _dotted(node):
     "The dotted name of a call target (`tl.math.exp`), or None for anything else."
     parts = []
-    while isinstance(node, ast.Attribute): parts.append(node.attr); node = node.value
-    if isinstance(node, ast.Name): return ".".join([node.id] + parts[::-1])
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id] + parts[::-1])
     return None
 
-class _Return(Exception): pass
+class _Return(Exception):
+    pass
 
 class _HelperReturn(Exception):
-    def __init__(self, value): self.value = value
+    def __init__(self, value):
+        self.value = value
 
 class _OutOfBudget(Exception):
     "The interpretation's time budget ran out: the model is discarded, not half-used."
@@ -562,8 +672,10 @@ class KernelModel:
     comparisons: list = field(default_factory=list)  # (Cmp, line): every integer comparison the kernel evaluates
     int32_values: list = field(default_factory=list)  # Int32Value: int32 values whose wrap would change what runs
     hints: list = field(default_factory=list)  # Hint: tl.multiple_of / max_contiguous / max_constancy, each an obligation
-    def supported(self): return not self.unsupported
-    def params(self): return [s for s in self.symbols.values() if s.kind == 'param']
+    def supported(self):
+        return not self.unsupported
+    def params(self):
+        return [s for s in self.symbols.values() if s.kind == 'param']
     def config_env(self, dims=None, constexprs=None):
         """Integer values for every parameter symbol: `dims` (default: the kernel's) and constexprs from their
         defining expressions unless overridden in `constexprs`."""
@@ -571,7 +683,8 @@ class KernelModel:
         for name, expr in self.constexprs.items():
             env[name] = int(constexprs[name]) if constexprs and name in constexprs else evaluate_poly(expr, env)
         missing = {s.name for s in self.params()} - set(env)
-        if missing: raise ValueError(f"config for {self.name} lacks values for {sorted(missing)}")
+        if missing:
+            raise ValueError(f"config for {self.name} lacks values for {sorted(missing)}")
         return env
     def __repr__(self):
         return (f"KernelModel({self.name}: {len(self.accesses)} accesses, {len(self.barriers)} barriers, "
@@ -585,10 +698,13 @@ from litmus.kernelfile import (KernelFileError, MAX_SOURCE_BYTES, MAX_AST_DEPTH,
 # %% ../nbs/litmus/03_tritonir.ipynb #f7b2a72b
 def _check_launch(where, meta, params):
     "What the model needs from `LITMUS`, checked before anything is built; each failure names the key and what was expected."
-    def fail(what): raise KernelFileError(f"{where}: LITMUS {what}")
-    if not isinstance(meta, dict): fail(f"must be a dict, got {type(meta).__name__}")
+    def fail(what):
+        raise KernelFileError(f"{where}: LITMUS {what}")
+    if not isinstance(meta, dict):
+        fail(f"must be a dict, got {type(meta).__name__}")
     for key in ('dims', 'args', 'grid'):
-        if key not in meta: fail(f"lacks {key!r} (the launch: dims, args, grid)")
+        if key not in meta:
+            fail(f"lacks {key!r} (the launch: dims, args, grid)")
     dims = meta['dims']
     if not isinstance(dims, dict) or not all(isinstance(k, str) and k.isidentifier() for k in dims):
         fail(f"['dims'] must map size names to integers, got {dims!r}")
@@ -607,7 +723,8 @@ def _check_launch(where, meta, params):
         if a['kind'] == 'tensor' and (not isinstance(a.get('shape'), (list, tuple)) or
                                       len(a.get('strides', a['shape'])) != len(a['shape'])):
             fail(f"tensor arg {a['name']!r} needs a 'shape' list (and 'strides' of the same length, if given)")
-        if a['kind'] != 'tensor' and 'value' not in a: fail(f"{a['kind']} arg {a['name']!r} lacks its 'value'")
+        if a['kind'] != 'tensor' and 'value' not in a:
+            fail(f"{a['kind']} arg {a['name']!r} lacks its 'value'")
     grid = meta['grid']
     if not isinstance(grid, (list, tuple)) or not 1 <= len(grid) <= 3 or not all(isinstance(g, (str, int)) and not isinstance(g, bool) for g in grid):
         fail(f"['grid'] must be a list of 1 to 3 size expressions, got {grid!r}")
@@ -628,9 +745,11 @@ class KernelSource:
     pads: tuple
     meta: dict
     @property
-    def ranges(self): return dict(self.meta.get('ranges', {}))  # declared [lo, hi] per size (shape classes respect them)
+    def ranges(self):
+        return dict(self.meta.get('ranges', {}))  # declared [lo, hi] per size (shape classes respect them)
     @property
-    def reduce(self): return self.meta.get('reduce')  # the reduction length's name, when the file gives one
+    def reduce(self):
+        return self.meta.get('reduce')  # the reduction length's name, when the file gives one
 
 def read_kernel(path, fn_name=None, max_bytes=MAX_SOURCE_BYTES):
     """Read a kernel file without executing any of it (budget: one parse of at most `max_bytes`, linear in the file),
@@ -664,9 +783,12 @@ class _Interpreter:
         by_name = {a['name']: a for a in args}
         params = [a.arg for a in fn_ast.args.args]
         missing = [p for p in params if p not in by_name]
-        if missing: raise ValueError(f"kernel {name}: LITMUS args lacks entries for parameters {missing}")
-        for p in params: self._bind_constexpr(p, by_name[p])  # first: scalars and shapes may mention them
-        for p in params: self._bind_argument(p, by_name[p])
+        if missing:
+            raise ValueError(f"kernel {name}: LITMUS args lacks entries for parameters {missing}")
+        for p in params:
+            self._bind_constexpr(p, by_name[p])  # first: scalars and shapes may mention them
+        for p in params:
+            self._bind_argument(p, by_name[p])
         self.grid = [parse_expr(g, self.names) for g in grid]
         known = set(self.dims) | set(self.constexprs)
         for what, p in [(f'grid axis {i}', g) for i, g in enumerate(self.grid)] + \
@@ -677,8 +799,10 @@ class _Interpreter:
                                  "nor block constexprs")
         at_dims = dict(self.dims)  # the launch as LITMUS describes it: every grid axis must hold a program
         try:
-            for c, e in self.constexprs.items(): at_dims[c] = evaluate_poly(e, at_dims)
-        except (KeyError, ZeroDivisionError): pass
+            for c, e in self.constexprs.items():
+                at_dims[c] = evaluate_poly(e, at_dims)
+        except (KeyError, ZeroDivisionError):
+            pass
         for axis, extent in enumerate(self.grid):
             v = evaluate_poly(extent, at_dims) if extent.symbols() <= set(at_dims) else None
             if v is not None and v < 1:
@@ -689,21 +813,30 @@ class _Interpreter:
     def _symbol(self, name, kind, lo, hi=None, note=''):
         self.symbols[name] = Symbol(name, kind, lo, hi, note)
         return name
-    def _fresh(self, prefix): return f"{prefix}{next(self.counter)}"
-    def _extent(self, lane): s = self.symbols[lane]; return s.hi - s.lo + 1
+    def _fresh(self, prefix):
+        return f"{prefix}{next(self.counter)}"
+    def _extent(self, lane):
+        s = self.symbols[lane]
+        return s.hi - s.lo + 1
 
 # %% ../nbs/litmus/03_tritonir.ipynb #1fb84112
 @patch
 def _bind_constexpr(self:_Interpreter, p, meta):
     "A constexpr: a flag or small constant is a number; a block size stays a symbol, so proofs hold for every value."
-    if meta.get('kind') != 'constexpr': return
+    if meta.get('kind') != 'constexpr':
+        return
     value = meta.get('value')
-    try: expr = parse_expr(value, self.names) if not isinstance(value, bool) else None
-    except (ValueError, TypeError): expr = None
+    try:
+        expr = parse_expr(value, self.names) if not isinstance(value, bool) else None
+    except (ValueError, TypeError):
+        expr = None
     v = expr.value() if expr is not None else None
-    if isinstance(value, bool): self.env[p] = IndexValue(Poly.const(int(value)))  # a specialisation flag
-    elif expr is None: self.env[p] = value if not isinstance(value, str) else DataValue(f'constexpr {p}')
-    elif v is not None and not (v >= 2 and v & (v - 1) == 0): self.env[p] = IndexValue(Poly.const(v))
+    if isinstance(value, bool):
+        self.env[p] = IndexValue(Poly.const(int(value)))  # a specialisation flag
+    elif expr is None:
+        self.env[p] = value if not isinstance(value, str) else DataValue(f'constexpr {p}')
+    elif v is not None and not (v >= 2 and v & (v - 1) == 0):
+        self.env[p] = IndexValue(Poly.const(v))
     elif v is None and all(isinstance(f, str) for f in expr.factors()):  # a polynomial in the sizes: D = E
         self.names[p] = expr
         self.env[p] = IndexValue(expr)
@@ -712,10 +845,12 @@ def _bind_constexpr(self:_Interpreter, p, meta):
         self.constexprs[p] = expr
         self.names[p] = Poly.var(p)
         self.env[p] = IndexValue(Poly.var(p))
-        if v is None: self.facts.append(compare(Poly.var(p), '==', expr))
+        if v is None:
+            self.facts.append(compare(Poly.var(p), '==', expr))
         if isinstance(value, str) and value.strip().startswith('next_pow2('):
             self.facts.append(compare(Poly.var(p), '>=', parse_expr(value.strip()[10:-1], self.names)))
 
+# %% ../nbs/litmus/03_tritonir.ipynb #f7bddc03
 @patch
 def _bind_argument(self:_Interpreter, p, meta):
     "A tensor is a pointer at offset 0 with its layout (row-major unless strides are given); a scalar is its polynomial."
@@ -725,14 +860,19 @@ def _bind_argument(self:_Interpreter, p, meta):
         strides = meta.get('strides')
         if strides is None:
             strides, acc = [], Poly.const(1)
-            for s in reversed(shape): strides.append(acc); acc = acc * s
+            for s in reversed(shape):
+                strides.append(acc)
+                acc = acc * s
             strides = tuple(reversed(strides))
-        else: strides = tuple(parse_expr(s, self.names) for s in strides)
+        else:
+            strides = tuple(parse_expr(s, self.names) for s in strides)
         self.tensors[p] = TensorInfo(p, shape, strides, meta.get('dtype', '?'), meta.get('role', '?'))
         self.env[p] = PointerValue(p, Poly.const(0))
     elif kind == 'scalar':
-        try: self.env[p] = IndexValue(parse_expr(meta['value'], self.names))
-        except (ValueError, TypeError): self.env[p] = DataValue(f'scalar {p}')
+        try:
+            self.env[p] = IndexValue(parse_expr(meta['value'], self.names))
+        except (ValueError, TypeError):
+            self.env[p] = DataValue(f'scalar {p}')
     elif kind != 'constexpr':
         raise ValueError(f"kernel {self.name}: arg {p!r} has kind {kind!r}; expected 'tensor', 'scalar' or 'constexpr'")
 
@@ -741,7 +881,8 @@ def _bind_argument(self:_Interpreter, p, meta):
 def _unsupported(self:_Interpreter, construct, node, why, kind='construct'):
     "Record a construct the model does not interpret (once per construct and line)."
     u = Unsupported(construct, getattr(node, 'lineno', 0), why, kind, getattr(node, 'end_lineno', 0) or 0)
-    if not any(x.construct == u.construct and x.line == u.line for x in self.unsupported): self.unsupported.append(u)
+    if not any(x.construct == u.construct and x.line == u.line for x in self.unsupported):
+        self.unsupported.append(u)
 
 @patch
 def _int32(self:_Interpreter, v, node, what):
@@ -762,9 +903,12 @@ def _skip(self:_Interpreter, s, construct, why, kind='construct'):
     it is a plain assignment or expression, mark later accesses uncertain (it may loop forever, return or break)."""
     self._unsupported(construct, s, why, kind)
     for x in ast.walk(s):
-        if isinstance(x, ast.Name) and isinstance(x.ctx, (ast.Store, ast.Del)): self.env[x.id] = UnsupportedValue(construct, s.lineno)
-    if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)): self.control_unknown = True
+        if isinstance(x, ast.Name) and isinstance(x.ctx, (ast.Store, ast.Del)):
+            self.env[x.id] = UnsupportedValue(construct, s.lineno)
+    if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)):
+        self.control_unknown = True
 
+# %% ../nbs/litmus/03_tritonir.ipynb #72cb754f
 @patch
 def broadcast(self:_Interpreter, values, node):
     "Right-align the axes of index/bool/pointer values; two lanes meeting on one axis are the same lane (renamed)."
@@ -773,19 +917,25 @@ def broadcast(self:_Interpreter, values, node):
     axes, rename = [None] * rank, {}
     for v in shaped:
         for i, lane in enumerate(v.axes, start=rank - len(v.axes)):
-            if lane is None: continue
+            if lane is None:
+                continue
             lane = rename.get(lane, lane)
-            if axes[i] is None: axes[i] = lane
+            if axes[i] is None:
+                axes[i] = lane
             elif axes[i] != lane:
                 if self._extent(axes[i]) != self._extent(lane):
                     self._unsupported('broadcast', node, f"axes of extents {self._extent(axes[i])} and {self._extent(lane)} cannot be matched symbolically")
                 rename[lane] = axes[i]
     env = {k: Poly.var(v) for k, v in rename.items()}
     def moved(v):
-        if isinstance(v, IndexValue): return IndexValue(v.poly.subs(env), tuple(axes), v.wide)
-        if isinstance(v, BoolValue): return BoolValue(v.formula.subs(env), tuple(axes))
-        if isinstance(v, PointerValue): return PointerValue(v.tensor, v.offset.subs(env), tuple(axes))
-        if isinstance(v, ChosenValue): return ChosenValue(tuple((c.subs(env), moved(x)) for c, x in v.cases), tuple(axes))
+        if isinstance(v, IndexValue):
+            return IndexValue(v.poly.subs(env), tuple(axes), v.wide)
+        if isinstance(v, BoolValue):
+            return BoolValue(v.formula.subs(env), tuple(axes))
+        if isinstance(v, PointerValue):
+            return PointerValue(v.tensor, v.offset.subs(env), tuple(axes))
+        if isinstance(v, ChosenValue):
+            return ChosenValue(tuple((c.subs(env), moved(x)) for c, x in v.cases), tuple(axes))
         return v
     return [moved(v) for v in values], tuple(axes)
 
@@ -793,26 +943,35 @@ def broadcast(self:_Interpreter, values, node):
 @patch
 def eval(self:_Interpreter, node):
     "The value of an expression node, by the method named for its type (`_expr_BinOp` for an `ast.BinOp`)."
-    if self._evaluated: self._evaluated[-1].add(id(node))
+    if self._evaluated:
+        self._evaluated[-1].add(id(node))
     m = getattr(self, f'_expr_{type(node).__name__}', None)
-    if m is None: return self._unknown(type(node).__name__, node, 'expression kind not modelled')
+    if m is None:
+        return self._unknown(type(node).__name__, node, 'expression kind not modelled')
     return m(node)
 
 @patch
 def _expr_Constant(self:_Interpreter, n):
-    if isinstance(n.value, bool) or isinstance(n.value, int): return IndexValue(Poly.const(int(n.value)))
-    if n.value is None: return None
-    if isinstance(n.value, float): return DataValue('float literal')
+    if isinstance(n.value, bool) or isinstance(n.value, int):
+        return IndexValue(Poly.const(int(n.value)))
+    if n.value is None:
+        return None
+    if isinstance(n.value, float):
+        return DataValue('float literal')
     return n.value
 
 @patch
 def _expr_Name(self:_Interpreter, n):
-    if n.id in self.env: return self.env[n.id]
-    if n.id in ('True', 'False'): return IndexValue(Poly.const(n.id == 'True'))
+    if n.id in self.env:
+        return self.env[n.id]
+    if n.id in ('True', 'False'):
+        return IndexValue(Poly.const(n.id == 'True'))
     return ('global', n.id)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #15442a9e
 @patch
-def _expr_Tuple(self:_Interpreter, n): return tuple(self.eval(e) for e in n.elts)
+def _expr_Tuple(self:_Interpreter, n):
+    return tuple(self.eval(e) for e in n.elts)
 _Interpreter._expr_List = _Interpreter._expr_Tuple
 
 @patch
@@ -821,35 +980,45 @@ def _expr_Attribute(self:_Interpreter, n):
     if name and name.split('.')[0] not in self.env and (name.startswith('tl.') or name.startswith('triton.')):
         return ('dtype', n.attr) if n.attr in _INT_DTYPES or n.attr.startswith(('float', 'bfloat')) else ('global', name)
     base = self.eval(n.value)
-    if isinstance(base, (DataValue, UnsupportedValue)): return base
+    if isinstance(base, (DataValue, UnsupportedValue)):
+        return base
     return DataValue(f'.{n.attr}')
 
 @patch
 def _expr_UnaryOp(self:_Interpreter, n):
     v = self.eval(n.operand)
-    if isinstance(n.op, ast.USub) and isinstance(v, IndexValue): return IndexValue(-v.poly, v.axes)
-    if isinstance(n.op, ast.UAdd): return v
-    if isinstance(n.op, (ast.Not, ast.Invert)) and isinstance(v, BoolValue): return BoolValue(negate(v.formula), v.axes)
-    if isinstance(n.op, ast.Not) and isinstance(v, IndexValue): return BoolValue(compare(v.poly, '==', 0), v.axes)
-    if isinstance(v, (DataValue, UnsupportedValue)): return v
+    if isinstance(n.op, ast.USub) and isinstance(v, IndexValue):
+        return IndexValue(-v.poly, v.axes)
+    if isinstance(n.op, ast.UAdd):
+        return v
+    if isinstance(n.op, (ast.Not, ast.Invert)) and isinstance(v, BoolValue):
+        return BoolValue(negate(v.formula), v.axes)
+    if isinstance(n.op, ast.Not) and isinstance(v, IndexValue):
+        return BoolValue(compare(v.poly, '==', 0), v.axes)
+    if isinstance(v, (DataValue, UnsupportedValue)):
+        return v
     return UnsupportedValue(f'unary {type(n.op).__name__}', n.lineno)
 
 # %% ../nbs/litmus/03_tritonir.ipynb #a6b02d66
 @patch
-def _expr_BinOp(self:_Interpreter, n): return self.binop(n.op, self.eval(n.left), self.eval(n.right), n)
+def _expr_BinOp(self:_Interpreter, n):
+    return self.binop(n.op, self.eval(n.left), self.eval(n.right), n)
 
 @patch
 def binop(self:_Interpreter, op, a, b, n):
     "Arithmetic on two values: polynomial on indices, offset moves on pointers, data when either side is data."
     for v in (a, b):
-        if isinstance(v, UnsupportedValue): return v
+        if isinstance(v, UnsupportedValue):
+            return v
     for v in (a, b):
-        if isinstance(v, DataValue): return v
+        if isinstance(v, DataValue):
+            return v
     if isinstance(a, ChosenValue) or isinstance(b, ChosenValue):
         out = []
         for (ca, va), (cb, vb) in itertools.product(_cases(a), _cases(b)):
             r = self.binop(op, va, vb, n)
-            if not isinstance(r, (IndexValue, PointerValue)): return r
+            if not isinstance(r, (IndexValue, PointerValue)):
+                return r
             out.append((conj(ca, cb), r))
         return _choice(out)
     if isinstance(a, BoolValue) and isinstance(b, BoolValue) and isinstance(op, (ast.BitAnd, ast.BitOr)):
@@ -868,13 +1037,18 @@ def binop(self:_Interpreter, op, a, b, n):
             return PointerValue(a.tensor, a.offset - b.poly, axes)
         return UnsupportedValue(f'pointer arithmetic {type(op).__name__}', n.lineno)
     x, y, wide = a.poly, b.poly, a.wide or b.wide
-    if isinstance(op, ast.Add): return IndexValue(x + y, axes, wide)
-    if isinstance(op, ast.Sub): return IndexValue(x - y, axes, wide)
-    if isinstance(op, ast.Mult): return IndexValue(x * y, axes, wide)
+    if isinstance(op, ast.Add):
+        return IndexValue(x + y, axes, wide)
+    if isinstance(op, ast.Sub):
+        return IndexValue(x - y, axes, wide)
+    if isinstance(op, ast.Mult):
+        return IndexValue(x * y, axes, wide)
     if isinstance(op, (ast.FloorDiv, ast.Mod)):  # + - * wrap consistently (mod 2**32); a quotient of a wrapped value does not
-        for v in (a, b): self._int32(IndexValue(v.poly, v.axes, wide), n, 'an operand of // or %')
+        for v in (a, b):
+            self._int32(IndexValue(v.poly, v.axes, wide), n, 'an operand of // or %')
         return IndexValue(make_atom('//' if isinstance(op, ast.FloorDiv) else '%', x, y), axes, wide)
-    if isinstance(op, ast.Div): return DataValue('true division')
+    if isinstance(op, ast.Div):
+        return DataValue('true division')
     return UnsupportedValue(f'operator {type(op).__name__} on indices', n.lineno)
 
 # %% ../nbs/litmus/03_tritonir.ipynb #1f493a4a
@@ -884,50 +1058,67 @@ def _expr_Compare(self:_Interpreter, n):
     values = [self.eval(n.left)] + [self.eval(c) for c in n.comparators]  # all of them, before any early answer
     result, axes = TRUE, ()
     for op, left, right in zip(n.ops, values, values[1:]):
-        if type(op) not in ops: return UnsupportedValue(f'comparison {type(op).__name__}', n.lineno)
+        if type(op) not in ops:
+            return UnsupportedValue(f'comparison {type(op).__name__}', n.lineno)
         for v in (left, right):
-            if isinstance(v, (UnsupportedValue, DataValue)): return v
+            if isinstance(v, (UnsupportedValue, DataValue)):
+                return v
         if not all(isinstance(x, IndexValue) for v in (left, right) for _, x in _cases(v)):
             return UnsupportedValue('comparison of non-index values', n.lineno)
         (l, r), ax = self.broadcast([left, right], n)
         for (_, xl), (_, xr) in itertools.product(_cases(l), _cases(r)):
             c = compare(xl.poly, ops[type(op)], xr.poly)
-            if isinstance(c, Cmp): self.comparisons.append((c, n.lineno))
-            for x in (xl, xr): self._int32(IndexValue(x.poly, x.axes, xl.wide or xr.wide), n, 'a side of a comparison')
+            if isinstance(c, Cmp):
+                self.comparisons.append((c, n.lineno))
+            for x in (xl, xr):
+                self._int32(IndexValue(x.poly, x.axes, xl.wide or xr.wide), n, 'a side of a comparison')
         cmp = disj(*(conj(cl, cr, compare(xl.poly, ops[type(op)], xr.poly))
                      for (cl, xl), (cr, xr) in itertools.product(_cases(l), _cases(r))))
         result, axes = conj(result, cmp), ax
     return BoolValue(result, axes)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #51df8076
 @patch
 def _expr_BoolOp(self:_Interpreter, n):
     vals = [self.eval(v) for v in n.values]
     for v in vals:
-        if isinstance(v, (UnsupportedValue, DataValue)): return v
+        if isinstance(v, (UnsupportedValue, DataValue)):
+            return v
     vals = [BoolValue(compare(v.poly, '!=', 0), v.axes) if isinstance(v, IndexValue) else v for v in vals]
-    if not all(isinstance(v, BoolValue) for v in vals): return UnsupportedValue('boolean operator', n.lineno)
+    if not all(isinstance(v, BoolValue) for v in vals):
+        return UnsupportedValue('boolean operator', n.lineno)
     vals, axes = self.broadcast(vals, n)
     return BoolValue((conj if isinstance(n.op, ast.And) else disj)(*(v.formula for v in vals)), axes)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #25612926
 @patch
 def _expr_IfExp(self:_Interpreter, n):
     "`a if c else b`: a constant condition picks one side; otherwise each side is evaluated under its own path condition."
     c = self.eval(n.test)
-    if isinstance(c, IndexValue) and c.poly.value() is not None: return self.eval(n.body if c.poly.value() else n.orelse)
-    if isinstance(c, BoolValue) and c.formula in (TRUE, FALSE): return self.eval(n.body if c.formula is TRUE else n.orelse)
+    if isinstance(c, IndexValue) and c.poly.value() is not None:
+        return self.eval(n.body if c.poly.value() else n.orelse)
+    if isinstance(c, BoolValue) and c.formula in (TRUE, FALSE):
+        return self.eval(n.body if c.formula is TRUE else n.orelse)
     calls = any(isinstance(x, ast.Call) for side in (n.body, n.orelse) for x in ast.walk(side))
-    if isinstance(c, (IndexValue, BoolValue)) and not c.axes or calls: cond = self._condition(c, n)
-    else: cond = None  # a block-valued or data condition choosing between call-free sides: no access depends on it
+    if isinstance(c, (IndexValue, BoolValue)) and not c.axes or calls:
+        cond = self._condition(c, n)
+    else:
+        cond = None  # a block-valued or data condition choosing between call-free sides: no access depends on it
     if cond is None:
         a, b = self.eval(n.body), self.eval(n.orelse)
         return a if isinstance(a, DataValue) and isinstance(b, DataValue) or a == b else UnsupportedValue('conditional expression on index values', n.lineno)
     outer = self.path_condition
     try:
-        self.path_condition = conj(outer, cond); a = self.eval(n.body)
-        self.path_condition = conj(outer, negate(cond)); b = self.eval(n.orelse)
-    finally: self.path_condition = outer
-    if isinstance(a, DataValue) and isinstance(b, DataValue): return a
-    if a == b: return a
+        self.path_condition = conj(outer, cond)
+        a = self.eval(n.body)
+        self.path_condition = conj(outer, negate(cond))
+        b = self.eval(n.orelse)
+    finally:
+        self.path_condition = outer
+    if isinstance(a, DataValue) and isinstance(b, DataValue):
+        return a
+    if a == b:
+        return a
     if all(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)):
         return _choice([(conj(cond, ca), x) for ca, x in _cases(a)] + [(conj(negate(cond), cb), x) for cb, x in _cases(b)])
     return UnsupportedValue('conditional expression on index values', n.lineno)
@@ -940,32 +1131,43 @@ def _expr_Subscript(self:_Interpreter, n):
     plain = all((isinstance(e, ast.Constant) and e.value is None) or
                 (isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None) for e in idx)
     if not plain:  # an index other than `:` / None: its expressions still run (a store may hide in one)
-        for e in idx: self.eval(e)
-        if isinstance(base, (DataValue, UnsupportedValue)): return base
+        for e in idx:
+            self.eval(e)
+        if isinstance(base, (DataValue, UnsupportedValue)):
+            return base
         return UnsupportedValue('subscript other than [:, None] / [None, :]', n.lineno)
-    if isinstance(base, (DataValue, UnsupportedValue)): return base
+    if isinstance(base, (DataValue, UnsupportedValue)):
+        return base
     if isinstance(base, ChosenValue):
         out = []
         for c, x in base.cases:
             r = self._subscript(x, idx, n)
-            if not isinstance(r, (IndexValue, PointerValue)): return r
+            if not isinstance(r, (IndexValue, PointerValue)):
+                return r
             out.append((c, r))
         return _choice(out)
     return self._subscript(base, idx, n)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #e56ee0f3
 @patch
 def _subscript(self:_Interpreter, base, idx, n):
     "`x[:, None]`: `:` keeps the next axis, None inserts a broadcast axis."
-    if not isinstance(base, (IndexValue, BoolValue, PointerValue)): return UnsupportedValue('subscript', n.lineno)
+    if not isinstance(base, (IndexValue, BoolValue, PointerValue)):
+        return UnsupportedValue('subscript', n.lineno)
     axes, it = [], iter(base.axes)
     for e in idx:
-        if isinstance(e, ast.Constant): axes.append(None)
+        if isinstance(e, ast.Constant):
+            axes.append(None)
         else:
-            try: axes.append(next(it))
-            except StopIteration: return UnsupportedValue('subscript with more slices than axes', n.lineno)
+            try:
+                axes.append(next(it))
+            except StopIteration:
+                return UnsupportedValue('subscript with more slices than axes', n.lineno)
     axes.extend(it)
-    if isinstance(base, IndexValue): return IndexValue(base.poly, tuple(axes), base.wide)
-    if isinstance(base, BoolValue): return BoolValue(base.formula, tuple(axes))
+    if isinstance(base, IndexValue):
+        return IndexValue(base.poly, tuple(axes), base.wide)
+    if isinstance(base, BoolValue):
+        return BoolValue(base.formula, tuple(axes))
     return PointerValue(base.tensor, base.offset, tuple(axes))
 
 @patch
@@ -973,7 +1175,8 @@ def _kwargs(self:_Interpreter, n, names):
     "Bind a call's positional and keyword arguments to `names` (AST nodes, None where absent)."
     out = dict(zip(names, n.args))
     for k in n.keywords:
-        if k.arg in names: out[k.arg] = k.value
+        if k.arg in names:
+            out[k.arg] = k.value
     return out
 
 # %% ../nbs/litmus/03_tritonir.ipynb #9098d51c
@@ -982,17 +1185,22 @@ def _expr_Call(self:_Interpreter, n):
     """Every call is modelled, inlined, or reported: nothing is dropped. After the handler, any argument it did not
     evaluate is evaluated anyway (`tl.load(p, cache_modifier=tl.store(q, x))` must not hide a store)."""
     self._evaluated.append(set())
-    try: result = self._call(n)
-    finally: done = self._evaluated.pop()
+    try:
+        result = self._call(n)
+    finally:
+        done = self._evaluated.pop()
     for a in list(n.args) + [k.value for k in n.keywords]:
-        if id(a) not in done: self.eval(a)
+        if id(a) not in done:
+            self.eval(a)
     return result
 
+# %% ../nbs/litmus/03_tritonir.ipynb #316df529
 @patch
 def _call(self:_Interpreter, n):
     func = n.func
     root = func
-    while isinstance(root, ast.Attribute): root = root.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
     if isinstance(func, ast.Attribute) and not (isinstance(root, ast.Name) and root.id not in self.env):
         return self._method(n)  # a method of a value: x.to(...), p.store(...), (ptr + 1).store(...)
     fname = _dotted(func)
@@ -1000,18 +1208,24 @@ def _call(self:_Interpreter, n):
         return self._unknown(f'call through {ast.unparse(func)[:40]}', n, 'the function is computed (getattr, a subscript, '
                              'a call result); the model cannot tell what it touches')
     head, _, short = fname.rpartition('.')
-    if not head: return self._builtin(short, n)
+    if not head:
+        return self._builtin(short, n)
     if head.split('.')[0] not in self.trusted:
         return self._unknown(fname, n, f'`{head.split(".")[0]}` is not bound to triton or triton.language by this '
                              'file\'s imports alone; an alias or a rebinding is not followed')
-    if head not in _TL_HEADS: return self._unknown(fname, n, 'not a triton.language function the model knows')
-    if _TL_HEADS[head] == 'math': return self._data_call(fname, n)  # libdevice / tl.math: elementwise math
+    if head not in _TL_HEADS:
+        return self._unknown(fname, n, 'not a triton.language function the model knows')
+    if _TL_HEADS[head] == 'math':
+        return self._data_call(fname, n)  # libdevice / tl.math: elementwise math
     return self._tl_call(short, fname, n)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #d69722ce
 def _widened(v, wide):
     "The index value (or each case of a chosen one) computed in int64 (`wide`) or int32 from here on."
-    if isinstance(v, IndexValue): return IndexValue(v.poly, v.axes, wide)
-    if isinstance(v, ChosenValue): return ChosenValue(tuple((c, _widened(x, wide)) for c, x in v.cases), v.axes)
+    if isinstance(v, IndexValue):
+        return IndexValue(v.poly, v.axes, wide)
+    if isinstance(v, ChosenValue):
+        return ChosenValue(tuple((c, _widened(x, wide)) for c, x in v.cases), v.axes)
     return v
 
 @patch
@@ -1025,15 +1239,18 @@ def _method(self:_Interpreter, n):
         target = self.eval(n.args[0]) if n.args else None
         if isinstance(target, tuple) and target[:1] == ('dtype',) and target[1] in _INT_DTYPES:
             return _widened(base, target[1] in ('int64', 'uint64'))
-    if isinstance(base, (UnsupportedValue, DataValue)): return base  # data keeps its origin (`tl.load at line 9`)
+    if isinstance(base, (UnsupportedValue, DataValue)):
+        return base  # data keeps its origin (`tl.load at line 9`)
     if not isinstance(base, (IndexValue, BoolValue, ChosenValue)):
         return self._unknown(f'method .{attr}', n, f'called on {type(base).__name__}, not on a tensor value')
     return DataValue(f'.{attr}()')
 
+# %% ../nbs/litmus/03_tritonir.ipynb #a999628f
 @patch
 def _data_call(self:_Interpreter, fname, n):
     "A function computing in registers: its arguments run (for their accesses), its value is data."
-    for a in list(n.args) + [k.value for k in n.keywords]: self.eval(a)
+    for a in list(n.args) + [k.value for k in n.keywords]:
+        self.eval(a)
     return DataValue(f'{fname} at line {n.lineno}')
 
 # %% ../nbs/litmus/03_tritonir.ipynb #8d18b819
@@ -1043,25 +1260,31 @@ def _tl_call(self:_Interpreter, short, fname, n):
     if short == 'program_id':
         a = self.eval(self._kwargs(n, ['axis']).get('axis') or ast.Constant(0))
         axis = a.poly.value() if isinstance(a, IndexValue) else None
-        if axis is None or not 0 <= axis <= 2: return self._unknown(fname, n, 'program_id needs a constant axis 0, 1 or 2')
+        if axis is None or not 0 <= axis <= 2:
+            return self._unknown(fname, n, 'program_id needs a constant axis 0, 1 or 2')
         return IndexValue(Poly.var(f'pid{axis}')) if axis < len(self.grid) else IndexValue(Poly.const(0))
     if short == 'num_programs':
         a = self.eval(self._kwargs(n, ['axis']).get('axis') or ast.Constant(0))
         axis = a.poly.value() if isinstance(a, IndexValue) else None
-        if axis is None or not 0 <= axis <= 2: return self._unknown(fname, n, 'num_programs needs a constant axis 0, 1 or 2')
+        if axis is None or not 0 <= axis <= 2:
+            return self._unknown(fname, n, 'num_programs needs a constant axis 0, 1 or 2')
         return IndexValue(self.grid[axis] if axis < len(self.grid) else Poly.const(1))
     if short == 'arange':
         a = self._kwargs(n, ['start', 'end'])
-        if a.get('start') is None or a.get('end') is None: return self._unknown(fname, n, 'tl.arange needs start and end')
+        if a.get('start') is None or a.get('end') is None:
+            return self._unknown(fname, n, 'tl.arange needs start and end')
         start, end = self.eval(a['start']), self.eval(a['end'])
-        if not (isinstance(start, IndexValue) and isinstance(end, IndexValue)): return UnsupportedValue('tl.arange with non-integer bounds', n.lineno)
+        if not (isinstance(start, IndexValue) and isinstance(end, IndexValue)):
+            return UnsupportedValue('tl.arange with non-integer bounds', n.lineno)
         lane = self._symbol(self._fresh('lane'), 'lane', Poly.const(0), end.poly - start.poly - 1, note=f'line {n.lineno}')
         return IndexValue(start.poly + Poly.var(lane), (lane,))
     if short == 'cdiv' and len(n.args) == 2:
         a, b = [self.eval(x) for x in n.args]
-        if isinstance(a, IndexValue) and isinstance(b, IndexValue): return IndexValue(cdiv(a.poly, b.poly), a.axes)
+        if isinstance(a, IndexValue) and isinstance(b, IndexValue):
+            return IndexValue(cdiv(a.poly, b.poly), a.axes)
         return a if isinstance(a, (DataValue, UnsupportedValue)) else b
-    if short in _HINT_FNS and n.args: return self._hint(short, n)
+    if short in _HINT_FNS and n.args:
+        return self._hint(short, n)
     if short in ('maximum', 'minimum') and len(n.args) == 2:
         a, b = [self.eval(x) for x in n.args]
         if isinstance(a, IndexValue) and isinstance(b, IndexValue):
@@ -1071,11 +1294,14 @@ def _tl_call(self:_Interpreter, short, fname, n):
     if short == 'expand_dims' and len(n.args) == 2:
         v, ax = self.eval(n.args[0]), self.eval(n.args[1])
         if isinstance(v, (IndexValue, BoolValue, PointerValue)) and isinstance(ax, IndexValue) and ax.poly.value() is not None:
-            axes = list(v.axes); k = ax.poly.value(); axes.insert(k if k >= 0 else len(axes) + 1 + k, None)
+            axes = list(v.axes)
+            k = ax.poly.value()
+            axes.insert(k if k >= 0 else len(axes) + 1 + k, None)
             return type(v)(*([v.poly] if isinstance(v, IndexValue) else [v.formula] if isinstance(v, BoolValue) else [v.tensor, v.offset]), tuple(axes))
         return v if isinstance(v, (DataValue, UnsupportedValue)) else UnsupportedValue('tl.expand_dims', n.lineno)
     return self._tl_memory(short, fname, n)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #fd329d98
 @patch
 def _hint(self:_Interpreter, short, n):
     "A compiler hint returns its input unchanged, and is recorded as an obligation the safety check must discharge."
@@ -1084,7 +1310,8 @@ def _hint(self:_Interpreter, short, n):
     raw = self.eval(a['values']) if a.get('values') is not None else None
     raw = raw if isinstance(raw, tuple) else (raw,)
     values = tuple(v.poly for v in raw if isinstance(v, IndexValue))
-    if len(values) != len(raw): values = ()  # a `values` the model cannot read: the obligation cannot be proved
+    if len(values) != len(raw):
+        values = ()  # a `values` the model cannot read: the obligation cannot be proved
     for c, v in _cases(x):
         if isinstance(v, (IndexValue, PointerValue)):
             poly = v.poly if isinstance(v, IndexValue) else v.offset
@@ -1096,33 +1323,41 @@ def _hint(self:_Interpreter, short, n):
 @patch
 def _tl_memory(self:_Interpreter, short, fname, n):
     "Loads, stores, the atomics the model knows, barriers and `tl.where`; any other `tl` name is reported, never dropped."
-    if short == 'load': return self._access('load', fname, n, self._kwargs(n, ['pointer', 'mask', 'other']))
+    if short == 'load':
+        return self._access('load', fname, n, self._kwargs(n, ['pointer', 'mask', 'other']))
     if short == 'store':
-        self._access('store', fname, n, self._kwargs(n, ['pointer', 'value', 'mask'])); return None
+        self._access('store', fname, n, self._kwargs(n, ['pointer', 'value', 'mask']))
+        return None
     if short in _ATOMICS:
         names = ['pointer', 'cmp', 'val'] if short == 'atomic_cas' else ['pointer', 'val', 'mask']
         return self._access('atomic', fname, n, self._kwargs(n, names))
     if short == 'debug_barrier':
-        self.barriers.append(Barrier(self.path_condition, self.loops, n.lineno, ast.unparse(n), not self.control_unknown)); return None
+        self.barriers.append(Barrier(self.path_condition, self.loops, n.lineno, ast.unparse(n), not self.control_unknown))
+        return None
     if short == 'assume' and n.args:  # the compiler takes it as a fact: recorded as an obligation, like a hint
         c = self.eval(n.args[0])
         f = c.formula if isinstance(c, BoolValue) else compare(c.poly, '!=', 0) if isinstance(c, IndexValue) else None
         self.hints.append(Hint('assume', Poly.const(0), getattr(c, 'axes', ()), (), self.path_condition, n.lineno,
                                ast.unparse(n)[:120], formula=f))
         return None
-    if short in _NOOP_FNS: return None
+    if short in _NOOP_FNS:
+        return None
     if short == 'where' and len(n.args) == 3 and not n.keywords:
         c, a, b = [self.eval(x) for x in n.args]
         if isinstance(c, BoolValue) and all(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)):
             (c, a, b), axes = self.broadcast([c, a, b], n)
             return _choice([(conj(c.formula, ca), x) for ca, x in _cases(a)] + [(conj(negate(c.formula), cb), x) for cb, x in _cases(b)])
-        if any(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)): return UnsupportedValue('tl.where on mixed values', n.lineno)
+        if any(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)):
+            return UnsupportedValue('tl.where on mixed values', n.lineno)
         return DataValue('tl.where')
-    if short in _COMBINING_FNS: return self._combining(fname, n)
-    if short in _DATA_FNS: return self._data_call(fname, n)
+    if short in _COMBINING_FNS:
+        return self._combining(fname, n)
+    if short in _DATA_FNS:
+        return self._data_call(fname, n)
     return self._unknown(fname, n, 'not modelled: block pointers, tensor descriptors, inline asm, atomic_load/store/poll '
                          'and any tl function outside the model may touch memory the model cannot see')
 
+# %% ../nbs/litmus/03_tritonir.ipynb #fb82a9b6
 @patch
 def _combining(self:_Interpreter, fname, n):
     "`tl.reduce`/`tl.associative_scan`: data, when the combine function is a jit function of this file that only computes."
@@ -1136,15 +1371,21 @@ def _combining(self:_Interpreter, fname, n):
 def _pure_helper(self:_Interpreter, name, depth):
     "A helper whose every call is register math (or another such helper): it cannot touch memory."
     fn = self.helpers.get(name)
-    if fn is None or depth == 0: return False
+    if fn is None or depth == 0:
+        return False
     for x in ast.walk(fn):
-        if not isinstance(x, ast.Call): continue
+        if not isinstance(x, ast.Call):
+            continue
         f = _dotted(x.func)
-        if f is None: return False
+        if f is None:
+            return False
         head, _, short = f.rpartition('.')
-        if head: ok = head in _TL_HEADS and head.split('.')[0] in self.trusted and (short in _DATA_FNS or _TL_HEADS[head] == 'math')
-        else: ok = short in ('min', 'max') or self._pure_helper(short, depth - 1)
-        if not ok: return False
+        if head:
+            ok = head in _TL_HEADS and head.split('.')[0] in self.trusted and (short in _DATA_FNS or _TL_HEADS[head] == 'math')
+        else:
+            ok = short in ('min', 'max') or self._pure_helper(short, depth - 1)
+        if not ok:
+            return False
     return True
 
 # %% ../nbs/litmus/03_tritonir.ipynb #ade092e8
@@ -1153,14 +1394,20 @@ def _builtin(self:_Interpreter, short, n):
     "A call by bare name: `min`/`max`/`int`/`float`/`print`, or a @triton.jit helper of this file (inlined)."
     if short in ('min', 'max') and len(n.args) == 2 and not n.keywords:
         a, b = [self.eval(x) for x in n.args]
-        if isinstance(a, IndexValue) and isinstance(b, IndexValue): return IndexValue(make_atom(short, a.poly, b.poly), a.axes or b.axes)
+        if isinstance(a, IndexValue) and isinstance(b, IndexValue):
+            return IndexValue(make_atom(short, a.poly, b.poly), a.axes or b.axes)
         return DataValue(short)
-    if short == 'int' and len(n.args) == 1: return self.eval(n.args[0])
-    if short == 'float': return DataValue('float()')
-    if short == 'print': return None
-    if short in self.helpers and short not in self.env: return self._inline(self.helpers[short], n)
+    if short == 'int' and len(n.args) == 1:
+        return self.eval(n.args[0])
+    if short == 'float':
+        return DataValue('float()')
+    if short == 'print':
+        return None
+    if short in self.helpers and short not in self.env:
+        return self._inline(self.helpers[short], n)
     return self._unknown(f'call to {short}', n, 'not a @triton.jit function of this file; the call may touch memory')
 
+# %% ../nbs/litmus/03_tritonir.ipynb #e2f65b32
 @patch
 def _inline(self:_Interpreter, fn, n):
     "A call to a @triton.jit helper of the same file: its body runs in a fresh scope on the caller's symbolic values."
@@ -1168,7 +1415,8 @@ def _inline(self:_Interpreter, fn, n):
         return self._unknown(f'call to {fn.name}', n, 'recursive or too deeply nested helper calls')
     params = [a.arg for a in fn.args.args]
     defaults = dict(zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults))
-    given = dict(zip(params, n.args)); given.update({k.arg: k.value for k in n.keywords if k.arg})
+    given = dict(zip(params, n.args))
+    given.update({k.arg: k.value for k in n.keywords if k.arg})
     missing = [p for p in params if p not in given and p not in defaults]
     if missing or len(n.args) > len(params) or any(k.arg not in params for k in n.keywords):
         return self._unknown(f'call to {fn.name}', n, f'arguments do not bind (missing {missing})')
@@ -1176,9 +1424,12 @@ def _inline(self:_Interpreter, fn, n):
     saved_env, entry_path = self.env, self.path_condition
     self.env, result = scope, None
     self.call_stack.append(fn.name)
-    try: self.block(fn.body)
-    except _HelperReturn as r: result = r.value
-    except _Return: result = None
+    try:
+        self.block(fn.body)
+    except _HelperReturn as r:
+        result = r.value
+    except _Return:
+        result = None
     finally:
         self.call_stack.pop()
         self.env, returned_path = saved_env, self.path_condition
@@ -1195,18 +1446,21 @@ def _access(self:_Interpreter, kind, fname, n, a):
     ptr = self.eval(a['pointer']) if a.get('pointer') is not None else None
     mask = self.eval(a['mask']) if a.get('mask') is not None else None
     for key in ('value', 'val', 'other', 'cmp'):
-        if a.get(key) is not None: self.eval(a[key])
+        if a.get(key) is not None:
+            self.eval(a[key])
     if isinstance(ptr, ChosenValue) and all(isinstance(x, PointerValue) for _, x in ptr.cases):
         saved = self.path_condition
         for i, (c, x) in enumerate(ptr.cases):  # one access per case, under the case's condition
             self.path_condition = conj(saved, c)
             before = len(self.accesses)
             self._record(kind, fname, n, x, mask)
-            for acc in self.accesses[before:]: acc.case = i
+            for acc in self.accesses[before:]:
+                acc.case = i
         self.path_condition = saved
         return DataValue(f'{fname} at line {n.lineno}')
     return self._record(kind, fname, n, ptr, mask)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #b1beba1b
 @patch
 def _record(self:_Interpreter, kind, fname, n, ptr, mask):
     if not isinstance(ptr, PointerValue):
@@ -1217,9 +1471,12 @@ def _record(self:_Interpreter, kind, fname, n, ptr, mask):
             what = ptr.construct if isinstance(ptr, UnsupportedValue) else type(ptr).__name__
             self._unsupported(f'{fname} address', n, f'the pointer is not an affine tensor offset ({what})')
         return DataValue(f'{fname} at line {n.lineno}')
-    if mask is None: m = BoolValue(TRUE)
-    elif isinstance(mask, BoolValue): m = mask
-    elif isinstance(mask, IndexValue): m = BoolValue(compare(mask.poly, '!=', 0), mask.axes)
+    if mask is None:
+        m = BoolValue(TRUE)
+    elif isinstance(mask, BoolValue):
+        m = mask
+    elif isinstance(mask, IndexValue):
+        m = BoolValue(compare(mask.poly, '!=', 0), mask.axes)
     elif isinstance(mask, DataValue):
         name = self._symbol(self._fresh('data'), 'data', Poly.const(0), Poly.const(1), note=f'mask at line {n.lineno}')
         m = BoolValue(Opaque(name))
@@ -1235,59 +1492,78 @@ def _record(self:_Interpreter, kind, fname, n, ptr, mask):
 # %% ../nbs/litmus/03_tritonir.ipynb #e11ce309
 @patch
 def run(self:_Interpreter, body):
-    try: self.block(body)
-    except _Return: pass
+    try:
+        self.block(body)
+    except _Return:
+        pass
 
 @patch
 def block(self:_Interpreter, stmts):
     "Statements in order. One the model cannot follow is recorded and skipped, never a crash; the time budget is checked."
     for s in stmts:
-        if self.deadline is not None and time.monotonic() > self.deadline: raise _OutOfBudget(s.lineno)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _OutOfBudget(s.lineno)
         m = getattr(self, f'_stmt_{type(s).__name__}', None)
-        if m is None: self._skip(s, type(s).__name__, 'statement kind not modelled'); continue
-        try: m(s)
-        except (_Return, _HelperReturn, _OutOfBudget): raise
-        except ModelLimit as e: self._skip(s, e.construct, str(e), 'limit')
+        if m is None:
+            self._skip(s, type(s).__name__, 'statement kind not modelled')
+            continue
+        try:
+            m(s)
+        except (_Return, _HelperReturn, _OutOfBudget):
+            raise
+        except ModelLimit as e:
+            self._skip(s, e.construct, str(e), 'limit')
         except Exception as e:  # a kernel the interpreter cannot follow is UNKNOWN, never a crash
             self._skip(s, type(s).__name__, f'the interpreter failed here ({type(e).__name__}: {str(e)[:200]})')
 
+# %% ../nbs/litmus/03_tritonir.ipynb #b9203a74
 @patch
 def _stmt_Expr(self:_Interpreter, s):
-    if isinstance(s.value, ast.Constant): return
+    if isinstance(s.value, ast.Constant):
+        return
     self.eval(s.value)
 
 @patch
-def _stmt_Pass(self:_Interpreter, s): pass
+def _stmt_Pass(self:_Interpreter, s):
+    pass
 
 @patch
 def _stmt_Assert(self:_Interpreter, s):
     self.eval(s.test)  # a static check; its expression still runs
-    if s.msg is not None: self.eval(s.msg)
+    if s.msg is not None:
+        self.eval(s.msg)
 
 @patch
 def _stmt_Return(self:_Interpreter, s):
     value = self.eval(s.value) if s.value is not None else None
-    if self.call_stack: raise _HelperReturn(value)
+    if self.call_stack:
+        raise _HelperReturn(value)
     raise _Return()
 
 # %% ../nbs/litmus/03_tritonir.ipynb #bd67c8e2
 @patch
 def assign(self:_Interpreter, target, value, node):
-    if isinstance(target, ast.Name): self.env[target.id] = value
+    if isinstance(target, ast.Name):
+        self.env[target.id] = value
     elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, tuple) and len(value) == len(target.elts):
-        for t, v in zip(target.elts, value): self.assign(t, v, node)
+        for t, v in zip(target.elts, value):
+            self.assign(t, v, node)
     elif isinstance(target, (ast.Tuple, ast.List)):
-        for t in target.elts: self.assign(t, DataValue('unpacked value') if isinstance(value, DataValue) else UnsupportedValue('tuple unpacking', node.lineno), node)
-    else: self._unsupported(f'assignment to {type(target).__name__}', node, 'only names can be assigned')
+        for t in target.elts:
+            self.assign(t, DataValue('unpacked value') if isinstance(value, DataValue) else UnsupportedValue('tuple unpacking', node.lineno), node)
+    else:
+        self._unsupported(f'assignment to {type(target).__name__}', node, 'only names can be assigned')
 
 @patch
 def _stmt_Assign(self:_Interpreter, s):
     v = self.eval(s.value)
-    for t in s.targets: self.assign(t, v, s)
+    for t in s.targets:
+        self.assign(t, v, s)
 
 @patch
 def _stmt_AnnAssign(self:_Interpreter, s):
-    if s.value is not None: self.assign(s.target, self.eval(s.value), s)
+    if s.value is not None:
+        self.assign(s.target, self.eval(s.value), s)
 
 @patch
 def _stmt_AugAssign(self:_Interpreter, s):
@@ -1304,40 +1580,55 @@ def _stmt_While(self:_Interpreter, s):
 @patch
 def _condition(self:_Interpreter, v, node):
     "A branch condition as a formula; data conditions become Opaque symbols."
-    if isinstance(v, IndexValue) and not v.axes: return compare(v.poly, '!=', 0)
-    if isinstance(v, BoolValue) and not v.axes: return v.formula
+    if isinstance(v, IndexValue) and not v.axes:
+        return compare(v.poly, '!=', 0)
+    if isinstance(v, BoolValue) and not v.axes:
+        return v.formula
     if isinstance(v, DataValue):
         return Opaque(self._symbol(self._fresh('data'), 'data', Poly.const(0), Poly.const(1), note=f'branch at line {node.lineno}'))
     what = v.construct if isinstance(v, UnsupportedValue) else 'a block-valued condition' if isinstance(v, (IndexValue, BoolValue)) else repr(v)
     self._unsupported('if condition', node, f'cannot model the condition ({what})')
     return Opaque(self._symbol(self._fresh('data'), 'data', Poly.const(0), Poly.const(1), note=f'branch at line {node.lineno}'))
 
+# %% ../nbs/litmus/03_tritonir.ipynb #b413a528
 @patch
 def _stmt_If(self:_Interpreter, s):
     """Both branches under complementary path conditions; at the join every variable is merged (a chosen value where
     the branches disagree), so sequential ifs do not multiply paths beyond `MAX_CASES` cases per value."""
     c = self._condition(self.eval(s.test), s)
-    if c is TRUE or c is FALSE: return self.block(s.body if c is TRUE else s.orelse)
+    if c is TRUE or c is FALSE:
+        return self.block(s.body if c is TRUE else s.orelse)
     outer, env_before, results = self.path_condition, dict(self.env), []
     for branch, cond in ((s.body, c), (s.orelse, negate(c))):
         self.env, self.path_condition = dict(env_before), conj(outer, cond)
-        try: self.block(branch); results.append((False, self.env, self.path_condition))
-        except _Return: results.append((True, self.env, self.path_condition))
+        try:
+            self.block(branch)
+            results.append((False, self.env, self.path_condition))
+        except _Return:
+            results.append((True, self.env, self.path_condition))
     live = [(env, path_condition) for returned, env, path_condition in results if not returned]
-    if not live: self.path_condition = outer; raise _Return()
-    if len(live) == 1: self.env, self.path_condition = live[0]; return
+    if not live:
+        self.path_condition = outer
+        raise _Return()
+    if len(live) == 1:
+        self.env, self.path_condition = live[0]
+        return
     (then_env, _), (else_env, _) = live
     self.path_condition, self.env = outer, {}
     for k in set(then_env) | set(else_env):
         a, b = then_env.get(k), else_env.get(k)
-        if k not in then_env or k not in else_env or a is b or a == b: self.env[k] = a if k in then_env else b
-        elif isinstance(a, DataValue) or isinstance(b, DataValue): self.env[k] = a if isinstance(a, DataValue) else b
+        if k not in then_env or k not in else_env or a is b or a == b:
+            self.env[k] = a if k in then_env else b
+        elif isinstance(a, DataValue) or isinstance(b, DataValue):
+            self.env[k] = a if isinstance(a, DataValue) else b
         elif all(isinstance(x, (IndexValue, PointerValue, ChosenValue)) for x in (a, b)):
-            try: self.env[k] = _choice([(conj(c, ca), x) for ca, x in _cases(a)] + [(conj(negate(c), cb), x) for cb, x in _cases(b)])
+            try:
+                self.env[k] = _choice([(conj(c, ca), x) for ca, x in _cases(a)] + [(conj(negate(c), cb), x) for cb, x in _cases(b)])
             except TooManyPaths as e:
                 self._unsupported('too many paths', s, f'{k}: {e}', 'limit')
                 self.env[k] = UnsupportedValue(f'too many paths for {k}', s.lineno)
-        else: self.env[k] = UnsupportedValue(f'variable {k} assigned differently in the branches of the if at line {s.lineno}', s.lineno)
+        else:
+            self.env[k] = UnsupportedValue(f'variable {k} assigned differently in the branches of the if at line {s.lineno}', s.lineno)
 
 # %% ../nbs/litmus/03_tritonir.ipynb #ee33bcba
 MAX_LOOP_DEPTH = 6  # each loop level is interpreted twice (probe, then real): deeper nests are refused, not unrolled
@@ -1347,26 +1638,33 @@ def _loop_header(self:_Interpreter, s):
     "The iteration symbol `it`, the loop variable `start + step*it`, the trip count and the guard; None if not modelled."
     it = s.iter
     fname = _dotted(it.func) if isinstance(it, ast.Call) else None
-    if fname is not None and '.' in fname and fname.split('.')[0] not in self.trusted: fname = None
+    if fname is not None and '.' in fname and fname.split('.')[0] not in self.trusted:
+        fname = None
     if fname not in ('range', 'tl.range', 'tl.static_range', 'triton.language.range', 'triton.language.static_range') \
             or not isinstance(s.target, ast.Name) or s.orelse:
-        self._skip(s, 'for loop', 'only `for i in range(...)` / tl.range / tl.static_range loops are modelled'); return None
+        self._skip(s, 'for loop', 'only `for i in range(...)` / tl.range / tl.static_range loops are modelled')
+        return None
     if len(self.loops) >= MAX_LOOP_DEPTH:
-        self._skip(s, 'for loop', f'loops nested more than {MAX_LOOP_DEPTH} deep', 'limit'); return None
+        self._skip(s, 'for loop', f'loops nested more than {MAX_LOOP_DEPTH} deep', 'limit')
+        return None
     bounds = [self.eval(a) for a in it.args]
-    for k in it.keywords: self.eval(k.value)  # num_stages=..., loop_unroll_factor=...: evaluated like any argument
+    for k in it.keywords:
+        self.eval(k.value)  # num_stages=..., loop_unroll_factor=...: evaluated like any argument
     if not 1 <= len(bounds) <= 3 or not all(isinstance(b, IndexValue) and not b.axes for b in bounds):
-        self._skip(s, 'for loop bounds', 'range bounds must be one to three scalar integer expressions'); return None
+        self._skip(s, 'for loop bounds', 'range bounds must be one to three scalar integer expressions')
+        return None
     start, stop, step = (Poly.const(0), bounds[0].poly, Poly.const(1)) if len(bounds) == 1 else \
         (bounds[0].poly, bounds[1].poly, bounds[2].poly if len(bounds) == 3 else Poly.const(1))
     sv = step.value()
     if sv is not None and sv <= 0:
-        self._skip(s, 'for loop with a non-positive step', 'only increasing ranges are modelled'); return None
+        self._skip(s, 'for loop with a non-positive step', 'only increasing ranges are modelled')
+        return None
     trip = cdiv(stop - start, step)
     t = self._symbol(self._fresh('it'), 'loop', Poly.const(0), trip - 1, note=f'loop at line {s.lineno}')
     k = start + step * Poly.var(t)
     return t, k, trip, compare(k, '<', stop)
 
+# %% ../nbs/litmus/03_tritonir.ipynb #b423e6c9
 @patch
 def _loop_probe(self:_Interpreter, s, k, cond, assigned, env_before, outer_path):
     "One pass over the body with each carried index written `old + marker`, on scratch records: how does one iteration move it?"
@@ -1382,8 +1680,10 @@ def _loop_probe(self:_Interpreter, s, k, cond, assigned, env_before, outer_path)
     self.env, self.path_condition = probe_env, conj(outer_path, cond)
     self.env[s.target.id] = IndexValue(k)
     returned = False
-    try: self.block(s.body)
-    except (_Return, _HelperReturn): returned = True
+    try:
+        self.block(s.body)
+    except (_Return, _HelperReturn):
+        returned = True
     probe_after, probe_accesses = self.env, self.accesses
     self.accesses, self.barriers, self.unsupported = saved
     if returned:
@@ -1405,41 +1705,50 @@ def _loop_carried(self:_Interpreter, s, t, assigned, env_before, markers, probe_
         marker = markers[name]
         newpoly = new.poly if isinstance(new, IndexValue) else new.offset if isinstance(new, PointerValue) else None
         if newpoly is None or (isinstance(new, PointerValue) and new.tensor != old.tensor):
-            carried[name] = UnsupportedValue(f'loop-carried value {name} changes kind', s.lineno); continue
+            carried[name] = UnsupportedValue(f'loop-carried value {name} changes kind', s.lineno)
+            continue
         a, b = newpoly.split(marker)
         oldpoly = old.poly if isinstance(old, IndexValue) else old.offset
         if a.terms == {} and marker in newpoly.symbols():
-            carried[name] = UnsupportedValue(f'loop-carried index {name} (non-additive update)', s.lineno); continue
+            carried[name] = UnsupportedValue(f'loop-carried index {name} (non-additive update)', s.lineno)
+            continue
         if a.terms == {}:  # overwritten every iteration: a value local to the body, unless read before the write
             if any(marker in x.offset.symbols() or marker in x.guard.symbols() for x in probe_accesses):
                 carried[name] = UnsupportedValue(f'loop-carried index {name} (read before its reassignment)', s.lineno)
-            else: carried[name] = old
+            else:
+                carried[name] = old
             continue
         delta = b - oldpoly
         if a != Poly.const(1) or t in delta.symbols() or marker in delta.symbols() \
                 or any(x.startswith('carry_') for x in delta.symbols()):
-            carried[name] = UnsupportedValue(f'loop-carried index {name} (update is not a constant stride)', s.lineno); continue
+            carried[name] = UnsupportedValue(f'loop-carried index {name} (update is not a constant stride)', s.lineno)
+            continue
         step_poly = oldpoly + Poly.var(t) * delta
         carried[name] = IndexValue(step_poly, old.axes) if isinstance(old, IndexValue) else PointerValue(old.tensor, step_poly, old.axes)
         if any(self.symbols.get(x) and self.symbols[x].kind == 'lane' and x not in old.axes for x in delta.symbols()):
             carried[name] = UnsupportedValue(f'loop-carried index {name} (stride varies per lane)', s.lineno)
     return carried
 
+# %% ../nbs/litmus/03_tritonir.ipynb #3e552760
 @patch
 def _stmt_For(self:_Interpreter, s):
     "A loop, interpreted once for a symbolic iteration `it` in [0, trip - 1] after a probe pass that finds the carried strides."
     header = self._loop_header(s)
-    if header is None: return
+    if header is None:
+        return
     t, k, trip, cond = header
     assigned = {x.id for st in s.body for x in ast.walk(st) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
     outer_path, env_before = self.path_condition, dict(self.env)
     markers, probe_after, probe_accesses = self._loop_probe(s, k, cond, assigned, env_before, outer_path)
     carried = self._loop_carried(s, t, assigned, env_before, markers, probe_after, probe_accesses)
-    self.env = dict(env_before); self.env.update(carried)  # the real pass, carried values as functions of `it`
+    self.env = dict(env_before)
+    self.env.update(carried)  # the real pass, carried values as functions of `it`
     self.env[s.target.id] = IndexValue(k)
     self.path_condition, self.loops = conj(outer_path, cond), self.loops + (t,)
-    try: self.block(s.body)
-    except (_Return, _HelperReturn): pass
+    try:
+        self.block(s.body)
+    except (_Return, _HelperReturn):
+        pass
     self.loops, self.path_condition = self.loops[:-1], outer_path
     after = self.env
     self.env = dict(env_before)
@@ -1448,7 +1757,8 @@ def _stmt_For(self:_Interpreter, s):
         if isinstance(c, (IndexValue, PointerValue)) and name in markers:  # the value after the last iteration
             p = (c.poly if isinstance(c, IndexValue) else c.offset).subs({t: trip})
             self.env[name] = IndexValue(p, c.axes) if isinstance(c, IndexValue) else PointerValue(c.tensor, p, c.axes)
-        elif name in env_before or name in assigned: self.env[name] = v
+        elif name in env_before or name in assigned:
+            self.env[name] = v
 
 # %% ../nbs/litmus/03_tritonir.ipynb #c13269f9
 def build_model(kernel, time_budget=5.0):
@@ -1462,20 +1772,25 @@ def build_model(kernel, time_budget=5.0):
             raise TypeError(f"kernel must be a litmus.corpus.Kernel or KernelSource (needs .{attr}); got {type(kernel).__name__}")
     where = f"kernel {getattr(kernel, 'name', '?')}"
     module = getattr(kernel, 'module_ast', None)
-    if module is None: module = parse_kernel_source(kernel.source, where)
+    if module is None:
+        module = parse_kernel_source(kernel.source, where)
     fn_name = getattr(kernel, 'fn_name', None)
-    if fn_name is None and sum(isinstance(n, ast.FunctionDef) and n.name == getattr(kernel, 'name', None) for n in module.body): fn_name = kernel.name
+    if fn_name is None and sum(isinstance(n, ast.FunctionDef) and n.name == getattr(kernel, 'name', None) for n in module.body):
+        fn_name = kernel.name
     fn_ast = kernel_function(module, fn_name, where)
     binds = {}
-    for name, node, _ in module_bindings(module): binds.setdefault(name, []).append(node)
+    for name, node, _ in module_bindings(module):
+        binds.setdefault(name, []).append(node)
     helpers = {f.name: f for f in module.body if isinstance(f, ast.FunctionDef) and f.name != fn_ast.name
                and any(map(_is_jit_decorator, f.decorator_list)) and binds.get(f.name) == [f]  # bound once: the one called
                and all(_is_jit_decorator(d) for d in f.decorator_list)}
-    try: interp = _Interpreter(fn_ast, kernel.args, kernel.grid, kernel.dims, kernel.name, kernel.source.splitlines(),
-                               tuple(getattr(kernel, 'pads', ())), helpers, trusted_roots(module), time.monotonic() + time_budget)
+    try:
+        interp = _Interpreter(fn_ast, kernel.args, kernel.grid, kernel.dims, kernel.name, kernel.source.splitlines(),
+                              tuple(getattr(kernel, 'pads', ())), helpers, trusted_roots(module), time.monotonic() + time_budget)
     except (ZeroDivisionError, RecursionError, OverflowError, MemoryError, KeyError, AttributeError) as e:
         raise ValueError(f"{where}: the launch description cannot be bound ({type(e).__name__}: {e})") from None
-    try: interp.run(fn_ast.body)
+    try:
+        interp.run(fn_ast.body)
     except _OutOfBudget as e:  # a half-interpreted kernel is not a model: nothing it recorded is claimed
         interp.accesses, interp.barriers = [], []
         interp.unsupported.append(Unsupported('time budget', e.args[0], f'interpretation took longer than {time_budget} s '
@@ -1484,7 +1799,8 @@ def build_model(kernel, time_budget=5.0):
     def real(items, key):
         out = {}
         for x in items:
-            if key(x)[0].symbols() <= known: out.setdefault(tuple(map(str, key(x))), x)
+            if key(x)[0].symbols() <= known:
+                out.setdefault(tuple(map(str, key(x))), x)
         return list(out.values())
     return KernelModel(kernel.name, fn_ast.name, interp.symbols, interp.tensors, interp.grid, interp.accesses,
                        interp.barriers, interp.unsupported, interp.facts, dict(interp.dims), interp.constexprs,
@@ -1500,10 +1816,12 @@ def numeric_ranges(model, names, env, limit=100_000):
     def extreme(p, pick):
         free = sorted(p.subs(env).symbols())
         missing = [f for f in free if f not in out]
-        if missing: raise ValueError(f"bound {p} depends on {missing}, which come later or are unknown")
+        if missing:
+            raise ValueError(f"bound {p} depends on {missing}, which come later or are unknown")
         boxes = [range(out[f][0], out[f][1] + 1) for f in free]
         size = math.prod(len(b) for b in boxes)
-        if size > limit: raise ModelLimit(f"bound {p} needs {size} evaluations; the configuration is too large")
+        if size > limit:
+            raise ModelLimit(f"bound {p} needs {size} evaluations; the configuration is too large")
         q = p.subs(env)
         values = [evaluate_poly(q, dict(zip(free, pt))) for pt in itertools.product(*boxes)]
         return pick(values) if values else None
@@ -1548,7 +1866,8 @@ def draw_accesses(model, access, env, max_cells=48):
     pids = [f'pid{a}' for a in range(len(model.grid))]
     lane_names = list(access.lanes) + list(access.loops)
     by_program = {}
-    for e in ex: by_program.setdefault(tuple(e[p] for p in pids), []).append(e)
+    for e in ex:
+        by_program.setdefault(tuple(e[p] for p in pids), []).append(e)
     for prog, es in sorted(by_program.items()):
         with g.cluster(f"p{'_'.join(map(str, prog))}", label=f"program {prog}"):
             for e in es:
@@ -1556,13 +1875,16 @@ def draw_accesses(model, access, env, max_cells=48):
                 g.node(f"l{prog}_{key}", ", ".join(f"{l}={e[l]}" for l in lane_names) or 'scalar', fillcolor='#dde8f5')
     def cell(c):
         color = '#e9f5e1' if c in live else '#eeeeee' if 0 <= c < span else '#f5c6c6'
-        if c in touched and c not in live: color = '#e05555'
+        if c in touched and c not in live:
+            color = '#e05555'
         g.node(f"m{c}", f"[{c}]" + ('' if c in live else ' pad' if 0 <= c < span else ' outside'), fillcolor=color, shape='box')
     with g.cluster('mem', label=f"{t.name}: shape {shape}, strides {strides}"):
         for c in cells:
-            if 0 <= c < span: cell(c)
+            if 0 <= c < span:
+                cell(c)
     for c in cells:  # addresses outside the allocation are drawn outside its box
-        if not 0 <= c < span: cell(c)
+        if not 0 <= c < span:
+            cell(c)
     for e in ex:
         prog = tuple(e[p] for p in pids)
         key = "_".join(str(e[l]) for l in lane_names)
@@ -1581,6 +1903,7 @@ def triton_available():
     import importlib.util
     return importlib.util.find_spec('triton') is not None
 
+# %% ../nbs/litmus/03_tritonir.ipynb #0a91d813
 def jit_only_source(kernel):
     """The kernel's source with every top-level statement blanked except Triton imports and @triton.jit definitions
     (line numbers kept), after checking that those definitions evaluate nothing but literals and dotted names at
@@ -1589,23 +1912,28 @@ def jit_only_source(kernel):
     tree = parse_kernel_source(kernel.source, where)
     kernel_function(tree, kernel.fn_name, where)
     lines = kernel.source.removeprefix('\ufeff').splitlines()
-    def simple(e): return e is None or _dotted(e) is not None or isinstance(e, ast.Constant)
+    def simple(e):
+        return e is None or _dotted(e) is not None or isinstance(e, ast.Constant)
     for s in tree.body:
         start = min([s.lineno] + [d.lineno for d in getattr(s, 'decorator_list', [])])
-        if isinstance(s, (ast.Import, ast.ImportFrom)) and all((_imported(s, a) or '').split('.')[0] in ('triton', '__future__') for a in s.names): continue
+        if isinstance(s, (ast.Import, ast.ImportFrom)) and all((_imported(s, a) or '').split('.')[0] in ('triton', '__future__') for a in s.names):
+            continue
         if isinstance(s, ast.FunctionDef) and any(map(_is_jit_decorator, s.decorator_list)):
             a = s.args
             evaluated = [k.value for d in s.decorator_list if isinstance(d, ast.Call) for k in d.keywords] + \
                 [x for d in s.decorator_list if isinstance(d, ast.Call) for x in d.args] + a.defaults + [x for x in a.kw_defaults if x]
             for e in evaluated:
-                try: ast.literal_eval(e)
+                try:
+                    ast.literal_eval(e)
                 except (ValueError, TypeError, SyntaxError, RecursionError):
                     raise KernelFileError(f"{where}: line {e.lineno}: `{ast.unparse(e)[:60]}` runs at definition time; only literals are allowed") from None
             for x in a.args + a.kwonlyargs + a.posonlyargs + [s]:
                 e = x.returns if x is s else x.annotation
-                if not simple(e): raise KernelFileError(f"{where}: line {e.lineno}: annotation `{ast.unparse(e)[:60]}` runs at definition time")
+                if not simple(e):
+                    raise KernelFileError(f"{where}: line {e.lineno}: annotation `{ast.unparse(e)[:60]}` runs at definition time")
             continue
-        for k in range(start - 1, s.end_lineno): lines[k] = ''
+        for k in range(start - 1, s.end_lineno):
+            lines[k] = ''
     return "\n".join(lines) + "\n"
 
 # %% ../nbs/litmus/03_tritonir.ipynb #8d3defa6
@@ -1620,34 +1948,42 @@ def ttir(kernel, target=None, stage='front'):
     from triton.compiler import ASTSource
     from triton.compiler.compiler import make_backend
     from triton._C.libtriton import ir
-    if stage not in ('front', 'compile'): raise ValueError(f"stage must be 'front' or 'compile', got {stage!r}")
+    if stage not in ('front', 'compile'):
+        raise ValueError(f"stage must be 'front' or 'compile', got {stage!r}")
     scratch = tempfile.TemporaryDirectory(prefix='litmus_ttir_')
     path = Path(scratch.name) / f"{kernel.name}.py"
     path.write_text(jit_only_source(kernel))
     spec = importlib.util.spec_from_file_location(f"_litmus_ttir_{kernel.name}", path)
-    module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     fn = getattr(module, kernel.fn_name)
     names = {d: Poly.const(v) for d, v in kernel.dims.items()}
     signature, constexprs = {}, {}
     for a in kernel.args:
-        if a['kind'] == 'tensor': signature[a['name']] = '*' + _TT_DTYPES[a['dtype']]
+        if a['kind'] == 'tensor':
+            signature[a['name']] = '*' + _TT_DTYPES[a['dtype']]
         elif a['kind'] == 'scalar':
             v = a['value']
             signature[a['name']] = 'fp32' if isinstance(v, float) or (isinstance(v, str) and any(c in v for c in '.e') and not v.isidentifier()) else 'i32'
         else:
             v = a['value']
-            try: v = evaluate_poly(parse_expr(v, names), {}) if isinstance(v, (str, int)) and not isinstance(v, bool) else v
-            except ValueError: pass
+            try:
+                v = evaluate_poly(parse_expr(v, names), {}) if isinstance(v, (str, int)) and not isinstance(v, bool) else v
+            except ValueError:
+                pass
             names[a['name']] = Poly.const(v) if isinstance(v, int) else names.get(a['name'])
             signature[a['name']], constexprs[a['name']] = 'constexpr', v
     target = target or GPUTarget("cuda", 90, 32)
     src = ASTSource(fn=fn, signature=signature, constexprs=constexprs)
     with warnings.catch_warnings():  # triton 3.9 warns that its fp-fusion default will change; TTIR is unaffected
         warnings.simplefilter('ignore', UserWarning)
-        if stage == 'compile': return triton.compile(src, target=target).asm['ttir']
+        if stage == 'compile':
+            return triton.compile(src, target=target).asm['ttir']
         backend = make_backend(target)
         options = backend.parse_options({})
-        context = ir.context(); ir.load_dialects(context); backend.load_dialects(context)
+        context = ir.context()
+        ir.load_dialects(context)
+        backend.load_dialects(context)
         module_ir = src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
     return module_ir.str()
 
@@ -1658,11 +1994,13 @@ def ttir_memory_ops(text):
     aliases = dict(re.findall(r'^(#loc\d*) = loc\((.*)\)\s*$', text, re.M))
     def line_of(loc, depth=0):
         m = re.search(r'"[^"]*":(\d+):\d+', loc)
-        if m: return int(m.group(1))
+        if m:
+            return int(m.group(1))
         for ref in re.findall(r'#loc\d*', loc):
             if ref in aliases and depth < 20:
                 l = line_of(aliases[ref], depth + 1)
-                if l is not None: return l
+                if l is not None:
+                    return l
         return None
     out = []
     for line in text.splitlines():

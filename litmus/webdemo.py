@@ -25,17 +25,22 @@ class Report:
     meaning: str = ""
     where: str = ""
     notes: list = field(default_factory=list)
-    def as_dict(self) -> dict: return dataclasses.asdict(self)
-    def as_json(self) -> str: return json.dumps(self.as_dict())
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+    def as_json(self) -> str:
+        return json.dumps(self.as_dict())
 
 # %% ../nbs/litmus/14_webdemo.ipynb #223d99a1
 @patch
 def markdown(self: Report) -> str:
     "The report as Markdown: verdict first, then the evidence, then what the verdict means."
     out = [f"## {self.verdict}: `{self.kernel}`", "", f"**Bound:** {self.bound or 'none'}", "", f"**Safety:** {self.safety or 'not run'}"]
-    if self.counterexample: out += ["", "**Counterexample / witness:**", "", "```", self.counterexample, "```"]
-    if self.reasons: out += ["", "**Reasons:**", ""] + [f"- {r}" for r in self.reasons]
-    if self.meaning: out += ["", f"*{self.meaning}*"]
+    if self.counterexample:
+        out += ["", "**Counterexample / witness:**", "", "```", self.counterexample, "```"]
+    if self.reasons:
+        out += ["", "**Reasons:**", ""] + [f"- {r}" for r in self.reasons]
+    if self.meaning:
+        out += ["", f"*{self.meaning}*"]
     out += ["", f"Ran: {self.where}"] + [f"Note: {n}" for n in self.notes]
     return "\n".join(out)
 
@@ -49,23 +54,29 @@ def examples() -> dict:
     return {name: corpus.get(name).source for name in EXAMPLES}
 
 def _safety_text(s) -> str:
-    if s is None: return "not analysed"
+    if s is None:
+        return "not analysed"
     lines = [f"{s.verdict} (solver: {s.backend})"] + [f"DEFECT {d}" for d in s.defects]
     return "\n".join(lines + [f"UNSUPPORTED {u}" for u in s.unsupported] + [f"OPEN {o}" for o in s.open])
 
-def _blank(text): return None if text is None or not str(text).strip() else str(text).strip()
+def _blank(text):
+    return None if text is None or not str(text).strip() else str(text).strip()
 
 def report(source: str, spec: str | None = None, domain: str | None = None, dims: str | None = None, quick: bool = True) -> Report:
     "Chapter 11's verdict on a pasted kernel file, as a Report (an ERROR report when the input cannot be read)."
     from litmus.check import check
-    if not isinstance(source, str) or not source.strip(): return Report("(none)", "ERROR", reasons=["paste a kernel file first"])
-    try: names = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.decorator_list]
-    except SyntaxError as e: return Report("(unparsed)", "ERROR", reasons=[f"the kernel file is not Python: line {e.lineno}: {e.msg}"])
+    if not isinstance(source, str) or not source.strip():
+        return Report("(none)", "ERROR", reasons=["paste a kernel file first"])
+    try:
+        names = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.decorator_list]
+    except SyntaxError as e:
+        return Report("(unparsed)", "ERROR", reasons=[f"the kernel file is not Python: line {e.lineno}: {e.msg}"])
     name = names[-1] if names else "kernel"
     with tempfile.TemporaryDirectory(prefix="litmus-demo-") as folder:
         path = Path(folder) / f"{name}.py"
         path.write_text(source, encoding="utf-8")
-        try: r = check(path, _blank(spec), _blank(domain), _blank(dims), quick=quick, sandbox=not IN_BROWSER)
+        try:
+            r = check(path, _blank(spec), _blank(domain), _blank(dims), quick=quick, sandbox=not IN_BROWSER)
         except (ValueError, TypeError, RecursionError, UnicodeError) as e:
             return Report(name, "ERROR", reasons=[str(e).replace(str(path), f"{name}.py")])
     where = ("in this browser tab (Pyodide): the search ran in-process, the tab is the sandbox" if IN_BROWSER
@@ -77,9 +88,11 @@ def report(source: str, spec: str | None = None, domain: str | None = None, dims
 def browser_setup() -> list:
     "Adapt litmus to a Pyodide tab (no bfloat16 arithmetic): returns the notes every report will carry. A no-op elsewhere."
     import ml_dtypes
-    if not getattr(ml_dtypes, "LITMUS_BROWSER_STANDIN", False): return NOTES
+    if not getattr(ml_dtypes, "LITMUS_BROWSER_STANDIN", False):
+        return NOTES
     from litmus import shapes
     shapes.FLOAT_DTYPE_CLASSES = tuple(d for d in shapes.FLOAT_DTYPE_CLASSES if d != "bfloat16")
     note = "the bfloat16 dtype class is not searched in the browser (ml_dtypes has no Pyodide build); the CLI searches it"
-    if note not in NOTES: NOTES.append(note)
+    if note not in NOTES:
+        NOTES.append(note)
     return NOTES
