@@ -1,7 +1,8 @@
 """The CUDA emitter's one-thread-per-cell kernels run on the CPU: each emitted source is compiled as C++ with the CUDA
 built-ins defined on the host (threadIdx thread-local, atomicAdd under a mutex), and the corpus's results are
-diffed against the numpy device. Each block's threads are real threads meeting at a real barrier (`__syncthreads`) over
-shared `__shared__` arrays, so all three shapes run: this checks the emitted index arithmetic, the grid-stride coverage,
+diffed against the numpy device. In a kernel with a barrier each block's threads are real threads meeting at a real
+barrier (`__syncthreads`) over shared `__shared__` arrays (a kernel without one runs its threads in turn), so all three
+shapes run: this checks the emitted index arithmetic, the grid-stride coverage,
 the tiles' staging and the split reduces' folds without a GPU (examples/gpu_check.py runs the same on one)."""
 import ctypes, pathlib, shutil, subprocess, sys, tempfile
 import numpy as np
@@ -31,11 +32,17 @@ static thread_local limn_dim3 threadIdx;
 static std::barrier<> *limn_barrier;
 #define __syncthreads() limn_barrier->arrive_and_wait()
 #define __shared__ static
-/* one block at a time, each of its threads a real thread, so __syncthreads is a real barrier and __shared__ arrays are shared */
-template <class F> static void limn_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, F body) {
+/* one block at a time. A kernel with a barrier runs each of its threads as a real thread, so __syncthreads is a real
+   barrier and __shared__ arrays are shared; a kernel without one runs its threads one after another (a schedule CUDA
+   may choose too: its threads never wait for each other), which saves starting thousands of threads */
+template <class F> static void limn_launch(bool barrier, unsigned gx, unsigned gy, unsigned gz, unsigned bx, F body) {
   gridDim = {gx, gy, gz}; blockDim = {bx, 1u, 1u};
   for (unsigned z = 0; z < gz; z++) for (unsigned y = 0; y < gy; y++) for (unsigned x = 0; x < gx; x++) {
     blockIdx = {x, y, z};
+    if (!barrier) {
+      for (unsigned t = 0; t < bx; t++) { threadIdx = {t, 0u, 0u}; body(); }
+      continue;
+    }
     std::barrier<> bar(bx); limn_barrier = &bar;
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < bx; t++) threads.emplace_back([=] { threadIdx = {t, 0u, 0u}; body(); });
@@ -57,13 +64,14 @@ static inline int64_t limn_mod(int64_t a, int64_t m) { int64_t r = a % m; return
 """
 
 
-def driver(i: int, kernel, launches) -> str:
-    "C++ that runs kernel i's launches in order, block after block, over the pointers args[0..]."
+def driver(i: int, kernel, launches, barrier: bool = True) -> str:
+    "C++ that runs kernel i's launches in order, block after block, over the pointers args[0..] (`barrier`: see limn_launch)."
     casts = ", ".join(f"({'' if name == 'out' else 'const '}{storage_type(ref.dtype)} *)args[{j}]" for j, (name, ref) in enumerate(kernel.args))
     lines = [f'extern "C" int limn_run_{i}(void **args) {{', "  int bad = 0;"]
     for l in launches:
         name = l.name.replace("limn_region", f"limn_k{i}_region")
-        lines.append(f"  limn_launch({l.grid[0]}u, {l.grid[1]}u, {l.grid[2]}u, {l.block[0]}u, [&] {{ {name}({casts}, &bad); }});")
+        lines.append(f"  limn_launch({'true' if barrier else 'false'}, {l.grid[0]}u, {l.grid[1]}u, {l.grid[2]}u, {l.block[0]}u, "
+                     f"[&] {{ {name}({casts}, &bad); }});")
     return "\n".join(lines + ["  return bad;", "}"])
 
 
@@ -81,11 +89,12 @@ def test_one_thread_per_cell_kernels_run_on_the_cpu(tmp_path):
         if not emitted: continue
         shapes |= {l.shape for e in emitted for l in e.launches}
         for k, e in zip(sched.kernels, emitted):
-            parts += [e.source[len(PRELUDE):].replace("limn_region", f"limn_k{n}_region"), driver(n, k, e.launches)]; n += 1
+            parts += [e.source[len(PRELUDE):].replace("limn_region", f"limn_k{n}_region"), driver(n, k, e.launches, "__syncthreads" in e.source)]
+            n += 1
         runs.append((case, sched, n - len(emitted)))
     src, lib = tmp_path / "emulated.cpp", tmp_path / "emulated.so"
     src.write_text("\n".join(parts))
-    r = subprocess.run([cxx, "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", str(src), "-o", str(lib)], capture_output=True, text=True)
+    r = subprocess.run([cxx, "-O0", "-std=c++20", "-pthread", "-shared", "-fPIC", str(src), "-o", str(lib)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[:3000]
     so, checked = ctypes.CDLL(str(lib)), 0
     for case, sched, first in runs:
@@ -109,12 +118,12 @@ def test_one_thread_per_cell_kernels_run_on_the_cpu(tmp_path):
 ATTENTION_DRIVER = r"""
 #include <algorithm>
 extern "C" void run_fwd(const S *q, const S *k, const S *v, const S *mask, S *o, R *L, int64_t batch, int64_t tq, int64_t tk, int causal, double scale) {
-  limn_launch((unsigned)((tq + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_fwd(q, k, v, mask, o, L, tq, tk, causal, scale); });
+  limn_launch(true, (unsigned)((tq + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_fwd(q, k, v, mask, o, L, tq, tk, causal, scale); });
 }
 extern "C" void run_bwd(const S *q, const S *k, const S *v, const S *mask, const S *dO, const R *Lrow, const R *Drow, S *dq, S *dk, S *dv_,
                         int64_t batch, int64_t tq, int64_t tk, int causal, double scale) {
-  limn_launch((unsigned)((tq + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_bwd_q(q, k, v, mask, dO, Lrow, Drow, dq, tq, tk, causal, scale); });
-  limn_launch((unsigned)((tk + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_bwd_kv(q, k, v, mask, dO, Lrow, Drow, dk, dv_, tq, tk, causal, scale); });
+  limn_launch(true, (unsigned)((tq + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_bwd_q(q, k, v, mask, dO, Lrow, Drow, dq, tq, tk, causal, scale); });
+  limn_launch(true, (unsigned)((tk + ATT_ROWS - 1) / ATT_ROWS), (unsigned)batch, 1u, ATT_ROWS, [&] { limn_sdpa_bwd_kv(q, k, v, mask, dO, Lrow, Drow, dk, dv_, tq, tk, causal, scale); });
 }
 """
 
@@ -128,7 +137,7 @@ def test_attention_kernels_run_on_the_cpu(tmp_path, tq, tk, causal, masked):
     d, dv, batch = 16, 8, 2
     source = attention_source(float32, d, dv).replace(PRELUDE, CPU_PRELUDE + "using std::min;\n") + ATTENTION_DRIVER
     (tmp_path / "att.cpp").write_text(source)
-    r = subprocess.run([cxx, "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", str(tmp_path / "att.cpp"), "-o", str(tmp_path / "att.so")], capture_output=True, text=True)
+    r = subprocess.run([cxx, "-O0", "-std=c++20", "-pthread", "-shared", "-fPIC", str(tmp_path / "att.cpp"), "-o", str(tmp_path / "att.so")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[:3000]
     so = ctypes.CDLL(str(tmp_path / "att.so"))
     rng = np.random.default_rng(tq + tk)

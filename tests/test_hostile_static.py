@@ -264,9 +264,9 @@ def _blowup(kind, count):
 def test_blowups_finish_within_budget(tmp_path, kind, count):
     body = 'i = offs\n' + _blowup(kind, count) + 'tl.store(out_ptr + i, x, mask=(i >= 0) & (i < n))'
     t0 = time.monotonic()
-    r = verdict(kernel_file(tmp_path, body))
+    r = verdict(kernel_file(tmp_path, body), time_budget=2.0)     # a short budget: the few-path kernels would use it all
     took = time.monotonic() - t0
-    assert took < 20 and r.verdict in ('UNKNOWN', 'REJECT'), (took, str(r))
+    assert took < 10 and r.verdict in ('UNKNOWN', 'REJECT'), (took, str(r))
     if kind != 'divs' and count > 3: assert any(u.construct == 'too many paths' for u in r.unsupported), str(r)
     if kind == 'divs': assert any(u.construct == 'index expression too large' for u in r.unsupported), str(r)
 
