@@ -75,6 +75,11 @@ _LOGICAL = {np.logical_and, np.logical_or, np.logical_not, np.bitwise_and, np.bi
 
 def _promote(ufunc, inputs) -> list:
     "Inputs as plain arrays, cast so that numpy's result dtype is Triton's."
+    if all(isinstance(x, np.ndarray) for x in inputs):
+        dtypes = {x.dtype for x in inputs}
+        one = next(iter(dtypes)) if len(dtypes) == 1 else None
+        if one is not None and (_is_float(one) or ufunc is not np.true_divide):
+            return [np.asarray(x) for x in inputs]       # one dtype: no rule below applies (the common case, kept fast)
     strong = [np.asarray(x).dtype for x in inputs if isinstance(x, (np.ndarray, np.generic))]
     floats = [d for d in strong if _is_float(d)]
     has_float_scalar = any(isinstance(x, float) for x in inputs)
@@ -273,10 +278,14 @@ class Memory:
         bad = self._check("load", Ptr(buf, offs), active)
         active_offsets = offs[active]
         inside = ~bad
-        values = poison(active_offsets, buf.dtype)
         inside_offsets = active_offsets[inside]
         mine = buf.writer[inside_offsets] == self.program   # this program's own stores are visible to it, nobody else's
-        values[inside] = np.where(mine, buf.live[inside_offsets], buf.at_launch[inside_offsets])
+        seen = np.where(mine, buf.live[inside_offsets], buf.at_launch[inside_offsets])
+        if bad.any():
+            values = poison(active_offsets, buf.dtype)       # out of bounds: loud values where the lanes read outside
+            values[inside] = seen
+        else:
+            values = seen
         out[active] = values
         return as_block(out)
 
