@@ -38,7 +38,7 @@ def child(impl: str, T: int, backward: bool, reps: int, device: str) -> dict:
             if backward: o.sum().backward(); return [x.grad for x in (q, k, v)]
             return [o]
     else:
-        import limn, limn.sdpa
+        import limn, limn.attention
         from limn import Tensor, grad, realize
         limn.set_device(device)
         def run():
@@ -59,11 +59,11 @@ def child(impl: str, T: int, backward: bool, reps: int, device: str) -> dict:
 
 
 def verify_kernels(T: int, device: str = "c"):
-    """limn.verify's report on every kernel both limn implementations run here at `T` (forward and forward+backward, one
+    """litmus.bridge's report on every kernel both limn implementations run here at `T` (forward and forward+backward, one
     realize each): nothing is run, the graphs are scheduled and lowered as the device would."""
-    import numpy as np, limn, limn.sdpa
+    import numpy as np, limn, limn.attention
     from limn import Tensor, grad
-    from limn.verify import Report, verify
+    from litmus.bridge import Report, verify
     arrays = [np.random.default_rng(0).standard_normal((B, H, T, D)).astype(np.float32) for _ in range(3)]
     kernels = []
     with limn.use_device(device):
@@ -87,7 +87,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--device", default="c")
     ap.add_argument("--child", nargs=5)
-    ap.add_argument("--verify", action="store_true", help="prove every kernel (limn.verify) at each T instead of timing")
+    ap.add_argument("--verify", action="store_true", help="prove every kernel (litmus.bridge) at each T instead of timing")
     args = ap.parse_args()
     if args.verify:
         for T in [int(t) for t in args.T.split(",")]:

@@ -13,7 +13,7 @@ import contextlib, pathlib, sys, time
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
-import limn, limn.sdpa
+import limn, limn.attention
 from limn import Tensor, realize, grad
 from limn.backend_cuda import CudaUnavailable
 

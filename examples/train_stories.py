@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse, json, lzma, math, os, pathlib, sys, time, urllib.request
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")   # idle OpenMP threads sleep instead of spinning: on a shared machine spinning costs 4x
 import numpy as np
-import limn.sdpa  # noqa: F401  (installs Tensor.attention and the devices' fused attention kernels)
+import limn.attention  # noqa: F401  (installs Tensor.attention and the devices' fused attention kernels)
 from limn import Tensor, set_seed, set_device, known_devices, where, no_grad
 from limn import nn
 from limn.optim import AdamW, muon_with_adamw

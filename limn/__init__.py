@@ -1,4 +1,8 @@
-"""A deep learning framework built to be read, and a verifier for GPU kernels"""
+"""A deep learning framework built to be read, and a verifier for GPU kernels
+
+Modules:
+
+- `limn.viz`: Moved: the drawing module is now the top-level package `viz` (nbs/00_viz.ipynb), shared by limn and litmus."""
 
 __version__ = "0.0.1"
 
@@ -6,6 +10,5 @@ from .ops import Ops, DType, DTYPES, float64, float32, float16, bfloat16, int32,
 from .device import set_device, get_device, register_device, known_devices, use_device
 from .autograd import grad, no_grad, enable_grad
 from .tensor import Tensor, realize, set_seed, manual_seed, cat, stack, where, maximum, minimum, einsum
-from . import sdpa                     # installs Tensor.attention and the devices' fused attention kernels
+from . import attention                # installs Tensor.attention and the devices' fused attention kernels
 from . import nn, optim, serialize
-from .verify import verify             # litmus proves the kernels of one realize (imports litmus only when called)

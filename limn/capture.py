@@ -8,7 +8,7 @@ import numpy as np
 from .ops import Ops, Buffer
 from .device import get_device
 from .tensor import Tensor, realize
-from .jit import JitDevice
+from .executor import JitDevice
 from fastcore.basics import patch
 
 # %% auto #0
@@ -161,7 +161,7 @@ def _entry_text(entry) -> str:
     return f"{op.name}{value} {dtype}{list(shape)}"
 
 def _graph_change(old_key, new_key) -> str:
-    "A sentence naming the first node where two graph keys (limn.jit.graph_key) differ."
+    "A sentence naming the first node where two graph keys (limn.executor.graph_key) differ."
     old, new = old_key[0], new_key[0]
     def shape_of(entry):
         return entry[:3] + ((None,) if entry[0] is Ops.CONST else entry[3:4]) + entry[4:]   # the entry, constant's value hidden
@@ -215,8 +215,8 @@ def _check(self: Captured, device, buffers):
 
 # %% ../nbs/limn/09_capture.ipynb #221a5fff
 def draw_recording(step: Captured):
-    "The recorded realizes of a captured step, their kernels, argument swaps and assign commits (limn.viz)."
-    from limn.viz import Graph
+    "The recorded realizes of a captured step, their kernels, argument swaps and assign commits (viz)."
+    from viz import Graph
     if step.records is None:
         raise ValueError("step has not been called yet, so nothing is recorded")
     g = Graph(rankdir="TB")

@@ -752,7 +752,7 @@ def ir(*tensors) -> str:
 # %% ../nbs/limn/06_codegen.ipynb #d7e9bbc7
 def draw_nest(kernel: Kernel):
     "Loops as nested boxes, one node per instruction, loads and stores as edges from and to the buffers (ellipses)."
-    from limn.viz import Graph
+    from viz import Graph
     g, open_loops, edges, made = Graph(rankdir="TB"), [], [], {}
     for name, ref in kernel.args:
         g.node(name, f"{name} = {ref.describe()}", shape="ellipse", fillcolor="#fff3c4" if name != "out" else "#dcefdc")

@@ -181,7 +181,7 @@ def _label(node: Node) -> str:
 
 def draw_schedule(sched: Schedule):
     "Kernels as boxes around the nodes they fuse; memory (ellipses) between them. An elementwise node two kernels share is drawn in both."
-    from limn.viz import Graph
+    from viz import Graph
     g = Graph(rankdir="TB")
     for ref in sched.buffers:
         g.node(f"b{ref.index}", ref.describe(), shape="ellipse", fillcolor="#fff3c4" if ref.buffer is not None else "#dcefdc")

@@ -147,8 +147,8 @@ def metadata(path) -> dict[str, str]:
 
 # %% ../nbs/limn/15_serialize.ipynb #5cbd9b2f
 def draw_file(path):
-    "A picture of a safetensors file's layout on disk: length, header, then each tensor's byte range (limn.viz)."
-    from limn.viz import Graph
+    "A picture of a safetensors file's layout on disk: length, header, then each tensor's byte range (viz)."
+    from viz import Graph
     entries, meta, start = read_header(path)
     g = Graph(rankdir="LR", nodesep=0.1)
     g.node("length", "header length\nbytes [0, 8)", fillcolor="#eeeeee")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from litmus.spec import DTYPES as DTYPE_FACTS
-from litmus.tritonir import ceil_div, next_pow2
+from litmus.tritonsource import ceil_div, next_pow2
 from litmus.corpus import (Kernel, TensorArg, LIMITS, Limits, Boxed, boxed, resolve, kernel_module, function_from,
                            reference_results, make_inputs, tolerance, deviation, answer_key_inputs, standard_dims,
                            fuzz_dims, kernels, get, load, triton_names, FAMILIES)

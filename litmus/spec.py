@@ -245,8 +245,8 @@ def render(e: Expr) -> str:
 # %% ../nbs/litmus/01_spec.ipynb #ae5c6673
 _KIND_COLOUR = {"input": "#dde8f5", "const": "#eeeeee", "reduce": "#f5e2c8", "norm": "#d9f0d3", "matmul": "#f3d0d0", "unsupported": "#ffb3b3"}
 def draw(e: Expr, **graph_attrs):
-    "The spec as a graph through limn.viz: inputs blue, reductions and scans orange, composites green, contractions red."
-    import limn.viz as viz
+    "The spec as a graph through viz: inputs blue, reductions and scans orange, composites green, contractions red."
+    import viz
     canon = {n: n for n in e.walk()}      # equal sub-expressions are one node
     def kind(n):
         if n.op in ("input", "const", "matmul", "unsupported"):

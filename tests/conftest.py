@@ -23,7 +23,7 @@ import pytest
 
 # test file -> CPU seconds it took (user + system, children included) on the 2-core development machine: the hand-out order
 COST = {
-    "test_site.py": 50, "test_backend_c.py": 70, "test_verify.py": 45, "test_bounds_soundness.py": 42,
+    "test_site.py": 50, "test_backend_c.py": 70, "test_bridge.py": 45, "test_bounds_soundness.py": 42,
     "test_corpus.py": 50, "test_cuda_emulated.py": 36, "test_simulate.py": 28, "test_safety.py": 25,
     "test_ci_checks.py": 22, "test_hostile_static.py": 22, "test_hostile_run.py": 21, "test_cuda_emit.py": 15,
     "test_optim.py": 15, "test_serialize.py": 14, "test_webdemo.py": 12, "test_bounds_fuzz.py": 11,

@@ -1,14 +1,14 @@
-"""Fused attention (limn.sdpa, chapter 12) held to torch's scaled_dot_product_attention and to the composed form,
+"""Fused attention (limn.attention, chapter 12) held to torch's scaled_dot_product_attention and to the composed form,
 forward and backward, on the numpy and c devices: causal and not, key masks, ragged tiles, rectangular keys."""
 import itertools
 import numpy as np
 import pytest
 import torch
 import limn
-import limn.sdpa
+import limn.attention
 from limn import Tensor, grad, use_device, realize
 from limn.ops import toposort
-from limn.sdpa import attention, composed_attention, sdpa_forward, sdpa_bwd_q, sdpa_bwd_kv
+from limn.attention import attention, composed_attention, sdpa_forward, sdpa_bwd_q, sdpa_bwd_kv
 
 SHAPES = [((1, 2, 8, 8), (1, 2, 8, 8)),           # square, one tile
           ((2, 3, 37, 16), (2, 3, 150, 16)),      # rectangular, ragged: 150 keys = 2 tiles of 64 and a tail of 22
@@ -197,7 +197,7 @@ def test_half_widths_on_the_numpy_device(dtype, tol):
 
 def test_a_description_that_could_reach_unshown_memory_is_refused():
     "check_described refuses raw subscripts, buffer names, writes to counters, unbalanced braces, unscoped indices and a nested threaded loop."
-    from limn.sdpa import Buf, Described, For, Line, Sym, render_described, line, C_SDPA_NESTS, touches
+    from limn.attention import Buf, Described, For, Line, Sym, render_described, line, C_SDPA_NESTS, touches
     n, i, j = Sym("n"), Sym("i"), Sym("j")
     x = Buf("x", (n,), "out")
     def one(text, threads=False, **refs):
@@ -216,7 +216,7 @@ def test_a_description_that_could_reach_unshown_memory_is_refused():
 
 def test_the_c_builder_holds_every_buffer_to_its_described_shape():
     "A launch whose buffer sizes disagree with the description's shapes at its sizes is refused before any C runs."
-    from limn.sdpa import C_SDPA_BUILDERS
+    from limn.attention import C_SDPA_BUILDERS
     from limn.ops import float32
     q, k = ((1, 4, 8), float32), ((1, 6, 8), float32)
     with pytest.raises(ValueError, match="mask has 5 elements"):

@@ -1,5 +1,5 @@
 """The c device against the numpy device over the shared graph corpus (a sink written by a reduction litmus can bound is
-held to its certified tolerance, limn.verify.sink_tolerance; the rest to the fixed one), threaded against serial and cut against
+held to its certified tolerance, litmus.bridge.sink_tolerance; the rest to the fixed one), threaded against serial and cut against
 uncut (exactly); tiled matmuls in every layout, laned reductions and column-chunked reduces against the plain nest (exactly) and
 against their derived error bounds; plus the compile cache, flag fallback, and the errors it must give. Correctness only: timings live in
 examples/bench_matmul.py."""
@@ -9,7 +9,7 @@ import pytest
 import limn
 from limn import Tensor, use_device, set_device, realize, register_device
 from limn.ops import Ops, float16, bfloat16, float32, float64
-from limn.verify import sink_tolerance
+from litmus.bridge import sink_tolerance
 import limn.backend_c as backend_c
 from limn.backend_c import CDevice, CBackend, CompilerError, CompilerNotFound, render_c, probe_flags, PLAIN, JAM, UNROLL, TILE_K
 from limn.schedule import schedule

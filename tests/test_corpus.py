@@ -181,7 +181,7 @@ def test_inputs_are_rounded_to_the_tensor_dtype_and_seeded():
 @needs_triton
 def test_every_kernel_passes_tritons_front_end():
     "The corpus is real Triton: each kernel lowers to TTIR through triton's own front end (no GPU needed)."
-    from litmus.tritonir import ttir
+    from litmus.tritonsource import ttir
     for k in kernels():
         assert f"tt.func public @{k.fn_name}" in ttir(k), k.name
 

@@ -131,7 +131,7 @@ extern "C" void run_bwd(const S *q, const S *k, const S *v, const S *mask, const
 @pytest.mark.parametrize("tq,tk,causal,masked", [(70, 45, True, True), (33, 100, False, True), (64, 64, True, False)])
 def test_attention_kernels_run_on_the_cpu(tmp_path, tq, tk, causal, masked):
     from limn.cuda_emit import attention_source
-    from limn.sdpa import sdpa_forward, sdpa_bwd_q, sdpa_bwd_kv
+    from limn.attention import sdpa_forward, sdpa_bwd_q, sdpa_bwd_kv
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None: pytest.skip("no C++ compiler (g++ or c++) on PATH to emulate the CUDA kernels with")
     d, dv, batch = 16, 8, 2

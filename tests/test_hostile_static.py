@@ -1,10 +1,10 @@
 """litmus's static side against hostile kernel files (issue 17): nothing in the file runs, every store spelling is
 REJECT or UNKNOWN (never ACCEPT), the function analysed is the one Python would call, every check returns within its
-budget, and malformed input gives the project's own error. Chapter: nbs/litmus/06_safety ("What litmus trusts")."""
+budget, and malformed input gives the project's own error. Chapter: nbs/litmus/11_safety ("What litmus trusts")."""
 import sys, textwrap, time
 from pathlib import Path
 import pytest
-from litmus.tritonir import (build_model, read_kernel, KernelFileError, parse_kernel_source, jit_only_source,
+from litmus.tritonsource import (build_model, read_kernel, KernelFileError, parse_kernel_source, jit_only_source,
                              triton_available, MAX_CASES)
 from litmus.safety import GPUSafetyCheck
 
@@ -65,7 +65,7 @@ def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr = open({str(marker)!r}, 'w')):
 
 @pytest.mark.skipif(not triton_available(), reason='triton is not installed: the TTIR cross-check needs it')
 def test_ttir_imports_only_the_jit_definitions(tmp_path):
-    from litmus.tritonir import ttir, ttir_memory_ops
+    from litmus.tritonsource import ttir, ttir_memory_ops
     marker = tmp_path / 'ran'
     path = kernel_file(tmp_path, 'tl.store(out_ptr + offs, x, mask=offs < n)', head=HEAD + f"open({str(marker)!r}, 'w')\n")
     ops = ttir_memory_ops(ttir(read_kernel(path)))
@@ -302,7 +302,7 @@ def test_rebound_helper_is_not_inlined(tmp_path):
     assert verdict(path).verdict == 'ACCEPT'
 
 def test_executions_are_bounded():
-    from litmus.tritonir import executions, ModelLimit
+    from litmus.tritonsource import executions, ModelLimit
     from litmus import corpus
     m = build_model(corpus.get('vadd'))
     with pytest.raises(ModelLimit, match='more than the 1000 enumerated'):
@@ -312,7 +312,7 @@ def test_executions_are_bounded():
 def test_triton_emits_no_write_the_model_missed(tmp_path):
     """Oracle: Triton's TTIR for every hostile spelling it compiles. Each store or atomic Triton emits must be either
     an access of the model or at a line the model reports unsupported: no write is silently dropped."""
-    from litmus.tritonir import ttir, ttir_memory_ops
+    from litmus.tritonsource import ttir, ttir_memory_ops
     bodies = [(b, h) for b, h, _ in SPELLINGS.values()] + [(f'tl.{n}({_args(n)})', HEAD) for n in _writing_tl_functions()] + \
              [(f'(out_ptr + offs + 100000).{n}(x)', HEAD) for n in _writing_methods()]
     compiled = 0

@@ -1,11 +1,11 @@
-"""The shared executor (limn.jit) on the interpreter and c backends: graph keys, plan and program caches, the assign
+"""The shared executor (limn.executor) on the interpreter and c backends: graph keys, plan and program caches, the assign
 transaction, and what a realize hands back."""
 import numpy as np
 import pytest
-import limn.backend_c  # registers "c" (and limn.jit registers "interpreter")
+import limn.backend_c  # registers "c" (and limn.executor registers "interpreter")
 from limn import Tensor, use_device, realize
 from limn.ops import Ops
-from limn.jit import graph_key
+from limn.executor import graph_key
 
 def key(*ts): return graph_key([t.node for t in ts])[0]
 
@@ -82,7 +82,7 @@ def test_custom_siblings_run_once_and_unused_outputs_get_scratch():
     from limn import Tensor, use_device, realize
     from limn.tensor import custom
     from limn.device import register_custom
-    from limn.jit import CustomCall
+    from limn.executor import CustomCall
     calls = []
     def builder(backend, inputs, params):
         def program(ins, outs):

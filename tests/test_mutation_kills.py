@@ -551,7 +551,7 @@ class TestSmt:
         backend, e.g. max(a, b) as a)."""
         import itertools
         from litmus.smt import Problem, solve, z3_available
-        from litmus.tritonir import Poly, make_atom, compare, evaluate_formula
+        from litmus.tritonsource import Poly, make_atom, compare, evaluate_formula
         x, y = Poly.var("x"), Poly.var("y")
         cases = [(make_atom("max", x, y), "==", 5), (make_atom("max", y - 2, x), "==", 6), (make_atom("min", x, y), "==", 3),
                  (make_atom("min", x - y, y), "==", -2), (make_atom("//", x + 3, y + 1), "==", 4), (make_atom("%", x * 3, y + 2), "==", 1)]
@@ -569,7 +569,7 @@ class TestSmt:
         "z3 is never started past its deadline: the answer is 'unknown', not a solution (kills now added to the deadline)."
         import time
         from litmus.smt import Problem, solve, z3_available
-        from litmus.tritonir import Poly, compare
+        from litmus.tritonsource import Poly, compare
         if not z3_available(): pytest.skip("z3-solver is not installed")   # the dev extra installs it (see test_safety)
         p = Problem([("x", 0, 9)], [compare(Poly.var("x"), "==", 3)])
         r = solve(p, "z3", deadline=time.monotonic() - 1)
@@ -579,7 +579,7 @@ class TestSmt:
     def test_an_opaque_condition_is_a_free_boolean_in_both_backends(self):
         "<c> holds when c != 0 in both backends, so both pick the same smallest witness (kills `!=` -> `==` in either)."
         from litmus.smt import Problem, solve, z3_available
-        from litmus.tritonir import Poly, Opaque, Not, compare
+        from litmus.tritonsource import Poly, Opaque, Not, compare
         x = Poly.var("x")
         for cons, want in [([Opaque("c")], {"c": 1, "x": 0}), ([Not(Opaque("c"))], {"c": 0, "x": 0}),
                            ([Opaque("c"), compare(x, ">=", 2)], {"c": 1, "x": 2})]:
@@ -591,7 +591,7 @@ class TestSmt:
         "(x >= 3 and y >= 2) or x == 9: the bounded search compiles the nested `and` and agrees with enumeration (kills a broken And)."
         import itertools
         from litmus.smt import Problem, solve
-        from litmus.tritonir import Poly, And, Or, compare, evaluate_formula
+        from litmus.tritonsource import Poly, And, Or, compare, evaluate_formula
         x, y = Poly.var("x"), Poly.var("y")
         for cons in [Or((And((compare(x, ">=", 3), compare(y, ">=", 2))), compare(x, "==", 9))),
                      Or((compare(y, "==", 7), And((compare(x, "==", 1), compare(y, "<=", 0)))))]:
@@ -602,7 +602,7 @@ class TestSmt:
         """explored is the number of assignments tried: 6 to reach x = 5 in [0, 9], all 10 when none fits; a budget of
         exactly the box finishes, one less gives up (kills the count starting at 1)."""
         from litmus.smt import Problem, solve_bounded
-        from litmus.tritonir import Poly, compare
+        from litmus.tritonsource import Poly, compare
         x = Poly.var("x")
         assert solve_bounded(Problem([("x", 0, 9)], [compare(x, ">=", 5)])).explored == 6
         none = Problem([("x", 0, 9)], [compare(x, ">=", 10)])
@@ -613,7 +613,7 @@ class TestSmt:
         """x // y == 0 over y in [0, 3]: y = 0 would fault, so the smallest witness is x = 0, y = 1, as the enumeration that
         skips faulting points finds (kills a ZeroDivisionError read as satisfied)."""
         from litmus.smt import Problem, solve
-        from litmus.tritonir import Poly, make_atom, compare
+        from litmus.tritonsource import Poly, make_atom, compare
         x, y = Poly.var("x"), Poly.var("y")
         r = solve(Problem([("x", 0, 3), ("y", 0, 3)], [compare(make_atom("//", x, y), "==", 0)]), "bounded")
         assert r.status == "sat" and r.model == {"x": 0, "y": 1}, r
@@ -624,7 +624,7 @@ class TestJit:
         """Two CUSTOM nodes that differ only in the kernel's name, its output index or its params must not share a plan
         (kills a key built from the wrong parts of the node's arg); same name, index and params, other contents: one key."""
         from limn.ops import Node, Ops, Buffer, float32
-        from limn.jit import graph_key
+        from limn.executor import graph_key
         def graph(name, index, params, values=(1.0, 2.0, 3.0)):
             src = Node(Ops.BUFFER, (), Buffer(np.array(values, np.float32)), float32, (3,))
             return [Node(Ops.CUSTOM, (src,), (name, index, params), float32, (3,))]
@@ -636,7 +636,7 @@ class TestJit:
     def test_executor_counts_from_zero(self):
         "A fresh executor's stats are zero; one graph realized twice is one plan, its kernels run twice (kills a count starting at 1)."
         from limn.ops import Node, Ops, Buffer, float32
-        from limn.jit import Executor, InterpreterBackend
+        from limn.executor import Executor, InterpreterBackend
         ex = Executor(InterpreterBackend())
         assert ex.stats == {"plans": 0, "compiles": 0, "kernels": 0}
         def graph():
@@ -652,7 +652,7 @@ class TestProve:
     def goal(k, slack):
         "sum_i min(lane_i, B - 1) - k*(B - 1) + slack <= 0 over lanes in [0, B - 1]: k nested min splits; true iff slack <= 0."
         from litmus.prove import Prover
-        from litmus.tritonir import Poly, Symbol, make_atom
+        from litmus.tritonsource import Poly, Symbol, make_atom
         B = Poly.var("B"); syms = {"B": Symbol("B", "param", Poly.const(1))}; p = Poly.const(slack)
         for i in range(k):
             syms[f"lane{i}"] = Symbol(f"lane{i}", "lane", Poly.const(0), B - 1)
@@ -664,7 +664,7 @@ class TestProve:
         prover gets both x <= 3 and x >= 3, from x != 3 neither (kills `isinstance(c, Cmp) and c.op == '<='` -> `or`,
         which read x != 3 as x - 3 <= 0 and an equality as one side only)."""
         from litmus.prove import Prover, hypotheses
-        from litmus.tritonir import Cmp, Poly, Symbol
+        from litmus.tritonsource import Cmp, Poly, Symbol
         x = Poly.var("x"); prover = Prover({"x": Symbol("x", "loop", Poly.const(0), Poly.const(10))})
         assert hypotheses(Cmp(x - 3, "!=")) == [] and hypotheses(Cmp(x - 3, "<=")) == [x - 3]
         assert hypotheses(Cmp(x - 3, "==")) == [x - 3, 3 - x]
@@ -676,7 +676,7 @@ class TestProve:
         """i // 4 for i in [0, 7] can be 0, so 1 - i // 4 <= 0 is false and must not be proved; for i in [4, 7] it is true
         and is proved; enumeration decides both (kills the quotient's lower bound `1 if ... else 0` -> `else 1`)."""
         from litmus.prove import Prover
-        from litmus.tritonir import Poly, Symbol, make_atom
+        from litmus.tritonsource import Poly, Symbol, make_atom
         i = Poly.var("i"); goal = 1 - make_atom("//", i, 4)
         for lo, holds in ((0, False), (4, True)):
             prover = Prover({"i": Symbol("i", "loop", Poly.const(lo), Poly.const(7))})
@@ -688,7 +688,7 @@ class TestProve:
         proved; B - C <= 0 (true) may be; enumeration over small sizes confirms which are false (kills the size
         check's give-up `return False` -> `True` when a factor's lower bound is not a number)."""
         from litmus.prove import Prover
-        from litmus.tritonir import Poly, Symbol, evaluate_poly
+        from litmus.tritonsource import Poly, Symbol, evaluate_poly
         B, C = Poly.var("B"), Poly.var("C")
         prover = Prover({"B": Symbol("B", "param", Poly.const(1)), "C": Symbol("C", "param", B)})
         for goal in (C - 2, C - B + 1, C * B - 3):
@@ -700,7 +700,7 @@ class TestProve:
         """A store to out[i // 2] (lanes i in [0, 8)) has lanes 0 and 1 writing one cell: it is not proved race-free and
         the check finds the race; out[(i // 2) * 2 + i % 2] writes one cell per lane and is proved race-free, by
         enumeration of the lanes' addresses (kills `covered(e // c) and covered(e % c)` -> `or`, which took the quotient alone)."""
-        from litmus.tritonir import build_model
+        from litmus.tritonsource import build_model
         from litmus.prove import ModelProver
         from litmus.safety import GPUSafetyCheck
         from inline_kernels import lanes_kernel
@@ -718,7 +718,7 @@ class TestProve:
         """out[7 - i] is loaded and out[i] stored by lanes i in [0, 8): lane 0 writes the cell lane 7 reads, so the store
         is not race-free with that load beside it, and the explanation names the load's line and its other address;
         with a load of out[i] (the same map) it is proved (kills the explanation's `steps + [...]` -> `-`)."""
-        from litmus.tritonir import build_model
+        from litmus.tritonsource import build_model
         from litmus.prove import ModelProver
         from inline_kernels import lanes_kernel
         for read, shared in (("7 - i", True), ("i", False)):
@@ -733,7 +733,7 @@ class TestProve:
         """out[i * i] for lanes i in [0, 8) writes distinct cells, but i is not a linear digit of the address, so the
         mixed-radix argument does not apply: the race proof is left open (never claimed) and its explanation names the
         non-linear lane (kills the explanation's `steps + [...]` -> `-`, which raised instead)."""
-        from litmus.tritonir import build_model
+        from litmus.tritonsource import build_model
         from litmus.prove import ModelProver
         from inline_kernels import lanes_kernel
         model = build_model(lanes_kernel("tl.store(out_ptr + i * i, i * 1.0)", cells=64))
@@ -745,7 +745,7 @@ class TestProve:
         """x + y <= 2 follows from x <= 1 and y <= 1 taken together, not from either alone (x, y in [0, 10]): le0 tries
         pairs of hypotheses by default (kills the default `pairs=True` -> `False`)."""
         from litmus.prove import Prover
-        from litmus.tritonir import Poly, Symbol
+        from litmus.tritonsource import Poly, Symbol
         x, y = Poly.var("x"), Poly.var("y")
         prover = Prover({n: Symbol(n, "loop", Poly.const(0), Poly.const(10)) for n in "xy"})
         assert prover.le0(x + y - 2, hyps=(x - 1, y - 1))
@@ -756,7 +756,7 @@ class TestProve:
         goal needing six splits is proved, one needing seven is left unproved, and a false goal is never proved at any
         depth, checked by enumeration (kills `depth > 6` -> `>= 6`, the limit moved to 7, and the give-up returning True)."""
         import itertools
-        from litmus.tritonir import evaluate_poly
+        from litmus.tritonsource import evaluate_poly
         for k in range(1, 9):
             prover, true_goal, _ = self.goal(k, 0)
             assert prover.le0(true_goal) == (k <= 6), k

@@ -220,7 +220,7 @@ def test_errors_name_the_mistake():
     with pytest.raises(ValueError, match="lr"): opt.lr = -0.5
     with pytest.raises(TypeError, match="expected an Optimizer"): OptimizerGroup(a=3)
 
-from limn.jit import graph_key
+from limn.executor import graph_key
 from limn.tensor import realize
 
 def _optimizers():

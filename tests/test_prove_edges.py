@@ -1,6 +1,6 @@
 """These tests hold litmus.prove's in-bounds and race-freedom arguments at the points where a one-token change shows, each verdict confirmed by enumeration."""
 import itertools
-from litmus.tritonir import build_model, executions, evaluate_poly
+from litmus.tritonsource import build_model, executions, evaluate_poly
 from litmus.prove import ModelProver, decompositions
 from inline_kernels import InlineKernel as _K  # a kernel written inline (no file)
 

@@ -1,11 +1,11 @@
 """litmus safety over the corpus: the acceptance criteria of GPUSafetyCheck, with both solver backends.
 
-Chapters: nbs/litmus/03_tritonir .. 07_shapes. Everything here runs on a CPU in a few seconds."""
+Chapters: nbs/litmus/05_tritonsource .. 10_shapes. Everything here runs on a CPU in a few seconds."""
 import itertools, random
 from pathlib import Path
 import pytest
 from litmus import corpus
-from litmus.tritonir import build_model, executions, evaluate_poly, evaluate_formula, Poly, compare
+from litmus.tritonsource import build_model, executions, evaluate_poly, evaluate_formula, Poly, compare
 from litmus.prove import ModelProver
 from litmus.smt import Problem, solve, z3_available
 from litmus.safety import GPUSafetyCheck, live_formula
@@ -355,7 +355,7 @@ def test_race_proof_distance_zero_one_two(two_d):
 
 def test_declared_range_is_a_shape_class(tmp_path):
     "A size pinned by LITMUS 'ranges' ([64, 64]) that no generic class reaches gets its own class, so every dim has a baseline."
-    from litmus.tritonir import read_kernel
+    from litmus.tritonsource import read_kernel
     src = (TEST_KERNELS / 'where_clamp.py').read_text().replace('"dims": {"N": 1000}', '"dims": {"N": 1000, "B": 64}, "ranges": {"B": [64, 64]}')
     path = tmp_path / 'where_clamp.py'; path.write_text(src)
     sp = SymbolicShapeSpace(read_kernel(path), backend='bounded')

@@ -3,7 +3,7 @@ arguments and module names is refused before anything runs; the box gives a host
 sockets, signals, patching litmus) and no score above 0.10; a trainer survives a hostile batch; a kernel wrong only at
 the declared size and one that writes its input are REJECTed with a witness; a search that ran no launch or skipped a
 class is UNKNOWN; a completion's own launch cannot shrink the search; `litmus check` works under `ulimit -v`.
-Chapters: nbs/litmus/03_kernelfile, 03_sandbox, 09_falsify, 11_check, 13_rewards."""
+Chapters: nbs/litmus/03_kernelfile, 04_sandbox, 12_falsify, 13_check, 15_rewards."""
 import os, signal, subprocess, sys, textwrap
 from pathlib import Path
 import numpy as np
@@ -40,7 +40,7 @@ def test_code_in_the_def_line_or_module_is_refused_before_anything_runs(tmp_path
     marker = tmp_path / "ran"
     path = tmp_path / "vadd.py"
     path.write_text(DEFINITION_CODE[case](marker))
-    from litmus.tritonir import read_kernel
+    from litmus.tritonsource import read_kernel
     for reader in (corpus.load, read_kernel):
         with pytest.raises(corpus.KernelFileError, match=r"line \d+: .*(definition time|reads `SCALE`)"):
             reader(path)

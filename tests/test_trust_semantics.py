@@ -7,7 +7,7 @@ import pytest
 from litmus.check import check
 from litmus.safety import GPUSafetyCheck
 from litmus.shapes import SymbolicShapeSpace
-from litmus.tritonir import read_kernel
+from litmus.tritonsource import read_kernel
 
 KERNELS = Path(__file__).parent / 'kernels'
 
@@ -48,7 +48,7 @@ def test_negative_remainder_in_an_address_is_rejected_with_a_witness():
 
 def test_truncating_division_matches_c():
     "The one integer rule both models use: C's truncation, not Python's floor."
-    from litmus.tritonir import tdiv, tmod
+    from litmus.tritonsource import tdiv, tmod
     pairs = [(a, b) for a in range(-9, 10) for b in (-4, -3, 2, 5)]
     assert [tdiv(a, b) for a, b in pairs] == [int(a / b) for a, b in pairs]
     assert [tmod(a, b) for a, b in pairs] == [int(np.fmod(a, b)) for a, b in pairs]

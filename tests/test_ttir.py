@@ -1,4 +1,4 @@
-"""Cross-check of the symbolic model (litmus.tritonir) against Triton itself.
+"""Cross-check of the symbolic model (litmus.tritonsource) against Triton itself.
 
 Every load, store, atomic and barrier the AST model found must be in the TTIR Triton emits for the kernel, at the same
 source line, and vice versa: both the front end's IR (one op per source op) and the 'ttir' stage of the full
@@ -7,7 +7,7 @@ extra `triton==3.9.0`) is not importable."""
 from pathlib import Path
 import pytest
 from litmus import corpus
-from litmus.tritonir import build_model, ttir, ttir_memory_ops, model_memory_ops, triton_available
+from litmus.tritonsource import build_model, ttir, ttir_memory_ops, model_memory_ops, triton_available
 
 pytestmark = pytest.mark.skipif(not triton_available(), reason="triton is not installed (pip install 'triton==3.9.0'): "
                                 "the TTIR cross-check needs Triton's front end")

@@ -27,7 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 NBS = ROOT / "nbs"
 SITE = Path(__file__).resolve().parent / "site"
-PARTS = {"limn": "Part I · limn", "litmus": "Part II · litmus"}
+PARTS = {"limn": "Part I · limn", "litmus": "Part II · litmus", "bridge": "Part III · bridge"}
 EXPORT_DIRECTIVES = ("export", "exports", "exporti")
 
 
@@ -70,6 +70,8 @@ class Chapter:
 
 def module_of(default_exp: str) -> str:
     "nbdev's `default_exp` as the module a reader imports: `tensor` is limn.tensor; `_litmus.spec` is litmus.spec."
+    if default_exp == "_viz.__init__":
+        return "viz"       # the shared drawing package, exported through the symlink limn/_viz
     return default_exp.replace("_litmus.", "litmus.", 1) if default_exp.startswith("_litmus.") else f"limn.{default_exp}"
 
 

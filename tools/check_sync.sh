@@ -5,13 +5,13 @@
 set -euo pipefail
 bin=${1:-.venv/bin}
 "$bin/nbdev-export"
-if [ -n "$(git status --porcelain -- limn litmus)" ]; then
+if [ -n "$(git status --porcelain -- limn litmus viz)" ]; then
   echo "FAIL: nbdev-export changed modules; edit the notebook, export, and commit both:" >&2
-  git status --porcelain -- limn litmus >&2
+  git status --porcelain -- limn litmus viz >&2
   exit 1
 fi
 "$bin/nbdev-clean"
-if [ -n "$(git status --porcelain -- nbs/*.ipynb nbs/limn nbs/litmus)" ]; then
+if [ -n "$(git status --porcelain -- nbs/*.ipynb nbs/limn nbs/litmus nbs/bridge)" ]; then
   echo "FAIL: nbdev-clean changed notebooks; run nbdev-clean and commit:" >&2
   git status --porcelain -- nbs >&2
   exit 1

@@ -21,7 +21,7 @@ is byte-identical (tests only ever get added, so a kill stays a kill) and re-run
 
     python tools/mutants.py                       # the default seeded draw, two workers, report to stdout
     python tools/mutants.py --sample 40 --modules litmus.affine --jobs 1 --out mutants-report.md
-    python tools/mutants.py --modules limn.jit --match 'graph_key'   # re-run every candidate whose key matches
+    python tools/mutants.py --modules limn.executor --match 'graph_key'   # re-run every candidate whose key matches
     python tools/mutants.py --only litmus.bounds --cache /tmp/mutants.jsonl   # one module's share of the default draw
     python tools/mutants.py --cache /tmp/mutants.jsonl --out report.md       # the whole draw, reusing those kills
     python tools/mutants.py --list                # count the candidate mutants per module, run nothing
@@ -46,12 +46,12 @@ TESTS = {
                                                         "tests/test_tensor_api.py"]),
     "limn.view":        ("nbs/limn/01_view.ipynb",     ["tests/test_mutation_kills.py::TestView", "tests/test_tensor_api.py",
                                                         "tests/test_ir_interpreter.py"]),
-    "limn.autograd":    ("nbs/limn/03_autograd.ipynb", ["tests/test_mutation_kills.py::TestAutograd", "tests/test_second_derivatives.py",
+    "limn.autograd":    ("nbs/limn/04_autograd.ipynb", ["tests/test_mutation_kills.py::TestAutograd", "tests/test_second_derivatives.py",
                                                         "tests/test_optim.py", "tests/test_autograd_fuzz.py"]),
     "limn.schedule":    ("nbs/limn/05_schedule.ipynb", ["tests/test_mutation_kills.py::TestSchedule", "tests/test_schedule.py",
                                                         "tests/test_ir_interpreter.py", "tests/test_jit.py"]),
     "limn.codegen":     ("nbs/limn/06_codegen.ipynb",  ["tests/test_mutation_kills.py::TestCodegen", "tests/test_ir_interpreter.py", "tests/test_schedule.py", "tests/test_backend_c.py"]),
-    "limn.jit":         ("nbs/limn/07_jit.ipynb",      ["tests/test_mutation_kills.py::TestJit", "tests/test_jit.py", "tests/test_capture.py",
+    "limn.executor":         ("nbs/limn/07_executor.ipynb",      ["tests/test_mutation_kills.py::TestJit", "tests/test_jit.py", "tests/test_capture.py",
                                                         "tests/test_attention.py"]),
     "limn.backend_c":   ("nbs/limn/08_backend_c.ipynb", ["tests/test_mutation_kills.py::TestBackendC", "tests/test_backend_c.py", "tests/test_jit.py"]),
     "litmus.affine":    ("nbs/litmus/00_affine.ipynb", ["tests/test_mutation_kills.py::TestAffine",
@@ -65,11 +65,11 @@ TESTS = {
                                                         "test_scan_bound_grows_with_length_and_a_half_accumulator_breaks_it",
                                                         "test_logsumexp_spellings_share_one_certified_bound",
                                                         "test_no_correct_implementation_exceeds_the_bound"))]),
-    "litmus.prove":     ("nbs/litmus/04_prove.ipynb",  ["tests/test_mutation_kills.py::TestProve", "tests/test_prove_edges.py", *(f"tests/test_safety.py::{t}" for t in (
+    "litmus.prove":     ("nbs/litmus/07_prove.ipynb",  ["tests/test_mutation_kills.py::TestProve", "tests/test_prove_edges.py", *(f"tests/test_safety.py::{t}" for t in (
                                                         "test_race_proof_distance_zero_one_two", "test_proofs_sound_by_enumeration",
                                                         "test_mutants_never_accepted_when_enumeration_finds_a_defect")),
                                                         "tests/test_safety.py", "tests/test_hostile_static.py"]),
-    "litmus.smt":       ("nbs/litmus/05_smt.ipynb",    ["tests/test_mutation_kills.py::TestSmt", *(f"tests/test_safety.py::{t}" for t in (
+    "litmus.smt":       ("nbs/litmus/09_smt.ipynb",    ["tests/test_mutation_kills.py::TestSmt", *(f"tests/test_safety.py::{t}" for t in (
                                                         "test_bounded_never_claims_unsat", "test_race_proof_distance_zero_one_two",
                                                         "test_shape_space_is_small_and_witnessed")),
                                                         "tests/test_safety.py", "tests/test_hostile_static.py"]),

@@ -234,7 +234,7 @@ def attention(q, k, v, causal: bool = False, key_mask=None, scale: float | None 
 
 @patch
 def attention(self: Tensor, k, v, causal: bool = False, key_mask=None, scale: float | None = None, fused: bool | None = None) -> Tensor:
-    "Scaled dot-product attention with self as the queries; see `limn.sdpa.attention`."
+    "Scaled dot-product attention with self as the queries; see `limn.attention.attention`."
     return attention(self, k, v, causal, key_mask, scale, fused)
 
 # %% ../nbs/limn/12_attention.ipynb #eac3d5e1
@@ -368,7 +368,7 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 class Described:
     """A CUSTOM kernel's C function as a description: pointer arguments `bufs` (in order, then the int64 `sizes`,
     the int `flags`, then `double scale_`) and a `body` of For / Let / Local / Line. Its C is rendered from this and
-    only this, so what limn.verify proves about the description (chapter 16) is about the code that runs."""
+    only this, so what litmus.bridge proves about the description (chapter 16) is about the code that runs."""
     name: str
     bufs: tuple
     sizes: tuple
@@ -671,7 +671,7 @@ def described_counts(nest, dims) -> list:
 
 def c_builder(op: str):
     """A `register_custom` builder for the c device running the described kernel `C_SDPA_NESTS[op]` (kept as `.nest`, for
-    limn.verify). Every buffer's element count is held to the description's shape at the launch's sizes, the assumption
+    litmus.bridge). Every buffer's element count is held to the description's shape at the launch's sizes, the assumption
     chapter 16's proof makes; an output the graph does not use still gets scratch memory to be written to."""
     nest = C_SDPA_NESTS[op]
     def build(backend, inputs, params):

@@ -1,4 +1,4 @@
-"""limn.verify held to limn's own interpreter: every kernel of the graph corpus, an MLP and a GPT training step and the
+"""litmus.bridge held to limn's own interpreter: every kernel of the graph corpus, an MLP and a GPT training step and the
 benchmarks is proved in bounds and, where the C backend threads it, race-free (attention's CUSTOM kernels through their
 descriptions, for every size); mutants of real kernels and of the attention descriptions are each rejected with a witness
 that limn's interpreter or the walked loops confirm; and the certified tolerances hold while a reordered or float16 fold breaks them."""
@@ -11,7 +11,7 @@ from graph_corpus import CORPUS
 from limn import Tensor
 from limn.schedule import schedule
 from limn.codegen import lower_schedule, Loop, Load, Store, Accum, Idx, Index, Var, Div, Mod, Check, Fold, Acc
-from limn.verify import verify, verify_kernel, edit_kernel, stretch_loop, read_nest
+from litmus.bridge import verify, verify_kernel, edit_kernel, stretch_loop, read_nest
 
 pytest.importorskip("z3")
 
@@ -38,7 +38,7 @@ def test_corpus_and_mlp_step_all_proved(capsys):
     report = verify([*AdamW(params, lr=1e-2).updates(), loss])    # exactly what opt.step(loss) realizes
     assert report.ok, str(report)
     total += len(report.kernels); proved += report.counts()['proved']; general += sum(k.every_size for k in report.kernels)
-    with capsys.disabled(): print(f"\nlimn.verify: {proved} of {total} kernels proved (corpus + MLP step), {general} of them for every size")
+    with capsys.disabled(): print(f"\nlitmus.bridge: {proved} of {total} kernels proved (corpus + MLP step), {general} of them for every size")
     assert proved == total and total > 300
 
 
@@ -56,9 +56,9 @@ def test_a_gpt_training_step_all_proved(capsys):
     loss.backward()
     report = verify([*AdamW(model.named_parameters(), lr=1e-3).updates(), loss])
     counts = report.counts()
-    with capsys.disabled(): print(f"\nlimn.verify: GPT step {counts}, {sum(k.every_size for k in report.kernels)} for every size")
+    with capsys.disabled(): print(f"\nlitmus.bridge: GPT step {counts}, {sum(k.every_size for k in report.kernels)} for every size")
     custom = [k for k in report.kernels if k.header.startswith("CUSTOM")]
-    with capsys.disabled(): print(f"limn.verify: GPT step's {len(custom)} attention kernels proved by their descriptions: {all(k.every_size for k in custom)}")
+    with capsys.disabled(): print(f"litmus.bridge: GPT step's {len(custom)} attention kernels proved by their descriptions: {all(k.every_size for k in custom)}")
     assert report.ok and custom and all(k.every_size for k in custom), str(report)
 
 
@@ -159,7 +159,7 @@ def test_twenty_mutants_each_rejected_with_a_real_witness(capsys):
         assert report.status == 'witness' and hits, f"{name} not caught:\n{report}"
         for v in hits: confirm(kernel, v)
         caught += 1
-    with capsys.disabled(): print(f"\nlimn.verify: {caught} of {len(MUTANTS)} mutants rejected with a confirmed witness")
+    with capsys.disabled(): print(f"\nlitmus.bridge: {caught} of {len(MUTANTS)} mutants rejected with a confirmed witness")
 
 
 def test_the_unmutated_kernels_are_proved():
@@ -176,7 +176,7 @@ def test_bad_input_is_named():
 
 # --- certified tolerances ----------------------------------------------------------------------------------------------
 from limn import use_device
-from limn.verify import certified_tolerance, reduction_spec, sink_tolerance
+from litmus.bridge import certified_tolerance, reduction_spec, sink_tolerance
 
 
 def _on(device, build):
@@ -222,8 +222,8 @@ def test_tolerance_refuses_what_it_cannot_name():
 def test_lifted_accesses_are_the_ir_at_the_recorded_sizes():
     "Every access of the corpus that lift_access makes size-symbolic has the IR's offset and element count at the recorded sizes."
     from itertools import product
-    from litmus.tritonir import evaluate_poly
-    from limn.verify import lift_access
+    from litmus.tritonsource import evaluate_poly
+    from litmus.bridge import lift_access
     lifted = 0
     for case in CORPUS[::7]:
         for kernel in kernels_of(*case.build()):
@@ -253,7 +253,7 @@ def test_the_benchmark_kernels_are_proved(capsys):
     sinks.append(sum(xp[:, :, i:i + 128, j:j + 128] * K[i, j] for i in range(3) for j in range(3)))
     report = verify(sinks)
     assert report.ok, str(report)
-    with capsys.disabled(): print(f"\nlimn.verify: benchmark kernels {report.counts()}, {sum(k.every_size for k in report.kernels)} for every size")
+    with capsys.disabled(): print(f"\nlitmus.bridge: benchmark kernels {report.counts()}, {sum(k.every_size for k in report.kernels)} for every size")
 
 
 def test_corpus_reductions_on_the_c_device_stay_under_their_certified_tolerances(capsys):
@@ -272,7 +272,7 @@ def test_corpus_reductions_on_the_c_device_stay_under_their_certified_tolerances
             if b is None: continue
             assert b.certified and np.abs(g.astype(np.float64) - w).max() <= b.pairwise, (case.name, b)
             checked += 1; tighter += b.pairwise <= atol + rtol * np.abs(w).max()
-    with capsys.disabled(): print(f"\nlimn.verify: {checked} corpus reductions within their certified tolerance; {tighter} of the bounds tighter than the fixed 1e-5")
+    with capsys.disabled(): print(f"\nlitmus.bridge: {checked} corpus reductions within their certified tolerance; {tighter} of the bounds tighter than the fixed 1e-5")
     assert checked >= 20
 
 
@@ -292,7 +292,7 @@ def test_a_custom_kernel_without_a_description_is_unknown_with_its_name():
 
 def test_attention_on_the_c_device_is_proved_for_every_size():
     "A causal attention forward and backward realized for the c device: its CUSTOM kernels are proved by their descriptions."
-    import limn.sdpa
+    import limn.attention
     from limn import grad
     with use_device("c"):
         q = Tensor(np.ones((1, 4, 8), np.float32), requires_grad=True)
@@ -306,8 +306,8 @@ SIZES = {"batch", "tq", "tk", "d", "dv", "causal"}
 
 def _attention_mutants():
     "(name, mutated description, the property its witness must break): each a one-place change to a real kernel."
-    from limn.sdpa import C_SDPA_NESTS, touches, Min, For, Let, Pick
-    from limn.verify import move_access, edit_described
+    from limn.attention import C_SDPA_NESTS, touches, Min, For, Let, Pick
+    from litmus.bridge import move_access, edit_described
     fwd, bq, bkv = (C_SDPA_NESTS[k] for k in ("sdpa", "sdpa_bwd_q", "sdpa_bwd_kv"))
     def at(desc, buf, kind=None, nth=0):
         return [t for t in touches(desc) if t.ref.buf.name == buf and (kind is None or t.kind == kind)][nth]
@@ -342,7 +342,7 @@ def _attention_mutants():
 
 def test_attention_mutants_each_rejected_with_a_walked_witness(capsys):
     "Fifteen one-place mutants of the three attention descriptions: each has a witness, and walking its loops at the witness's sizes breaks too."
-    from limn.verify import verify_described, walked_ok
+    from litmus.bridge import verify_described, walked_ok
     caught = 0
     for name, desc, prop in _attention_mutants():
         report = verify_described(desc)
@@ -352,14 +352,14 @@ def test_attention_mutants_each_rejected_with_a_walked_witness(capsys):
         if prop == 'disjoint': sizes = {k[:-2]: v for k, v in bad[0].witness.items() if k[:-2] in SIZES} | sizes
         assert not walked_ok(desc, sizes), f"{name}: the witness {bad[0].witness} does not break the walked loops"
         caught += 1
-    with capsys.disabled(): print(f"\nlimn.verify: {caught} attention mutants, all rejected with a witness the walked loops confirm")
+    with capsys.disabled(): print(f"\nlitmus.bridge: {caught} attention mutants, all rejected with a witness the walked loops confirm")
     assert caught >= 15
 
 
 def test_attention_proofs_agree_with_walking_the_loops():
     "At every small size, causal or not, the proved descriptions walk with every index in bounds and every written cell one thread's."
-    from limn.sdpa import C_SDPA_NESTS
-    from limn.verify import verify_described, walked_ok
+    from limn.attention import C_SDPA_NESTS
+    from litmus.bridge import verify_described, walked_ok
     assert all(verify_described(desc).every_size for desc in C_SDPA_NESTS.values())
     for tq in (1, 2, 7, 8, 9, 16, 17):
         for tk in (1, 8, 63, 64, 65, 130):
@@ -375,7 +375,7 @@ def test_the_attention_benchmark_kernels_are_proved(capsys):
     bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
     report = bench.verify_kernels(256)
     custom = sum(k.header.startswith("CUSTOM") for k in report.kernels)
-    with capsys.disabled(): print(f"\nlimn.verify: attention benchmark kernels {report.counts()} ({custom} CUSTOM), {sum(k.every_size for k in report.kernels)} for every size")
+    with capsys.disabled(): print(f"\nlitmus.bridge: attention benchmark kernels {report.counts()} ({custom} CUSTOM), {sum(k.every_size for k in report.kernels)} for every size")
     assert report.ok and custom >= 3, str(report)
 
 
@@ -389,7 +389,7 @@ def _fold(values, dtype):
 @pytest.mark.parametrize("shape", [(8, 1024), (3, 4096), (5, 37)])
 def test_the_ordered_bound_holds_per_output_on_random_rows(shape):
     "On random rows the c device is within the bound of its own fold order of the exact sums, and within the pairwise bound of numpy."
-    from limn.verify import ordered_tolerance
+    from litmus.bridge import ordered_tolerance
     x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
     build = lambda: Tensor(x).sum(1)
     bound = ordered_tolerance(kernels_of(build())[0], {"in0": x})
@@ -401,7 +401,7 @@ def test_the_ordered_bound_holds_per_output_on_random_rows(shape):
 
 def test_a_reordered_or_half_precision_fold_breaks_the_ordered_bound():
     "A 1 followed by tiny terms: the c device's lanes stay under the ordered bound, a sequential float32 fold and a float16 fold do not."
-    from limn.verify import ordered_tolerance
+    from litmus.bridge import ordered_tolerance
     for n in (1024, 4096):
         row = np.full((1, n), 2.0 ** -24, np.float32); row[0, 0] = 1
         build = lambda: Tensor(row).sum(1)
@@ -415,7 +415,7 @@ def test_a_reordered_or_half_precision_fold_breaks_the_ordered_bound():
 
 def test_the_ordered_bound_holds_on_a_matmul():
     "A float32 matmul on the c device: each output within gamma_depth * (|A| @ |B|) of the exact product, and of numpy within the pairwise bound."
-    from limn.verify import ordered_tolerance
+    from litmus.bridge import ordered_tolerance
     rng = np.random.default_rng(4)
     a, b = rng.uniform(-1, 1, (8, 300)).astype(np.float32), rng.uniform(-1, 1, (300, 6)).astype(np.float32)
     build = lambda: Tensor(a) @ Tensor(b)
@@ -429,7 +429,7 @@ def test_the_ordered_bound_holds_on_a_matmul():
 
 def test_a_laned_loop_inside_another_reduce_loop_is_counted_per_lane():
     "A sum over two axes laned on the inner one: a lane takes outer * ceil(inner / 16) terms, and the c device's error on a row built for it needs that count."
-    from limn.verify import ordered_tolerance
+    from litmus.bridge import ordered_tolerance
     from litmus.bounds import gamma
     x = np.zeros((1, 10, 17), np.float32); x[0, :, 0] = x[0, :, 16] = 2.0 ** -24; x[0, 0, 0] = 1
     build = lambda: Tensor(x).sum((1, 2))
@@ -455,6 +455,6 @@ def test_the_training_benchmark_steps_are_proved(workload, capsys):
         loss = loss_fn(model(Tensor(x)), Tensor(y)); loss.backward()
         report = verify([*AdamW(model.named_parameters(), lr=1e-4).updates(), loss])
     custom = sum(k.header.startswith("CUSTOM") for k in report.kernels)
-    with capsys.disabled(): print(f"\nlimn.verify: bench_train {workload} step {report.counts()} ({custom} CUSTOM), {sum(k.every_size for k in report.kernels)} for every size")
+    with capsys.disabled(): print(f"\nlitmus.bridge: bench_train {workload} step {report.counts()} ({custom} CUSTOM), {sum(k.every_size for k in report.kernels)} for every size")
     assert report.ok, str(report)
     assert custom >= 6 if workload == "gpt" else custom == 0       # two layers: forward, dQ and dK/dV each
