@@ -458,3 +458,41 @@ def test_the_training_benchmark_steps_are_proved(workload, capsys):
     with capsys.disabled(): print(f"\nlitmus.bridge: bench_train {workload} step {report.counts()} ({custom} CUSTOM), {sum(k.every_size for k in report.kernels)} for every size")
     assert report.ok, str(report)
     assert custom >= 6 if workload == "gpt" else custom == 0       # two layers: forward, dQ and dK/dV each
+
+
+# --- the c device's corpus within its certified tolerance (moved here from tests/test_backend_c.py, so limn's suite needs
+# no litmus: there every float sink is held to the corpus's fixed tolerance) ---------------------------------------------
+def _realized_corpus(device: str, cases) -> dict:
+    "Each case's sink values on `device`; a case's sinks are realized together, so an ASSIGN commits after the rest."
+    import limn.backend_c  # noqa: F401  (registers the "c" device)
+    from limn import realize
+    with use_device(device):
+        out = {}
+        for case in cases:
+            sinks = case.build()
+            realize(*sinks)
+            out[case.name] = [t.numpy() for t in sinks]
+        return out
+
+
+@pytest.fixture(scope="module")
+def certified():
+    """Per float case the c device runs, per sink: the certified bound on |c - numpy| when a recognised reduction writes
+    the sink, else None: the c device's own fold order (lanes, fma, combine tree) on one side, numpy's sequential worst
+    case on the other, per output. It replaces the fixed 1e-5 there; it is looser only where numpy's sequential worst case
+    dominates (long float32 sums)."""
+    from graph_corpus import C_DTYPES
+    from limn.ops import float32, float64
+    cases = [c for c in CORPUS if c.dtype in C_DTYPES and c.dtype in (float32, float64)]
+    return {c.name: (c, [sink_tolerance(t) for t in c.build()]) for c in cases}
+
+
+def test_c_corpus_within_certified_tolerance(certified):
+    cases = [case for case, bounds in certified.values() if any(b is not None for b in bounds)]
+    assert cases, "no corpus reduction has a certified tolerance"
+    want, got = _realized_corpus("numpy", cases), _realized_corpus("c", cases)
+    for case in cases:
+        for g, w, bound in zip(got[case.name], want[case.name], certified[case.name][1]):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            if bound is not None:
+                assert bound.certified and np.abs(g.astype(np.float64) - w).max() <= bound.pairwise, (case.name, bound)

@@ -1,6 +1,7 @@
 """CI's checks hold: the sync check passes on the committed tree and fails on a hand-edited module, no chapter cell is
-over 60 lines, and the mutation check names only tests and mutants that exist."""
-import json, subprocess, sys
+over 60 lines, the mutation check names only tests and mutants that exist, and the reading order is the import order
+(a chapter imports only chapters before it; limn imports nothing of litmus)."""
+import ast, json, re, subprocess, sys
 from pathlib import Path
 import pytest
 
@@ -28,12 +29,13 @@ def test_clean_clone_is_in_sync(clone):
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_module_edited_without_its_notebook_fails(clone):
-    viz = clone / "limn" / "viz.py"
-    viz.write_text(viz.read_text() + "\nEDITED_BY_HAND = True\n")
+@pytest.mark.parametrize("module", ["limn/ops.py", "litmus/affine.py", "viz/__init__.py"])
+def test_module_edited_without_its_notebook_fails(clone, module):
+    edited = clone / module
+    edited.write_text(edited.read_text() + "\nEDITED_BY_HAND = True\n")
     commit_all(clone, "edit a module by hand")
     run = check(clone)
-    assert run.returncode != 0 and "nbdev-export changed modules" in run.stderr and "viz/__init__.py" in run.stderr
+    assert run.returncode != 0 and "nbdev-export changed modules" in run.stderr and module in run.stderr
 
 
 def test_readme_edited_without_the_front_page_fails(clone):
@@ -96,7 +98,7 @@ def test_no_code_cell_is_over_60_lines():
 
 def test_exported_code_has_one_statement_per_line():
     "ruff's E701/E702/E703 (no `if x: y`, no `a; b`, no trailing `;`) find nothing in the exported modules."
-    run = subprocess.run([str(BIN / "ruff"), "check", "--select", "E701,E702,E703", "limn", "litmus"],
+    run = subprocess.run([str(BIN / "ruff"), "check", "--select", "E701,E702,E703", "limn", "litmus", "viz"],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -158,3 +160,153 @@ def test_every_allowed_mutant_is_a_mutant_of_the_code_with_a_reason():
         assert key in keys, f"stale allow-list entry (no such mutant today): {key}"
         assert len(reason) > 20, key
 
+
+
+# ---- reading order = import order -------------------------------------------------------------------------------------
+# The course is read in parts: the top-level chapters (nbs/*.ipynb, the shared drawing package), Part I limn, Part II
+# litmus, Part III the bridge; inside a part, by chapter number. A chapter may import (in any code cell, exported or not)
+# only modules exported by chapters before it. There is no exception list.
+PART_ORDER = ("", "limn", "litmus", "bridge")
+
+
+def module_of_default_exp(default_exp: str) -> str:
+    """The module a `#| default_exp` names. nbdev exports into limn/; `_litmus.x` and `_viz.__init__` go through the
+    symlinks limn/_litmus -> ../litmus and limn/_viz -> ../viz, so they are litmus.x and viz."""
+    if default_exp.startswith("_"):
+        name = default_exp[1:]
+    else:
+        name = f"limn.{default_exp}"
+    return name.removesuffix(".__init__")
+
+
+def course(nbs: Path) -> list[dict]:
+    "Every numbered chapter under `nbs`, in reading order: its path, its position, its module, its code cells."
+    found = []
+    for path in nbs.rglob("*.ipynb"):
+        rel = path.relative_to(nbs)
+        if any(part.startswith((".", "_")) for part in rel.parts) or not re.match(r"\d+_", path.stem):
+            continue   # checkpoints, _proc/, and the front page (index.ipynb is no chapter)
+        part = rel.parts[0] if len(rel.parts) > 1 else ""
+        assert part in PART_ORDER, f"{rel}: part {part!r} has no place in the reading order {PART_ORDER}"
+        cells = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+        default_exp = next((m.group(1) for s in cells if (m := re.search(r"^#\|\s*default_exp\s+(\S+)", s, re.M))), None)
+        module = module_of_default_exp(default_exp) if default_exp else None
+        found.append({"path": rel.as_posix(), "position": (PART_ORDER.index(part), int(path.stem.split("_")[0])),
+                      "module": module, "cells": cells})
+    return sorted(found, key=lambda chapter: chapter["position"])
+
+
+def package_exports(root: Path, package: str) -> dict:
+    "Name -> module for what a package's hand-written __init__.py re-exports (`from .tensor import Tensor`, `from . import nn`)."
+    init = root / package / "__init__.py"
+    exports = {}
+    if not init.exists():
+        return exports
+    for node in ast.parse(init.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for alias in node.names:
+                source = f"{package}.{node.module}" if node.module else f"{package}.{alias.name}"
+                exports[alias.asname or alias.name] = source
+    return exports
+
+
+def cell_imports(source: str) -> list[str]:
+    """Every module a code cell imports (dotted names, and `package.name` for each name of a `from` import); a bare
+    `import limn` counts through the attributes the cell reads of it (`limn.grad` is `limn.grad`)."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    tree = ast.parse(code)
+    found, bare = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.append(alias.name)
+                if "." not in alias.name:
+                    bare[alias.asname or alias.name] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+            found += [f"{node.module}.{alias.name}" for alias in node.names]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bare:
+            found.append(f"{bare[node.value.id]}.{node.attr}")
+    return found
+
+
+def import_order_violations(root: Path) -> list[str]:
+    "Each place a chapter under root/nbs imports a module of a chapter at or after its own place (itself excluded)."
+    chapters = course(root / "nbs")
+    position = {c["module"]: c["position"] for c in chapters if c["module"]}
+    path_of = {c["module"]: c["path"] for c in chapters if c["module"]}
+    exports = {package: package_exports(root, package) for package in {m.split(".")[0] for m in position}}
+
+    def chapter_module(name: str) -> str | None:
+        "The chapter module `name` is, is inside, or (for a package's re-export) comes from."
+        package, _, rest = name.partition(".")
+        first = rest.split(".")[0]
+        if first in exports.get(package, {}) and f"{package}.{first}" not in position:
+            name = exports[package][first]
+        parts = name.split(".")
+        for end in range(len(parts), 0, -1):
+            if ".".join(parts[:end]) in position:
+                return ".".join(parts[:end])
+        return None
+
+    problems = []
+    for chapter in chapters:
+        for index, source in enumerate(chapter["cells"]):
+            for name in cell_imports(source):
+                module = chapter_module(name)
+                if module is None or module == chapter["module"]:
+                    continue
+                if position[module] >= chapter["position"]:
+                    problems.append(f"{chapter['path']} (code cell {index}) imports {module}, the module of the later chapter "
+                                    f"{path_of[module]}")
+    return sorted(set(problems))
+
+
+def test_import_order_finds_a_chapter_that_imports_a_later_one(tmp_path):
+    "The check itself: an example cell importing a later chapter's module, through a package re-export, is named."
+    def notebook(default_exp, *sources):
+        cells = [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "outputs": [], "source": [s]}
+                 for i, s in enumerate([f"#| default_exp {default_exp}", *sources])]
+        return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    (tmp_path / "nbs" / "limn").mkdir(parents=True)
+    (tmp_path / "nbs" / "litmus").mkdir()
+    (tmp_path / "limn").mkdir()
+    (tmp_path / "limn" / "__init__.py").write_text("from .second import Thing\n")
+    (tmp_path / "nbs" / "limn" / "00_first.ipynb").write_text(notebook("first", "import limn\nlimn.Thing()"))
+    (tmp_path / "nbs" / "limn" / "01_second.ipynb").write_text(notebook("second", "#| export\nfrom limn.first import x"))
+    (tmp_path / "nbs" / "litmus" / "00_third.ipynb").write_text(notebook("_litmus.third", "from limn.second import Thing"))
+    assert import_order_violations(tmp_path) == [
+        "limn/00_first.ipynb (code cell 1) imports limn.second, the module of the later chapter limn/01_second.ipynb"]
+    (tmp_path / "nbs" / "limn" / "02_fourth.ipynb").write_text(notebook("fourth", "from litmus.third import y"))
+    assert len(import_order_violations(tmp_path)) == 2      # Part I importing Part II
+
+
+def test_every_chapter_imports_only_chapters_before_it():
+    problems = import_order_violations(ROOT)
+    assert not problems, "a chapter imports a later one (reorder, or change the example):\n" + "\n".join(problems)
+
+
+def litmus_imports_in_limn(root: Path) -> list[str]:
+    "Each import of litmus (Part II, and the bridge in it) anywhere in limn's modules, function-local ones included."
+    problems = []
+    for path in sorted((root / "limn").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.ImportFrom) and node.level == 1 and (node.module or "").startswith("_litmus"):
+                names = [node.module]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__"):
+                names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            for name in names:
+                if name.split(".")[0] in ("litmus", "_litmus", "bridge"):
+                    problems.append(f"{path.relative_to(root).as_posix()}:{node.lineno} imports {name}")
+    return problems
+
+
+def test_limn_imports_nothing_of_litmus():
+    problems = litmus_imports_in_limn(ROOT)
+    assert not problems, "limn (Part I) must not import litmus or the bridge:\n" + "\n".join(problems)

@@ -46,7 +46,7 @@ TESTS = {
                                                         "tests/test_tensor_api.py"]),
     "limn.view":        ("nbs/limn/01_view.ipynb",     ["tests/test_mutation_kills.py::TestView", "tests/test_tensor_api.py",
                                                         "tests/test_ir_interpreter.py"]),
-    "limn.autograd":    ("nbs/limn/04_autograd.ipynb", ["tests/test_mutation_kills.py::TestAutograd", "tests/test_second_derivatives.py",
+    "limn.autograd":    ("nbs/limn/02_autograd.ipynb", ["tests/test_mutation_kills.py::TestAutograd", "tests/test_second_derivatives.py",
                                                         "tests/test_optim.py", "tests/test_autograd_fuzz.py"]),
     "limn.schedule":    ("nbs/limn/05_schedule.ipynb", ["tests/test_mutation_kills.py::TestSchedule", "tests/test_schedule.py",
                                                         "tests/test_ir_interpreter.py", "tests/test_jit.py"]),
