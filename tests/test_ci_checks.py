@@ -310,3 +310,27 @@ def litmus_imports_in_limn(root: Path) -> list[str]:
 def test_limn_imports_nothing_of_litmus():
     problems = litmus_imports_in_limn(ROOT)
     assert not problems, "limn (Part I) must not import litmus or the bridge:\n" + "\n".join(problems)
+
+
+def limn_imports_in_litmus(root: Path) -> list[str]:
+    "Each import of limn in litmus's modules, the bridge (Part III, litmus/bridge.py) excepted by its part: it joins the two."
+    problems = []
+    for path in sorted((root / "litmus").glob("*.py")):
+        if path.name == "bridge.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                if name.split(".")[0] == "limn":
+                    problems.append(f"{path.relative_to(root).as_posix()}:{node.lineno} imports {name}")
+    return problems
+
+
+def test_litmus_imports_nothing_of_limn():
+    "Part II stands on its own: it draws with the shared `viz` package, never with limn's modules."
+    problems = limn_imports_in_litmus(ROOT)
+    assert not problems, "litmus (Part II) must not import limn:\n" + "\n".join(problems)
