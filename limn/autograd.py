@@ -73,7 +73,7 @@ VJP = {
     "gather":     lambda out, g, p, arg: (g.scatter_rows(p[1], p[0].shape[0]), None),
     "scatter":    lambda out, g, p, arg: (None, g.gather_rows(p[0])),
     "contiguous": lambda out, g, p, arg: (g,),
-    "sigmoid":    lambda out, g, p, arg: (g * ((1 - out) * out),),      # composites recorded as one step (chapter 02)
+    "sigmoid":    lambda out, g, p, arg: (g * ((1 - out) * out),),      # composites recorded as one step (later, in chapter 04)
     "tanh":       lambda out, g, p, arg: (g * (1 - out * out),),
 }
 

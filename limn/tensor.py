@@ -710,7 +710,7 @@ def reciprocal(self: Tensor) -> Tensor:
 @patch
 def div(self: Tensor, other) -> Tensor:
     """True division, correctly rounded as in PyTorch (ints divide as floats). The graph is MUL(a, RECIP(b)) with the
-    RECIP marked DIVIDE, which every device computes as the one IEEE division a / b (chapter 04)."""
+    RECIP marked DIVIDE, which every device computes as the one IEEE division a / b (chapter 03)."""
     a, b = _operands(self, other)
     a, b = _floatify(a), _floatify(b)
     return a * _make(Node(Ops.RECIP, (b.node,), DIVIDE, b.dtype, b.shape), (b,), "recip")
@@ -1697,7 +1697,7 @@ def custom(name: str, inputs, outputs, params: dict | None = None, vjp=None) -> 
 # %% ../nbs/limn/04_tensor.ipynb #d5f8f139
 @patch
 def backward(self: Tensor, gradient=None, create_graph: bool = False) -> None:
-    "Accumulate d(self)/d(leaf) into `leaf.grad` for every leaf that requires grad (chapter 03's `backward`)."
+    "Accumulate d(self)/d(leaf) into `leaf.grad` for every leaf that requires grad (chapter 02's `backward`)."
     autograd.backward(self, gradient, create_graph)
 
 # %% ../nbs/limn/04_tensor.ipynb #00deff9e

@@ -62,7 +62,7 @@ class View:
         return isinstance(other, View) and (self.shape, self.strides, self.offset, self.mask) == \
             (other.shape, other.strides, other.offset, other.mask)
     def __hash__(self):
-        "Computed once: a View never changes, and graph keys (chapter 07) hash every view of a graph on each realize."
+        "Computed once: a View never changes, and graph keys (later, in chapter 07) hash every view of a graph on each realize."
         try:
             return self._hash
         except AttributeError:

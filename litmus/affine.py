@@ -1,4 +1,4 @@
-"""Enclosures that never lie: intervals whose float bounds are rounded outward, and affine forms that remember which quantities are one and the same, so that `x - x` is 0 and a centred value stays tight. This is the bottom of litmus: it takes plain numbers, and `litmus.bounds` (chapter 02) uses it for the range of every intermediate value of a spec. Nothing in this chapter knows about kernels.
+"""Enclosures that never lie: intervals whose float bounds are rounded outward, and affine forms that remember which quantities are one and the same, so that `x - x` is 0 and a centred value stays tight. This is the bottom of litmus: it takes plain numbers, and `litmus.bounds` (later, in chapter 02) uses it for the range of every intermediate value of a spec. Nothing in this chapter knows about kernels.
 
 This module is pure arithmetic on floats: it imports nothing of litmus or limn and must not know about specs, dtypes other than float64, kernels or error budgets. Its one promise is containment: every `Interval` and every `Affine` form it returns encloses the exact real result of the operation on the exact values it encloses, whatever float64 rounding did on the way. It may be loose; it may never be wrong."""
 
@@ -382,7 +382,7 @@ def rsqrt(self: Affine):
 
 @patch
 def apply(self: Affine, name: str):
-    "Any function of one argument in the spec language (chapter 01); those without a linearisation get a fresh symbol."
+    "Any function of one argument in the spec language (later, in chapter 01); those without a linearisation get a fresh symbol."
     if name in ("exp", "log", "sqrt", "rsqrt"):
         return getattr(self, name)()
     if name == "neg":

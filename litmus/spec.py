@@ -1,4 +1,4 @@
-"""What a kernel should compute, written down: an expression over named inputs, each with a declared domain, plus the symbolic dims. A kernel file carries its spec as one line of this DSL; `litmus.bounds` (chapter 02) turns a `Spec` into a ToleranceBound; `classify` names the fragment a spec belongs to, or says why no bound can be certified for it. `Spec.evaluate` (a correct floating-point implementation, under any reduction order) and `Spec.reference` (the exact result) are what every bound is tested against.
+"""What a kernel should compute, written down: an expression over named inputs, each with a declared domain, plus the symbolic dims. A kernel file carries its spec as one line of this DSL; `litmus.bounds` (later, in chapter 02) turns a `Spec` into a ToleranceBound; `classify` names the fragment a spec belongs to, or says why no bound can be certified for it. `Spec.evaluate` (a correct floating-point implementation, under any reduction order) and `Spec.reference` (the exact result) are what every bound is tested against.
 
 This module is the language in which a reference is stated, and the two ground truths every bound is tested against: `Spec.evaluate` (a correct floating-point implementation, under any order a kernel may choose) and `Spec.reference` (the exact result). It also owns `DTYPES`, the one table of number-format constants in litmus. It imports numpy and ml_dtypes and nothing else of litmus: it must not know about error bounds, kernels, Triton source or verdicts. It treats spec text as untrusted input: parsing is linear in the text within stated limits (`MAX_TEXT`, `MAX_DEPTH`, `MAX_NODES`), expressions are hash-consed so that every walk visits each distinct node once, and anything malformed is a `ValueError` that names the problem."""
 
@@ -22,7 +22,7 @@ import ml_dtypes
 UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf")
 BINARY = ("add", "sub", "mul", "div", "max", "min")
 REDUCE = ("sum", "mean", "rmax", "rmin")
-NORM = ("softmax", "log_softmax", "layernorm", "rmsnorm", "logsumexp")   # composites with a lemma of their own (chapter 02)
+NORM = ("softmax", "log_softmax", "layernorm", "rmsnorm", "logsumexp")   # composites with a lemma of their own (later, in chapter 02)
 SCAN = ("cumsum", "cummax")                                             # prefix sums and maxima along the row
 UNSUPPORTED = {  # DSL names that parse, so that classify() can say why they are not certified
     "where": "data-dependent control flow", "cmp": "data-dependent control flow",
