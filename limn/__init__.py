@@ -1,8 +1,4 @@
-"""A deep learning framework built to be read, and a verifier for GPU kernels
-
-Modules:
-
-- `limn.viz`: Moved: the drawing module is now the top-level package `viz` (nbs/00_viz.ipynb), shared by limn and litmus."""
+"""A deep learning framework built to be read, and a verifier for GPU kernels"""
 
 __version__ = "0.0.1"
 
