@@ -30,6 +30,7 @@ def storage_type(dtype: DType) -> str:
 def register_type(dtype: DType) -> str:
     return "float" if dtype.is_half else STORAGE[dtype.name]
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #05bf85cf
 PRELUDE = r"""typedef long long int64_t; typedef int int32_t; typedef short int16_t; typedef signed char int8_t;
 typedef unsigned int uint32_t; typedef unsigned short uint16_t;
 typedef uint16_t limn_half; typedef uint16_t limn_bf16;
@@ -45,6 +46,7 @@ __device__ __forceinline__ int64_t limn_floordiv(int64_t a, int64_t b) { int64_t
 __device__ __forceinline__ int64_t limn_mod(int64_t a, int64_t m) { int64_t r = a % m; return r < 0 ? r + m : r; }
 """
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #68c762f1
 def widen(dtype: DType, text: str) -> str:
     "A value read from storage of `dtype` as a register value."
     return {"float16": f"limn_h2f({text})", "bfloat16": f"limn_b2f({text})"}.get(dtype.name, text)
@@ -70,6 +72,7 @@ def cuda_literal(value, dtype: DType) -> str:
         return f"(({register_type(dtype)}){v.hex()})"
     return f"(({register_type(dtype)}){int(value)}LL)"
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #e32593ad
 def cuda_index(index: Index) -> str:
     "An Index as int64 arithmetic (floor division and modulus as Python has them)."
     parts = []
@@ -207,6 +210,7 @@ def regions(instrs) -> list:
         spans.append((lo, len(instrs)))
     return spans
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #8ab9eda5
 def perfect_chain(instrs, lo: int, hi: int) -> list:
     "Positions of the loops that open the span [lo, hi) and each hold exactly one loop (plus the last one): a perfect nest."
     match = match_loops(instrs)
@@ -217,6 +221,7 @@ def perfect_chain(instrs, lo: int, hi: int) -> list:
         chain.append(chain[-1] + 1)
     return chain
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #7f6e3a4e
 @dataclass
 class Launch:
     "One `__global__` function of a kernel and how it is launched: grid and block in threads, dynamic shared bytes none."
@@ -234,6 +239,7 @@ MAX_BLOCKS = 4096             # a launch has at most this many blocks; the grid-
 def grid_for(cells: int) -> int:
     return max(1, min(MAX_BLOCKS, -(-cells // THREADS)))
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #d3eb1af3
 def cells_covered(cells: int, blocks: int, threads: int) -> list:
     "How many times each cell is visited by the grid-stride loop of `blocks` x `threads` threads: the coverage model."
     seen = [0] * cells
@@ -242,6 +248,7 @@ def cells_covered(cells: int, blocks: int, threads: int) -> list:
             seen[cell] += 1
     return seen
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #f431a6c6
 def unravel_lines(flat: str, loop_vars: list, depth: int) -> list:
     "Declare each loop variable from the flat index `flat`, the last one fastest."
     lines, rest = [], flat
@@ -271,6 +278,7 @@ def cells_shape(self: Body, name: str, lo: int, hi: int) -> tuple:
     lines += ["  " * depth + "}" for depth in range(1 + len(serial), 0, -1)]
     return self.function(name, lines), Launch(name, "cells", (grid_for(cells), 1, 1), (THREADS, 1, 1), cells)
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #1d7173e0
 @patch
 def function(self: Body, name: str, lines: list, shared: list = ()) -> str:
     "A `__global__` function over the kernel's buffers (inputs const, restrict) and the error flag."
@@ -295,6 +303,7 @@ def split_parts(instrs, lo: int, hi: int):
         return None
     return kept, pc, red
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #58b0e9e9
 @patch
 def split_shape(self: Body, name: str, lo: int, hi: int, parts) -> tuple:
     "(source, Launch) of a register reduce as a block per cell, strided partials and a fixed-order tree fold."
@@ -332,6 +341,7 @@ class TilePlan:
         return (self.tm % self.rm == 0 and self.tn % self.rn == 0 and
                 (self.tm * self.tk) % self.threads == 0 and (self.tk * self.tn) % self.threads == 0)
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #098cc00e
 TILES = (TilePlan(64, 64, 16, 4, 4), TilePlan(32, 32, 16, 2, 2))
 TILE_MIN = 16                 # m and n extents from which a matmul-shaped nest is tiled
 
@@ -339,6 +349,7 @@ def choose_tile(m: int, n: int, k: int) -> TilePlan:
     "The big tile when both output dims fill it, the small one otherwise."
     return TILES[0] if m >= 64 and n >= 64 else TILES[1]
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #498ddd24
 def tile_cells(plan: TilePlan, m: int, n: int) -> list:
     "Every (row, col) a tiled launch over an m x n output stores, with repeats: the coverage model of `tiled_shape`."
     out, threads_n = [], plan.tn // plan.rn
@@ -400,6 +411,7 @@ def _stage(body: Body, load: Load, array: str, var: Var, width: int, plan: TileP
             f"      {array}[e / {width}][e % {width}] = ({var.name} < {var.extent}LL && {r.name} < {r.extent}LL) ? "
             f"{widen(load.dtype, f'{load.buf}[{cuda_index(load.index)}]')} : ({T})0;", "    }"]
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #ed200c8e
 def _patch_loop(plan: TilePlan, inner_lines: list) -> list:
     "`inner_lines` once per cell of the thread's patch, with `a`, `b` and that cell's row/col offsets in scope."
     return [f"      #pragma unroll", f"      for (int a = 0; a < {plan.rm}; a++) {{", f"        #pragma unroll",
@@ -469,6 +481,7 @@ def emit(kernel) -> CudaKernel:
         launches.append(launch)
     return CudaKernel(PRELUDE + "\n" + "\n\n".join(functions) + "\n", launches)
 
+# %% ../nbs/limn/10_cuda_emit.ipynb #788caa26
 def _long(body: Body, parts) -> bool:
     kept, _, red = parts
     cells, terms = math.prod(body.instrs[p].var.extent for p in kept), math.prod(body.instrs[p].var.extent for p in red)
