@@ -87,6 +87,7 @@ def _atom_range(self:Prover, f):
             return (make_atom(f.op, *lows) if f.op == 'max' else make_atom('min', *lows)), None
     return None
 
+# %% ../nbs/litmus/07_prove.ipynb #2c8c3ae6
 @patch
 def range_of_poly_lo(self:Prover, p):
     return p if p.value() is not None else Poly.const(0) if self.le0(-p) else None
@@ -237,6 +238,7 @@ class Proof:
 def _idx_text(idxs):
     return ", ".join(map(str, idxs))
 
+# %% ../nbs/litmus/07_prove.ipynb #827934c7
 def _atoms(p):
     "Every atom inside `p`, nested ones included."
     out = []
@@ -465,6 +467,7 @@ def extreme(self:Prover, p, upper=True, depth=0):
         return None
     return None if end is None else self.extreme(a * end + b, upper, depth + 1)
 
+# %% ../nbs/litmus/07_prove.ipynb #10e88650
 def size_bound(p, hi):
     """The largest value of `p` over sizes in [1, hi[d]] when `p` is increasing in each (no negative coefficient once
     every size is shifted to 1), else None; `hi` maps each size to its top."""
@@ -482,6 +485,7 @@ def _divides(p, m):
     "Every coefficient of `p` is a multiple of `m`: then `p` is, whatever integers its factors take."
     return all(c % m == 0 for c in p.terms.values())
 
+# %% ../nbs/litmus/07_prove.ipynb #8fcf6ea8
 def _assume_proof(model, hint):
     "`tl.assume(cond)`: each conjunct of `cond` proved for every size, program and lane where the call is reached."
     prover = Prover(model.symbols, *floor_facts(model))
