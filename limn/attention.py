@@ -52,6 +52,7 @@ def compute_dtype(dtype) -> np.dtype:
     "The numpy dtype a kernel computes in: float64 for float64, float32 for everything narrower."
     return np.dtype(np.float64) if np.dtype(dtype) == np.float64 else np.dtype(np.float32)
 
+# %% ../nbs/limn/12_attention.ipynb #56916551
 def tile_scores(q, k, mask, causal: bool, scale: float, k0: int, k1: int) -> np.ndarray:
     "Scores of every query row against keys k0 .. k1-1, hidden ones at -inf: shape (..., t_q, k1 - k0), one tile."
     s = (q @ np.swapaxes(k[..., k0:k1, :], -1, -2)) * s_type(q, scale)
@@ -102,6 +103,7 @@ def _probabilities(q, k, mask, causal, scale, k0, k1, L):
     shift = np.where(np.isneginf(L), np.inf, L)[..., None]
     return np.exp(s - shift)
 
+# %% ../nbs/limn/12_attention.ipynb #d2158d8a
 def sdpa_bwd_q(*inputs, causal: bool = False, scale: float = 1.0, masked: bool = False, tile: int = TILE) -> list:
     "CUSTOM `sdpa_bwd_q` reference. inputs: q, k, v[, key mask], dO, L, D. Returns [dQ]."
     q, k, v, mask, (do, L, D) = _unpack(inputs, masked, 3)
@@ -114,6 +116,7 @@ def sdpa_bwd_q(*inputs, causal: bool = False, scale: float = 1.0, masked: bool =
             dq += ds @ k[..., k0:k1, :] * s_type(q, scale)
     return [dq.astype(inputs[0].dtype)]
 
+# %% ../nbs/limn/12_attention.ipynb #42fa0947
 def sdpa_bwd_kv(*inputs, causal: bool = False, scale: float = 1.0, masked: bool = False, tile: int = TILE) -> list:
     "CUSTOM `sdpa_bwd_kv` reference. inputs: q, k, v[, key mask], dO, L, D. Returns [dK, dV]."
     q, k, v, mask, (do, L, D) = _unpack(inputs, masked, 3)
@@ -200,6 +203,7 @@ def composed_backward(q, k, v, key_mask, g, causal: bool, scale: float) -> tuple
     ds = p * (dp - (dp * p).sum(-1, keepdim=True))
     return (ds @ k) * scale, (ds.transpose(-1, -2) @ q) * scale, p.transpose(-1, -2) @ g
 
+# %% ../nbs/limn/12_attention.ipynb #36c6566a
 def _fused(q, k, v, key_mask, causal: bool, scale: float) -> Tensor:
     "The forward as CUSTOM `sdpa`, with the rule that makes the backward `sdpa_bwd_q` + `sdpa_bwd_kv`."
     params = {"causal": bool(causal), "scale": scale, "masked": key_mask is not None}
@@ -232,6 +236,7 @@ def attention(q, k, v, causal: bool = False, key_mask=None, scale: float | None 
         return composed_attention(q, k, v, causal, key_mask, scale)
     return _fused(q, k, v, key_mask, causal, scale)
 
+# %% ../nbs/limn/12_attention.ipynb #8d70aaf2
 @patch
 def attention(self: Tensor, k, v, causal: bool = False, key_mask=None, scale: float | None = None, fused: bool | None = None) -> Tensor:
     "Scaled dot-product attention with self as the queries; see `limn.attention.attention`."
@@ -251,6 +256,7 @@ class Sym(Var):
     def key(self):
         return (0, -1, self.name)
 
+# %% ../nbs/limn/12_attention.ipynb #56f67559
 def c_expr(e) -> str:
     "An Index (or int, Sym) or a Min / Pick / CeilDiv as C."
     return e.render() if isinstance(e, (Min, Pick, CeilDiv)) else Index.of(e).render()
@@ -317,6 +323,7 @@ class Buf:
             raise ValueError(f"{self.name} has {len(self.shape)} dims {self.shape}, indexed with {len(index)}")
         return Ref(self, tuple(Index.of(i) for i in index))
 
+# %% ../nbs/limn/12_attention.ipynb #f495f876
 def _size(s):
     return s.name if isinstance(s, Var) else str(s)
 
@@ -356,6 +363,7 @@ class For:
     step: int = 1
     threads: bool = False
 
+# %% ../nbs/limn/12_attention.ipynb #c8d020d2
 def line(text: str, **refs) -> Line:
     return Line(text, refs)
 
@@ -364,6 +372,7 @@ _WRITE = re.compile(r"\s*(=(?!=)|\+=|-=|\*=|/=|%=|<<=|>>=|&=|\|=|\^=)")
 _BUMP, _BUMP_AFTER = re.compile(r"(\+\+|--)\s*$"), re.compile(r"\s*(\+\+|--)")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
+# %% ../nbs/limn/12_attention.ipynb #05fea2bc
 @dataclass
 class Described:
     """A CUSTOM kernel's C function as a description: pointer arguments `bufs` (in order, then the int64 `sizes`,
@@ -408,6 +417,7 @@ def touches(desc: Described) -> list:
 # %% ../nbs/limn/12_attention.ipynb #0ba4439e
 _TYPES = r"(?:int|int64_t|T|long|unsigned|const|double|float|char|short|size_t)"
 
+# %% ../nbs/limn/12_attention.ipynb #0683e993
 def _expr_vars(e) -> set:
     if isinstance(e, Min):
         return set().union(*(_expr_vars(a) for a in e.args))
@@ -462,6 +472,7 @@ def _locals(stmts) -> list:
             out += _locals(s.body)
     return out
 
+# %% ../nbs/limn/12_attention.ipynb #d2b4ac8b
 def _bound_names(stmts) -> set:
     out = set()
     for s in stmts:
@@ -529,6 +540,7 @@ def _render_block(stmts, depth: int, out: list, in_threads=False):
             _render_block(s.body, depth + 1, out, in_threads or s.threads)
             out.append(pad + "}")
 
+# %% ../nbs/limn/12_attention.ipynb #f86c7e0d
 def render_described(desc: Described) -> str:
     "The C function of `desc` (T, EXP and LOG are the dtype's macros), after `check_described`."
     check_described(desc)
@@ -546,6 +558,7 @@ batch, tq, tk, d, dv = SDPA_SIZES = tuple(Sym(n) for n in ("batch", "tq", "tk", 
 b, blk, i, j, c, r, t, j0 = (Sym(n) for n in ("b", "blk", "i", "j", "c", "r", "t", "j0"))
 i0, i1, kend, n = (Sym(n) for n in ("i0", "i1", "kend", "n"))
 
+# %% ../nbs/limn/12_attention.ipynb #41361c71
 def transpose_tile(dst: Buf, src: Buf, row0, count, width) -> For:
     "dst[c, r] = src[b, row0 + r, c] for r < count, c < width: a tile of rows copied transposed."
     return For(r, 0, count, [For(c, 0, width, [line("{t} = {x};", t=dst[c, r], x=src[b, row0 + r, c])])])
@@ -556,8 +569,9 @@ def tile_dots(out: Buf, row, tile: Buf, count, width) -> list:
     return [For(t, 0, count, [line("{s} = 0;", s=out[t])]),
             For(c, 0, width, [line("const T x = {a};", a=row(c)), For(t, 0, count, [line("{s} += x * {y};", s=out[t], y=tile[c, t])])])]
 
+# %% ../nbs/limn/12_attention.ipynb #6ca7044e
 def row_blocks(rows, body: list) -> list:
-    "The threaded pair (batch b, block blk): rows i0 .. i1-1 of one batch, LIMN_ROWS at a time, with `body` run for them."
+    "The threaded pair (batch b, block blk): rows i0 .. i1-1 of one batch, ROWS at a time, with `body` run for them."
     return [For(b, 0, batch, [For(blk, 0, CeilDiv(rows, ROWS), [Let(i0, blk * ROWS), Let(i1, Min((i0 + ROWS, rows))), *body], threads=True)], threads=True)]
 
 def attention_operands() -> tuple:
@@ -633,6 +647,7 @@ C_SDPA_SOURCE = ("#include <stdint.h>\n#include <math.h>\n"
                  "static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n"
                  + "\n".join(render_described(nest) for nest in C_SDPA_NESTS.values()))
 
+# %% ../nbs/limn/12_attention.ipynb #65e1d696
 def c_sdpa_source(dtype: DType) -> str:
     "The three kernels for `dtype` (float32 or float64; the c device declines the half widths before this is asked)."
     spell = {"float32": ("float", "expf", "logf"), "float64": ("double", "exp", "log")}
@@ -655,6 +670,7 @@ def _c_function(backend, dtype: DType, name: str, n_pointers: int):
     fn.restype = None
     return fn
 
+# %% ../nbs/limn/12_attention.ipynb #4ec079c5
 def _dims(inputs) -> tuple:
     "(batch, t_q, t_k, d, d_v) from the (shape, dtype) of q, k, v."
     (qs, _), (ks, _), (vs, _) = inputs[:3]
@@ -669,6 +685,7 @@ def described_counts(nest, dims) -> list:
     env = dict(zip((s.name for s in nest.sizes), dims))
     return [math.prod(env[s.name] if isinstance(s, Var) else s for s in b.shape) for b in nest.bufs]
 
+# %% ../nbs/limn/12_attention.ipynb #27bc8780
 def c_builder(op: str):
     """A `register_custom` builder for the c device running the described kernel `C_SDPA_NESTS[op]` (kept as `.nest`, for
     litmus.bridge). Every buffer's element count is held to the description's shape at the launch's sizes, the assumption
@@ -693,6 +710,7 @@ def c_builder(op: str):
     build.nest = nest
     return build
 
+# %% ../nbs/limn/12_attention.ipynb #9c12f304
 C_SDPA_BUILDERS = {op: c_builder(op) for op in C_SDPA_NESTS}
 for _name, _builder in C_SDPA_BUILDERS.items():
     register_custom("c", _name, _builder)
