@@ -65,6 +65,7 @@ class ShapeClass:
     source: str = 'block'
     big: bool = False
 
+# %% ../nbs/litmus/10_shapes.ipynb #34f183b6
 @dataclass
 class Config:
     "One launch configuration: every size and every symbolic constexpr, and the classes it exercises (`big`: see ShapeClass)."
@@ -83,7 +84,7 @@ class SymbolicShapeSpace:
     """The shape classes that matter for one kernel. A size matters only through its guards, and `pid*BLOCK + lane < N`
     sees N only modulo BLOCK, so each size gets about eight classes relative to its block (1, BLOCK-1, BLOCK, BLOCK+1,
     2*BLOCK, a ragged tail, a size coprime to the block, and a deep reduction for the reduced size), each witnessed by
-    the solver. Beyond the block-relative classes (chapter 10's `_far_classes`), every constant that a size, an offset or a
+    the solver. Beyond the block-relative classes (`_far_classes`, below), every constant that a size, an offset or a
     program id is compared with, and one either side, translated into the size that reaches it; every branch whose
     condition depends on a size or program id, on both sides; and a large size. Configurations vary one size at a
     time around a ragged baseline: O(#dims x (8 + thresholds)) of them.
@@ -305,6 +306,7 @@ def configs(self:SymbolicShapeSpace, include_deep=True, include_big=True):
                 push({**base, d: c.value}, f'{d}:{c.name}', c)
     return out
 
+# %% ../nbs/litmus/10_shapes.ipynb #28151fe3
 @patch
 def dtype_classes(self:SymbolicShapeSpace):
     "The second, categorical axis: each floating-point tensor may be float32, float16 or bfloat16."
@@ -318,6 +320,7 @@ def configurations(self:SymbolicShapeSpace, dtypes=True, include_deep=True):
     kinds = FLOAT_DTYPE_CLASSES if dtypes and classes else (None,)
     return [(c, {t: k for t in classes} if k else {}) for k in kinds for c in self.configs(include_deep)]
 
+# %% ../nbs/litmus/10_shapes.ipynb #b2156182
 @patch
 def table(self:SymbolicShapeSpace):
     "One row per (size, class): the rule and the solver's witness."
