@@ -8,7 +8,7 @@ page and anchor or to an intentional external reference, a numbered sidebar, sub
 markdown, wide output that scrolls, and a front page whose map has a row and a box per chapter.
 Screenshots go to test-output/site/.
 """
-import ast, importlib.util, re, shutil, subprocess, sys
+import ast, importlib.util, json, re, shutil, subprocess, sys
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -28,6 +28,11 @@ build_docs = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build_docs)
 COURSE = build_docs.chapters()
 CHAPTERS = [c for c in COURSE if c.module]
+
+
+def chapter_named(part: str | None, name: str):
+    "The chapter in folder `part` of nbs/ (None for a top-level one) called `name`, whatever its number is today."
+    return next(c for c in COURSE if c.path.parent == Path(part or ".") and c.name == name)
 
 
 @pytest.fixture(scope="module")
@@ -82,20 +87,20 @@ def assert_in_source_order(shown: str, definitions: list[str], where: str):
         at += found.end()
 
 
-PATCHED = {"00_viz.ipynb": [("Graph", "svg")], "limn/02_tensor.ipynb": [("Tensor", "relu"), ("Tensor", "softmax")]}
+PATCHED = {"viz": [("Graph", "svg")], "tensor": [("Tensor", "relu"), ("Tensor", "softmax")]}
 
-@pytest.mark.parametrize("notebook, expected", [
-    ("00_viz.ipynb", ["class Graph", "def quote", "def svg"]),                       # svg is attached with @patch
-    ("limn/02_tensor.ipynb", ["class Tensor", "def where", "def realize", "def relu"]),     # relu: @patch onto Tensor
-    ("litmus/01_spec.ipynb", ["def parse", "def classify"]),
+@pytest.mark.parametrize("part, name, expected", [
+    (None, "viz", ["class Graph", "def quote", "def svg"]),                          # svg is attached with @patch
+    ("limn", "tensor", ["class Tensor", "def where", "def realize", "def relu"]),     # relu: @patch onto Tensor
+    ("litmus", "spec", ["def parse", "def classify"]),
 ])
-def test_exported_source_is_on_the_page(site, page, notebook, expected):
-    chapter = next(c for c in CHAPTERS if c.path.as_posix() == notebook)
+def test_exported_source_is_on_the_page(site, page, part, name, expected):
+    chapter = chapter_named(part, name)
     shown = export_text(page, site / chapter.href)
     for definition in expected: assert re.search(rf"^\s*{definition}\b", shown, re.M), f"{definition} not shown on {chapter.href}"
     assert_in_source_order(shown, exported_definitions(chapter), chapter.href)
     assert chapter.module_file in page.locator("#content div.export").first.get_attribute("data-module")
-    for owner, method in PATCHED.get(notebook, []):                   # a patched method: its code, its @patch, its anchor
+    for owner, method in PATCHED.get(name, []):                   # a patched method: its code, its @patch, its anchor
         assert re.search(rf"@patch\s*\ndef {method}\(self: ?{owner}\b", shown), f"@patch def {method}(self: {owner}) not shown"
         assert page.locator(f'[id="{owner}.{method}"]').count() == 1
     page.screenshot(path=str(SHOTS / f"{chapter.name}.png"))
@@ -141,7 +146,7 @@ def test_sidebar_is_numbered_in_reading_order(site, page):
     assert all(re.fullmatch(r"\d\d \w+", label) for label in labels[1:]), labels
     sections = page.locator("#sidebar li.section > span").all_inner_texts()
     assert [s.upper() for s in sections] == [s.upper() for s in build_docs.PARTS.values()]
-    assert page.locator("#sidebar a.current").inner_text() == "02 tensor"
+    assert page.locator("#sidebar a.current").inner_text() == chapter_named("limn", "tensor").label
 
 
 def test_titles_and_subtitles_show_no_raw_markdown(site, page):
@@ -172,13 +177,14 @@ def test_home_page_maps_the_course(site, page):
     assert page.locator("h1.title").inner_text() == "limn + litmus"
     rows = page.locator("#content table tr td:first-child a[href]").evaluate_all("els => els.map(e => e.getAttribute('href'))")
     assert rows[:len(CHAPTERS)] == [c.href for c in CHAPTERS], rows
-    svg = page.locator("#content svg").first
-    assert svg.is_visible() and svg.bounding_box()["width"] > 300
+    svg = page.locator("#content svg", has=page.locator("g.cluster text", has_text="Part I: limn"))
+    assert svg.count() == 1 and svg.is_visible() and svg.bounding_box()["width"] > 300
     boxes = page.locator("#content svg g.node text").evaluate_all("els => els.map(e => e.textContent)")   # SVG has no innerText
     assert set(boxes) >= {c.label for c in CHAPTERS}, {c.label for c in CHAPTERS} - set(boxes)
     part_one = page.locator("#content svg g.cluster text", has_text="Part I: limn").bounding_box()
     part_two = page.locator("#content svg g.cluster text", has_text="Part II: litmus").bounding_box()
     assert part_one["y"] < part_two["y"], "Part I must come before Part II in the picture"
+    assert page.locator("#content svg g.cluster text", has_text="Part III: bridge").count() == 1
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "home.png"))
     assert (SHOTS / "home.png").stat().st_size > 10_000
@@ -187,8 +193,8 @@ def test_home_page_maps_the_course(site, page):
 def test_names_link_within_their_part():
     "`softmax`, `relu` and `var` in limn's tensor chapter are litmus names too; they must never link to litmus's pages."
     links = build_docs.Links(COURSE)
-    tensor = next(c for c in COURSE if c.path.as_posix() == "limn/02_tensor.ipynb")
-    spec_chapter = next(c for c in COURSE if c.path.as_posix() == "litmus/01_spec.ipynb")
+    tensor = chapter_named("limn", "tensor")
+    spec_chapter = chapter_named("litmus", "spec")
     for name in ("softmax", "relu", "var", "softmax()"):
         found = links.target(name, tensor)
         assert found is None or found[0].part == "limn", (name, found and found[0].href)
@@ -196,3 +202,141 @@ def test_names_link_within_their_part():
     assert links.target("Tensor", spec_chapter) is None                  # limn's Tensor is not litmus's to link
     linked = links.linkify("`parse` then\n\n```\n`parse`\n```\n\nand [`parse`](elsewhere.html)", spec_chapter)
     assert linked.count("(#parse)") == 1 and "[`parse`](elsewhere.html)" in linked
+
+
+# ---- defects a reader sees: every page is checked, each visited once -----------------------------------------
+
+# A sentence that points at a picture: "above" points back, the others forward.
+ANNOUNCES_PICTURE = r"\b(the|this) picture\b|\bas a picture\b|\bpicture below\b|\bdrawn (below|above)\b"
+
+# What the defect checks read from one page, in one pass: its prose, its citations and description, the pictures it
+# shows and the sentences that announce one, and every picture that does not fit the column as drawn.
+LOOK_AT_PAGE = """(announcing) => {
+    const content = document.getElementById('content');
+    const prose = [...document.querySelectorAll(
+        '#content p, #content li, #content h1, #content h2, #content h3, #content td, #content th, header .description')]
+        .map(e => e.innerText);
+    const meta = document.querySelector('meta[name="description"]');
+    // a picture: an SVG or an image, or a drawing in text (a plain block, neither code nor output)
+    const isPicture = e => e.matches('svg, img, pre:not([class])') || !!e.querySelector('svg, img, pre:not([class])');
+    const blocks = [...content.children].filter(e => !['NAV', 'HEADER'].includes(e.tagName));
+    const announces = new RegExp(announcing, 'i');
+    const announcements = [];
+    blocks.forEach((block, i) => {
+        if (!['P', 'UL', 'OL'].includes(block.tagName) || !announces.test(block.textContent)) return;
+        const back = /\\b(drawn|picture) above\\b/i.test(block.textContent);
+        const seen = back ? blocks.slice(0, i).some(isPicture) : blocks.slice(i + 1).some(isPicture);
+        announcements.push([block.textContent.slice(0, 80), seen]);
+    });
+    const pictures = [...content.querySelectorAll('svg, img')].filter(e => !e.parentElement.closest('svg'));
+    const right = content.getBoundingClientRect().right - parseFloat(getComputedStyle(content).paddingRight) + 1;
+    const clipped = [];
+    for (const picture of pictures) {
+        const box = picture.getBoundingClientRect();
+        if (box.width === 0) continue;
+        if (box.right > right) clipped.push(`${picture.tagName} ${Math.round(box.width)}px wide runs past the column`);
+        for (let up = picture.parentElement; up && up !== content; up = up.parentElement)
+            if (up.scrollWidth > up.clientWidth + 1 && getComputedStyle(up).overflowX !== 'visible') {
+                clipped.push(`${picture.tagName} inside a ${up.tagName}.${up.className} cut to ${up.clientWidth} of ${up.scrollWidth}px`);
+                break;
+            }
+    }
+    return {prose, citations: document.querySelectorAll('.citation, [data-cites]').length,
+            descriptions: [...document.querySelectorAll('header .description')].map(e => e.innerText),
+            meta: meta ? meta.getAttribute('content') : null, announcements, shown: pictures.length, clipped};
+}"""
+
+
+@pytest.fixture(scope="module")
+def looked_at(site, page) -> list:
+    "What every page shows, read once per page for the defect checks below: (chapter, what LOOK_AT_PAGE returns)."
+    seen = []
+    for chapter in COURSE:
+        page.goto((site / chapter.href).as_uri())
+        seen.append((chapter, page.evaluate(LOOK_AT_PAGE, ANNOUNCES_PICTURE)))
+    return seen
+
+
+def test_no_directive_text_on_any_page(looked_at):
+    "nbdev's `#| key: value` lines are instructions to nbdev; a reader never sees one (in prose, a title or a description)."
+    shown = [f"{chapter.href}: {text[:60]!r}" for chapter, seen in looked_at for text in seen["prose"]
+             if re.search(r"#\|\s*[\w-]+", text)]
+    assert not shown, f"nbdev directives printed as text: {shown[:10]}"
+
+
+def test_no_raw_citation_on_any_page(looked_at):
+    "The course cites nothing: `@name` (a decorator such as `@triton.jit`) is shown as written, never read as a citation."
+    for chapter, seen in looked_at:
+        assert seen["citations"] == 0, f"{chapter.href}: text read as a citation"
+        for word in re.findall(r"@[\w.]+", build_docs.plain(chapter.description)):
+            assert any(word in text for text in seen["descriptions"]), f"{chapter.href}: {word} missing from {seen['descriptions']}"
+        assert "<" not in (seen["meta"] or ""), f"{chapter.href}: markup inside the description meta tag: {seen['meta'][:80]}"
+
+
+def saved_pictures(cell) -> int:
+    "How many pictures a cell's saved outputs hold (an SVG, a PNG, or HTML holding an SVG)."
+    count = 0
+    for output in cell.get("outputs", []):
+        data = {k: "".join(v) if isinstance(v, list) else v for k, v in output.get("data", {}).items()}
+        count += bool({"image/svg+xml", "image/png"} & set(data)) or "<svg" in data.get("text/html", "")
+    return count
+
+
+def ends_with_a_drawing(code: str) -> bool:
+    "A cell whose last line shows a picture: a `Graph(...)` or a `draw...(...)` call, or the name it was bound to."
+    lines = [line for line in code.strip().splitlines() if line.strip()]
+    last = lines[-1].strip() if lines else ""
+    if re.fullmatch(r"[\w.]*(Graph|draw\w*)\(.*", last):
+        return True
+    return bool(re.fullmatch(r"\w+", last)) and bool(re.search(rf"^{last}\s*=\s*[\w.]*(Graph|draw\w*)\(", code, re.M))
+
+
+def test_every_announced_picture_is_on_the_page(looked_at):
+    "A picture the prose announces is on the page (after the sentence, or before it for \"above\"); every picture a cell draws is saved and shown."
+    missing = []
+    for chapter, seen in looked_at:
+        drawn = 0
+        for index, cell in enumerate(json.loads((build_docs.NBS / chapter.path).read_text())["cells"]):
+            if cell["cell_type"] != "code":
+                continue
+            flags, code = build_docs.directives("".join(cell["source"]))
+            if flags.get("include") == "false" or flags.get("eval") == "false" or build_docs.is_export(flags):
+                continue
+            if ends_with_a_drawing(code) and not saved_pictures(cell):
+                missing.append(f"{chapter.path}: cell {index} draws a picture but has no saved output")
+            drawn += saved_pictures(cell)
+        missing += [f"{chapter.href}: announced, not shown: {text!r}" for text, shown in seen["announcements"] if not shown]
+        if seen["shown"] < drawn:
+            missing.append(f"{chapter.href}: {drawn} pictures drawn in the notebook, {seen['shown']} on the page")
+    assert not missing, "\n".join(missing)
+
+
+def test_no_picture_is_clipped(looked_at):
+    "Every picture fits the column as it is drawn: none is cut off, and none hides part of itself in a box that scrolls."
+    clipped = [f"{chapter.href}: {what}" for chapter, seen in looked_at for what in seen["clipped"]]
+    assert not clipped, "\n".join(clipped[:20])
+
+
+def test_home_page_computes_what_it_shows(site, page):
+    """The front page draws limn's pipeline for one expression (Tensor, DAG, schedule, loop nest, C, in that order) and
+    prints litmus's verdicts on a buggy and a correct kernel, both computed when the page is built; it prints no plan of
+    chapters to come and no second reading order (the sidebar's order is the order)."""
+    page.goto((site / "index.html").as_uri())
+    stages = page.locator("#content svg g.cluster > text").evaluate_all(
+        "els => els.map(e => [e.textContent, e.getBoundingClientRect().y])")
+    firsts = {text.split(":")[0].split(" (")[0]: y for text, y in stages}
+    order = ["Tensor", "DAG", "schedule", "loop nest", "C"]
+    assert set(order) <= set(firsts), f"pipeline stages missing: {set(order) - set(firsts)}"
+    assert [firsts[stage] for stage in order] == sorted(firsts[stage] for stage in order), "the stages are out of order"
+    drawn = " ".join(page.locator("#content svg text").evaluate_all("els => els.map(e => e.textContent)"))   # SVG has no innerText
+    assert "LOOP" in drawn and "for\u00a0(int64_t" in drawn.replace(" ", "\u00a0"), "the loop nest or its C is not in the picture"
+    printed = "\n".join(page.locator("#content pre.output").all_inner_texts())
+    assert re.search(r"^REJECT$", printed, re.M) and "counterexample" in printed, "no REJECT with its witness"
+    assert "softmax: ACCEPT" in printed and "does not mean" in printed, "no ACCEPT with what it does not mean"
+    text = page.locator("#content").inner_text()
+    for scaffolding in ("PLANNED", "not built yet", "What is built"):
+        assert scaffolding not in text, f"the front page still shows its plan: {scaffolding!r}"
+    labels = [c.label for c in CHAPTERS]
+    for prose in page.locator("#content p, #content li").all_inner_texts():
+        named = sum(label in prose for label in labels)
+        assert named < len(labels) // 2, f"a reading order in prose on the front page: {prose[:120]!r}"

@@ -29,6 +29,9 @@ NBS = ROOT / "nbs"
 SITE = Path(__file__).resolve().parent / "site"
 PARTS = {"limn": "Part I · limn", "litmus": "Part II · litmus", "bridge": "Part III · bridge"}
 EXPORT_DIRECTIVES = ("export", "exports", "exporti")
+# pandoc's markdown without smart quotes and without citations: the course cites nothing, and `@triton.jit` in prose is
+# a decorator that pandoc would otherwise turn into a citation key
+PANDOC_MARKDOWN = "markdown-smart-citations"
 
 
 # ---- the chapters, read straight from nbs/ ------------------------------------------------------------
@@ -65,7 +68,12 @@ class Chapter:
     @property
     def label(self) -> str: return f"{self.number} {self.name}" if self.number else self.title
     @property
-    def module_file(self) -> str | None: return self.module.replace(".", "/") + ".py" if self.module else None
+    def module_file(self) -> str | None:
+        "The file the module lives in, relative to the repository: `limn/tensor.py`, or `viz/__init__.py` for a package."
+        if not self.module:
+            return None
+        path = self.module.replace(".", "/")
+        return f"{path}/__init__.py" if (ROOT / path / "__init__.py").is_file() else f"{path}.py"
 
 
 def module_of(default_exp: str) -> str:
@@ -118,7 +126,7 @@ def read_chapter(path: Path, nbs: Path = NBS) -> Chapter:
 
 
 def chapters(nbs: Path = NBS) -> list[Chapter]:
-    "Every notebook of the course in reading order: the front page, the top-level chapters, then Part I, then Part II."
+    "Every notebook of the course in reading order: the front page, the top-level chapters, then each part of PARTS in turn."
     top = sorted(p.relative_to(nbs) for p in nbs.glob("*.ipynb"))
     top.sort(key=lambda p: p.name != "index.ipynb")
     parts = [sorted(p.relative_to(nbs) for p in (nbs / part).glob("*.ipynb")) for part in PARTS]
@@ -209,6 +217,15 @@ def export_block(code: str, names: list[str], module_file: str | None) -> str:
     return "\n\n".join([raw_html(f'<div class="export" data-module="{label}">{anchors}'), fence(code, "python"), raw_html("</div>")])
 
 
+def prose(source: str) -> str:
+    """A markdown cell as the reader sees it: without the `#| key: value` lines nbdev writes at its top from the cell's
+    metadata (a markdown cell flagged for export, the module's docstring, arrives as `#| export: true` and its text)."""
+    lines = source.splitlines()
+    while lines and DIRECTIVE.match(lines[0]):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def notebook_markdown(nb: dict, pictures: bool = True, module_file: str | None = None) -> tuple[dict, str]:
     "A processed notebook as (front matter, pandoc markdown), honouring echo/output/include directives."
     meta, parts, seen = {}, [], set()
@@ -216,7 +233,8 @@ def notebook_markdown(nb: dict, pictures: bool = True, module_file: str | None =
         source = "".join(cell["source"])
         if cell["cell_type"] == "raw" and source.startswith("---"):
             meta.update(yaml.safe_load(source.strip().strip("-")) or {})
-        elif cell["cell_type"] == "markdown": parts.append(source)
+        elif cell["cell_type"] == "markdown":
+            parts.append(prose(source))
         elif cell["cell_type"] == "code":
             flags, code = directives(source)
             if flags.get("include") == "false" or "default_exp" in flags and not code: continue
@@ -330,7 +348,7 @@ def render_page(chapter: Chapter, processed: dict, links: Links, built: list[Cha
     up = "../" * chapter.href.count("/")
     args = ["--standalone", f"--template={SITE / 'template.html'}", "--mathml", "--toc", "--toc-depth=2",
             "--syntax-highlighting=tango", "--columns=100000", f"--variable=css:{up}style.css", f"--variable=sidebar:{sidebar_html(built, chapter)}"]
-    page = pypandoc.convert_text(f"---\n{front}---\n\n{markdown}", "html5", format="markdown-smart", extra_args=args)
+    page = pypandoc.convert_text(f"---\n{front}---\n\n{markdown}", "html5", format=PANDOC_MARKDOWN, extra_args=args)
     return re.sub(r"(<table\b.*?</table>)", r'<div class="table-scroll">\1</div>', page, flags=re.S)   # wide tables scroll
 
 
@@ -365,7 +383,7 @@ def readme(out: Path = ROOT / "README.md") -> Path:
     "README.md from nbs/index.ipynb run afresh (its map is computed), as GitHub markdown (GitHub strips inline SVG)."
     import pypandoc
     _, markdown = notebook_markdown(run_notebook(NBS / "index.ipynb"), pictures=False)
-    body = pypandoc.convert_text(markdown, "gfm", format="markdown-smart", extra_args=["--wrap=none"])
+    body = pypandoc.convert_text(markdown, "gfm", format=PANDOC_MARKDOWN, extra_args=["--wrap=none"])
     out.write_text("<!-- made from nbs/index.ipynb by tools/build_docs.py --readme; edit the notebook -->\n\n" + body)
     return out
 
