@@ -30,6 +30,7 @@ class Problem:
             n *= max(0, hi - lo + 1)
         return n
 
+# %% ../nbs/litmus/09_smt.ipynb #5d578c62
 @dataclass
 class SolveResult:
     """`status` 'sat' (a `model`: a real witness, whichever backend), 'unsat' or 'unknown'. `proved_unsat` is True only
@@ -43,6 +44,7 @@ class SolveResult:
     def __bool__(self):
         return self.status == 'sat'
 
+# %% ../nbs/litmus/09_smt.ipynb #be397019
 def z3_available():
     "True when the optional `z3-solver` package can be imported."
     return importlib.util.find_spec('z3') is not None
@@ -55,6 +57,7 @@ def _poly_code(p, index):
         terms.append("*".join(parts))
     return "(" + (" + ".join(terms) if terms else "0") + ")"
 
+# %% ../nbs/litmus/09_smt.ipynb #4a3202b2
 def _atom_code(a, index):
     x = [_poly_code(arg, index) for arg in a.args]
     if a.op in ('//', '%'):
@@ -65,6 +68,7 @@ def _atom_code(a, index):
         return f"_np2({x[0]})"
     raise ValueError(f"cannot evaluate atom {a}")
 
+# %% ../nbs/litmus/09_smt.ipynb #c6acea9a
 def _formula_code(f, index):
     if isinstance(f, Const):
         return str(f.value)
