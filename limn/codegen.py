@@ -18,11 +18,11 @@ from .schedule import schedule, Schedule, Kernel
 
 # %% auto #0
 __all__ = ['OPCODES', 'REDUCE_LANES', 'Var', 'Div', 'Mod', 'Index', 'Check', 'Loop', 'EndLoop', 'match_loops', 'Const', 'Load',
-           'Idx', 'Arith', 'Cast', 'Where', 'Acc', 'Fold', 'Store', 'Accum', 'definitions', 'fused_product',
-           'combine_lanes', 'split_lanes', 'reduction_error', 'flat_index', 'unravel', 'reduce_identity', 'loop_vars',
-           'accesses', 'walks_in_order', 'loop_order', 'lower', 'lower_schedule', 'Contraction', 'operands',
-           'index_vars', 'contraction', 'format_kernel', 'format_schedule', 'ir', 'draw_nest', 'fma', 'interpret',
-           'run_ir', 'split_var', 'mask_edges']
+           'Idx', 'Arith', 'Cast', 'Where', 'Acc', 'Fold', 'Store', 'Accum', 'flat_index', 'unravel', 'reduce_identity',
+           'loop_vars', 'accesses', 'walks_in_order', 'loop_order', 'lower', 'lower_schedule', 'definitions',
+           'fused_product', 'combine_lanes', 'split_lanes', 'reduction_error', 'Contraction', 'operands', 'index_vars',
+           'contraction', 'format_kernel', 'format_schedule', 'ir', 'draw_nest', 'fma', 'interpret', 'run_ir',
+           'split_var', 'mask_edges']
 
 # %% ../nbs/limn/06_codegen.ipynb #b41e887c
 @dataclass(frozen=True)
@@ -334,46 +334,6 @@ class Accum:
 
 OPCODES = (Loop, EndLoop, Const, Load, Idx, Arith, Cast, Where, Acc, Fold, Store, Accum)
 
-# %% ../nbs/limn/06_codegen.ipynb #f7a1c002
-REDUCE_LANES = 16      # partial totals of a laned reduce: two AVX2 float32 vectors, one AVX-512 vector, four NEON ones
-
-def definitions(instrs) -> dict:
-    "Each value name mapped to the instruction that assigns it (an accumulator to its ACC)."
-    return {i.dst: i for i in instrs if isinstance(getattr(i, "dst", None), str)}
-
-def fused_product(ins, defs: dict):
-    """(a, b) when the FOLD or ACCUM `ins` adds a float product a * b of its own width, the IR's one fusion rule: the
-    fold is then fma(a, b, acc), rounded once. None otherwise (MAX, ints, half widths, any other operand)."""
-    if not isinstance(ins, (Fold, Accum)) or ins.op is not Ops.ADD:
-        return None
-    src = defs.get(ins.src)
-    if not isinstance(src, Arith) or src.op is not Ops.MUL or not src.dtype.is_float or src.dtype.is_half:
-        return None
-    return src.srcs
-
-def combine_lanes(values: list, fold):
-    "Lanes as one value, neighbours first: ((l0 . l1) . (l2 . l3)) . ... for `fold` (the reduce's op) on a power of two."
-    if len(values) == 1:
-        return values[0]
-    half = len(values) // 2
-    return fold(combine_lanes(values[:half], fold), combine_lanes(values[half:], fold))
-
-def split_lanes(instrs: list, var: Var, lanes: int = REDUCE_LANES) -> list:
-    "The register reduce of `instrs` spread over `lanes` totals: the term at `var` = r folds into lane r mod lanes."
-    lane = Index.of(var) % lanes
-    return [replace(i, lanes=lanes) if isinstance(i, Acc) else replace(i, lane=lane) if isinstance(i, Fold) else i for i in instrs]
-
-# %% ../nbs/limn/06_codegen.ipynb #f7a1c004
-def reduction_error(n: int, dtype: DType, lanes: int = 1, products: bool = False) -> float:
-    """gamma_m for a sum of n terms of `dtype` folded sequentially into `lanes` lanes combined pairwise (one more
-    rounding per term for products): |computed - exact| <= gamma_m * sum |x_i|. Valid while m * u < 1."""
-    u = float(np.finfo(dtype.np).eps) / 2
-    per_lane = -(-n // lanes) if n else 0
-    m = max(per_lane - 1, 0) + (math.ceil(math.log2(lanes)) if lanes > 1 else 0) + (1 if products else 0)
-    if m * u >= 1:
-        raise ValueError(f"n={n} terms of {dtype.name} in {lanes} lanes: m*u = {m * u} >= 1, no bound of this form")
-    return m * u / (1 - m * u)
-
 # %% ../nbs/limn/06_codegen.ipynb #78bf20d6
 def flat_index(idx, shape) -> Index:
     "Row-major flat offset of index tuple `idx` into a contiguous array of `shape`."
@@ -559,6 +519,66 @@ def _fill_with_identity(kernel: Kernel, low, fill_loops: list, fill_idx: list):
         low.instrs.append(EndLoop(v))
     low.memo.clear()
 
+# %% ../nbs/limn/06_codegen.ipynb #fbe7fa1c
+def _open_loops(low: _Lowerer, kernel: Kernel, var: dict, dims):
+    "A LOOP for each of `dims`, outermost first; `reduce` marks a dim the kernel folds away."
+    for d in dims:
+        low.instrs.append(Loop(var[d], d in kernel.reduce_axes))
+
+def _close_loops(low: _Lowerer, var: dict, dims):
+    "The ENDLOOPs of `dims`, innermost first."
+    for d in reversed(dims):
+        low.instrs.append(EndLoop(var[d]))
+
+def _fill_loops(kernel: Kernel, order: list, var: dict) -> tuple:
+    "(loops, index tuple) over which the output is filled with the identity before a fold through memory."
+    out = kernel.output
+    if kernel.root.op is Ops.SCATTER:
+        # the scatter's output has its own shape, so it is filled over loops of its own
+        out_vars = [Var(f"i{d}", s) for d, s in enumerate(out.shape)]
+        fill_loops = [v for v, s in zip(out_vars, out.shape) if s != 1]
+        fill_idx = [Index.of(v) if s != 1 else Index() for v, s in zip(out_vars, out.shape)]
+        return fill_loops, fill_idx
+    fill_dims = [d for d in order if d not in kernel.reduce_axes]
+    fill_loops = [var[d] for d in fill_dims]
+    fill_idx = [Index.of(var[d]) if d in fill_dims else Index() for d in range(len(kernel.loop_shape))]
+    return fill_loops, fill_idx
+
+# %% ../nbs/limn/06_codegen.ipynb #d8edc797
+def _lower_through_memory(kernel: Kernel, low: _Lowerer, idx: tuple, var: dict, order: list, fold: Ops):
+    "Totals in memory (or a scatter): fill the output with the identity, then ACCUM each term into its cell."
+    fill_loops, fill_idx = _fill_loops(kernel, order, var)
+    _fill_with_identity(kernel, low, fill_loops, fill_idx)
+    _open_loops(low, kernel, var, order)
+    _, v, at = _body(kernel, idx, low)
+    # a reduce folds with its own op; a scatter adds
+    op = fold if kernel.root.op in REDUCE_OPS else Ops.ADD
+    low.instrs.append(Accum("out", at, op, low.cast(v, kernel.output.dtype)))
+    _close_loops(low, var, order)
+
+# %% ../nbs/limn/06_codegen.ipynb #cdc806af
+def _lower_in_register(kernel: Kernel, low: _Lowerer, idx: tuple, var: dict, order: list, first_reduce: int, fold: Ops):
+    "A total in a register: the kept loops, ACC, the reduce loops around FOLD, then one STORE per cell."
+    compute = kernel.output.dtype.compute_dtype
+    outer = order[:first_reduce]
+    inner = order[first_reduce:]
+    _open_loops(low, kernel, var, outer)
+    acc = low.emit(lambda d: Acc(d, reduce_identity(kernel.root.op, compute), compute), compute)
+    _open_loops(low, kernel, var, inner)
+    _, v, at = _body(kernel, idx, low)
+    low.instrs.append(Fold(acc, fold, low.cast(v, compute)))
+    _close_loops(low, var, inner)
+    low.instrs.append(Store("out", at, low.cast(acc, kernel.output.dtype)))
+    _close_loops(low, var, outer)
+
+# %% ../nbs/limn/06_codegen.ipynb #2fbc1d6b
+def _lower_elementwise(kernel: Kernel, low: _Lowerer, idx: tuple, var: dict, order: list):
+    "No reduce: each output cell computed and stored once."
+    _open_loops(low, kernel, var, order)
+    _, v, at = _body(kernel, idx, low)
+    low.instrs.append(Store("out", at, low.cast(v, kernel.output.dtype)))
+    _close_loops(low, var, order)
+
 # %% ../nbs/limn/06_codegen.ipynb #327bcadd
 def lower(kernel: Kernel) -> list:
     "The kernel's loop nest as a list of instructions (also kept in `kernel.instrs`). CUSTOM kernels have none."
@@ -574,46 +594,16 @@ def lower(kernel: Kernel) -> list:
     # a half-width total must stay in a float32 register, so its reduce loops go innermost
     order = loop_order(kernel, reduce_innermost=is_reduce and out.dtype.is_half)
     low = _Lowerer(kernel)
-    def open_(dims):
-        for d in dims:
-            low.instrs.append(Loop(var[d], d in kernel.reduce_axes))
-    def close(dims):
-        for d in reversed(dims):
-            low.instrs.append(EndLoop(var[d]))
     first_reduce = next((p for p, d in enumerate(order) if d in kernel.reduce_axes), len(order))
+    # one cell's total is finished before the next cell starts when only reduce loops sit inside the first one
     in_register = is_reduce and all(d in kernel.reduce_axes for d in order[first_reduce:])
     fold = Ops.ADD if root.op is Ops.SUM else Ops.MAX
     if (is_reduce and not in_register) or root.op is Ops.SCATTER:
-        # fill the output with the identity, then fold into it through memory
-        if root.op is Ops.SCATTER:
-            # the scatter's output has its own shape, so it is filled over loops of its own
-            out_vars = [Var(f"i{d}", s) for d, s in enumerate(out.shape)]
-            fill_loops = [v for v, s in zip(out_vars, out.shape) if s != 1]
-            fill_idx = [Index.of(v) if s != 1 else Index() for v, s in zip(out_vars, out.shape)]
-        else:
-            fill_dims = [d for d in order if d not in kernel.reduce_axes]
-            fill_loops = [var[d] for d in fill_dims]
-            fill_idx = [Index.of(var[d]) if d in fill_dims else Index() for d in range(len(kernel.loop_shape))]
-        _fill_with_identity(kernel, low, fill_loops, fill_idx)
-        open_(order)
-        _, v, at = _body(kernel, idx, low)
-        low.instrs.append(Accum("out", at, fold if is_reduce else Ops.ADD, low.cast(v, out.dtype)))
-        close(order)
+        _lower_through_memory(kernel, low, idx, var, order, fold)
     elif in_register:
-        outer, inner = order[:first_reduce], order[first_reduce:]
-        open_(outer)
-        acc = low.emit(lambda d: Acc(d, reduce_identity(root.op, out.dtype.compute_dtype), out.dtype.compute_dtype), out.dtype.compute_dtype)
-        open_(inner)
-        _, v, at = _body(kernel, idx, low)
-        low.instrs.append(Fold(acc, fold, low.cast(v, out.dtype.compute_dtype)))
-        close(inner)
-        low.instrs.append(Store("out", at, low.cast(acc, out.dtype)))
-        close(outer)
+        _lower_in_register(kernel, low, idx, var, order, first_reduce, fold)
     else:
-        open_(order)
-        _, v, at = _body(kernel, idx, low)
-        low.instrs.append(Store("out", at, low.cast(v, out.dtype)))
-        close(order)
+        _lower_elementwise(kernel, low, idx, var, order)
     kernel.instrs = low.instrs
     if in_register and order and order[-1] in kernel.reduce_axes and kernel.loop_shape[order[-1]] >= REDUCE_LANES \
             and contraction(kernel) is None:
@@ -626,6 +616,46 @@ def lower_schedule(sched: Schedule) -> Schedule:
     for k in sched.kernels:
         lower(k)
     return sched
+
+# %% ../nbs/limn/06_codegen.ipynb #f7a1c002
+REDUCE_LANES = 16      # partial totals of a laned reduce: two AVX2 float32 vectors, one AVX-512 vector, four NEON ones
+
+def definitions(instrs) -> dict:
+    "Each value name mapped to the instruction that assigns it (an accumulator to its ACC)."
+    return {i.dst: i for i in instrs if isinstance(getattr(i, "dst", None), str)}
+
+def fused_product(ins, defs: dict):
+    """(a, b) when the FOLD or ACCUM `ins` adds a float product a * b of its own width, the IR's one fusion rule: the
+    fold is then fma(a, b, acc), rounded once. None otherwise (MAX, ints, half widths, any other operand)."""
+    if not isinstance(ins, (Fold, Accum)) or ins.op is not Ops.ADD:
+        return None
+    src = defs.get(ins.src)
+    if not isinstance(src, Arith) or src.op is not Ops.MUL or not src.dtype.is_float or src.dtype.is_half:
+        return None
+    return src.srcs
+
+def combine_lanes(values: list, fold):
+    "Lanes as one value, neighbours first: ((l0 . l1) . (l2 . l3)) . ... for `fold` (the reduce's op) on a power of two."
+    if len(values) == 1:
+        return values[0]
+    half = len(values) // 2
+    return fold(combine_lanes(values[:half], fold), combine_lanes(values[half:], fold))
+
+def split_lanes(instrs: list, var: Var, lanes: int = REDUCE_LANES) -> list:
+    "The register reduce of `instrs` spread over `lanes` totals: the term at `var` = r folds into lane r mod lanes."
+    lane = Index.of(var) % lanes
+    return [replace(i, lanes=lanes) if isinstance(i, Acc) else replace(i, lane=lane) if isinstance(i, Fold) else i for i in instrs]
+
+# %% ../nbs/limn/06_codegen.ipynb #f7a1c004
+def reduction_error(n: int, dtype: DType, lanes: int = 1, products: bool = False) -> float:
+    """gamma_m for a sum of n terms of `dtype` folded sequentially into `lanes` lanes combined pairwise (one more
+    rounding per term for products): |computed - exact| <= gamma_m * sum |x_i|. Valid while m * u < 1."""
+    u = float(np.finfo(dtype.np).eps) / 2
+    per_lane = -(-n // lanes) if n else 0
+    m = max(per_lane - 1, 0) + (math.ceil(math.log2(lanes)) if lanes > 1 else 0) + (1 if products else 0)
+    if m * u >= 1:
+        raise ValueError(f"n={n} terms of {dtype.name} in {lanes} lanes: m*u = {m * u} >= 1, no bound of this form")
+    return m * u / (1 - m * u)
 
 # %% ../nbs/limn/06_codegen.ipynb #f7a1c011
 @dataclass(frozen=True)
@@ -822,71 +852,118 @@ def _fold(ins, old, dtype, read, defs):
         return fma(read(pair[0]), read(pair[1]), old, dtype)
     return numpy_op(ins.op, [old, read(ins.src)], dtype)
 
+# %% ../nbs/limn/06_codegen.ipynb #08f18812
+class _Machine:
+    "The interpreter's state over one kernel: its arrays, the loop variables, the values and their dtypes, the next pc."
+    def __init__(self, kernel: Kernel, arrays: dict):
+        self.kernel = kernel
+        self.arrays = arrays
+        self.instrs = lower(kernel)
+        self.match = match_loops(self.instrs)
+        self.defs = definitions(self.instrs)
+        # each laned accumulator's fold op, with which a read combines its lanes
+        self.lane_op = {i.acc: i.op for i in self.instrs if isinstance(i, Fold) and i.lane is not None}
+        self.env = {}
+        self.vals = {}
+        self.dtypes = {}
+        self.pc = 0
+
+    def read(self, name: str):
+        "A value by name; a laned total is its lanes combined by `combine_lanes`."
+        if name not in self.lane_op:
+            return self.vals[name]
+        return combine_lanes(self.vals[name], lambda x, y: numpy_op(self.lane_op[name], [x, y], self.dtypes[name]))
+
+    def index(self, ins) -> int:
+        "The flat address a LOAD, STORE or ACCUM touches, refused when it falls outside its array."
+        at = ins.index.eval(self.env)
+        size = self.arrays[ins.buf].size
+        if not 0 <= at < size:
+            raise IndexError(f"{self.kernel.name}: {ins.render()} reads {ins.buf}[{at}], outside {size} elements")
+        return at
+
+# %% ../nbs/limn/06_codegen.ipynb #97ee435c
+# each step runs with `m.pc` already past its instruction, so `m.pc - 1` is the instruction's own position
+def _run_loop(m: _Machine, ins: Loop):
+    if ins.var.extent == 0:
+        m.pc = m.match[m.pc - 1] + 1              # an empty loop: straight past its ENDLOOP
+    else:
+        m.env[ins.var.name] = 0
+
+def _run_endloop(m: _Machine, ins: EndLoop):
+    m.env[ins.var.name] += 1
+    if m.env[ins.var.name] < ins.var.extent:
+        m.pc = m.match[m.pc - 1] + 1              # back to the first instruction inside the loop
+
+# %% ../nbs/limn/06_codegen.ipynb #bde914f1
+def _run_const(m: _Machine, ins):
+    "CONST or ACC: the value in its dtype (0 where a check fails); an ACC of several lanes holds one value per lane."
+    ok = all(c.holds(m.env) for c in getattr(ins, "valid", ()))
+    m.vals[ins.dst] = np.array(ins.value if ok else 0, dtype=ins.dtype.np)[()]
+    m.dtypes[ins.dst] = ins.dtype
+    if getattr(ins, "lanes", 1) > 1:
+        m.vals[ins.dst] = [m.vals[ins.dst]] * ins.lanes
+
+def _run_load(m: _Machine, ins: Load):
+    ok = all(c.holds(m.env) for c in ins.valid)
+    m.vals[ins.dst] = m.arrays[ins.buf][m.index(ins)] if ok else ins.dtype.np.type(0)
+    m.dtypes[ins.dst] = ins.dtype
+
+def _run_idx(m: _Machine, ins: Idx):
+    row = int(m.read(ins.src))
+    if not 0 <= row < ins.dst.extent:
+        raise ValueError(f"{m.kernel.name}: row index {row} outside [0, {ins.dst.extent})")
+    m.env[ins.dst.name] = row
+
+# %% ../nbs/limn/06_codegen.ipynb #ed2f46a0
+def _run_arith(m: _Machine, ins: Arith):
+    m.vals[ins.dst] = numpy_op(ins.op, [m.read(s) for s in ins.srcs], ins.dtype)
+    m.dtypes[ins.dst] = ins.dtype
+
+def _run_cast(m: _Machine, ins: Cast):
+    m.vals[ins.dst] = numpy_cast(m.read(ins.src), m.dtypes[ins.src], ins.dtype)
+    m.dtypes[ins.dst] = ins.dtype
+
+def _run_where(m: _Machine, ins: Where):
+    m.vals[ins.dst] = numpy_op(Ops.WHERE, [m.read(ins.cond), m.read(ins.a), m.read(ins.b)], ins.dtype)
+    m.dtypes[ins.dst] = ins.dtype
+
+# %% ../nbs/limn/06_codegen.ipynb #9d69cde6
+def _run_fold(m: _Machine, ins: Fold):
+    if ins.lane is None:
+        m.vals[ins.acc] = _fold(ins, m.vals[ins.acc], m.dtypes[ins.acc], m.read, m.defs)
+    else:
+        lane = ins.lane.eval(m.env)
+        m.vals[ins.acc][lane] = _fold(ins, m.vals[ins.acc][lane], m.dtypes[ins.acc], m.read, m.defs)
+
+def _run_store(m: _Machine, ins: Store):
+    m.arrays[ins.buf][m.index(ins)] = m.read(ins.src)
+
+def _run_accum(m: _Machine, ins: Accum):
+    at = m.index(ins)
+    buf = m.arrays[ins.buf]
+    # the output folds in its own dtype, any other buffer in the value's
+    dtype = m.kernel.output.dtype if ins.buf == "out" else m.dtypes[ins.src]
+    buf[at] = _fold(ins, buf[at], dtype, m.read, m.defs)
+
 # %% ../nbs/limn/06_codegen.ipynb #5c5e266a
+_STEPS = {Loop: _run_loop, EndLoop: _run_endloop, Const: _run_const, Acc: _run_const, Load: _run_load, Idx: _run_idx,
+          Arith: _run_arith, Cast: _run_cast, Where: _run_where, Fold: _run_fold, Store: _run_store, Accum: _run_accum}
+
 def interpret(kernel: Kernel, arrays: dict) -> None:
     """Run `kernel.instrs` one instruction at a time. `arrays` maps each arg name (in0, ..., out) to a flat numpy array;
     `out` is written in place. A LOAD or STORE outside its array, or an IDX row out of range, raises. What ARITH, FOLD,
     ACCUM, WHERE and CAST compute is the numpy device's `numpy_op`/`numpy_cast`, one scalar at a time, except the IR's
     own two rules: a fused product (`fma`) and lanes, read through `combine_lanes`."""
-    instrs = lower(kernel)
-    match, defs = match_loops(instrs), definitions(instrs)
-    lane_op = {i.acc: i.op for i in instrs if isinstance(i, Fold) and i.lane is not None}
-    env, vals, dtypes, pc = {}, {}, {}, 0
-    def read(name):
-        if name not in lane_op:
-            return vals[name]
-        return combine_lanes(vals[name], lambda x, y: numpy_op(lane_op[name], [x, y], dtypes[name]))
-    def index(i):
-        at = i.index.eval(env)
-        if not 0 <= at < arrays[i.buf].size:
-            raise IndexError(f"{kernel.name}: {i.render()} reads {i.buf}[{at}], outside {arrays[i.buf].size} elements")
-        return at
+    machine = _Machine(kernel, arrays)
     with np.errstate(all="ignore"):
-        while pc < len(instrs):
-            ins = instrs[pc]
-            pc += 1
-            if isinstance(ins, Loop):
-                if ins.var.extent == 0:
-                    pc = match[pc - 1] + 1
-                else:
-                    env[ins.var.name] = 0
-            elif isinstance(ins, EndLoop):
-                env[ins.var.name] += 1
-                if env[ins.var.name] < ins.var.extent:
-                    pc = match[pc - 1] + 1
-            elif isinstance(ins, (Const, Acc)):
-                ok = all(c.holds(env) for c in getattr(ins, "valid", ()))
-                vals[ins.dst], dtypes[ins.dst] = np.array(ins.value if ok else 0, dtype=ins.dtype.np)[()], ins.dtype
-                if getattr(ins, "lanes", 1) > 1:
-                    vals[ins.dst] = [vals[ins.dst]] * ins.lanes
-            elif isinstance(ins, Load):
-                ok = all(c.holds(env) for c in ins.valid)
-                vals[ins.dst] = arrays[ins.buf][index(ins)] if ok else ins.dtype.np.type(0)
-                dtypes[ins.dst] = ins.dtype
-            elif isinstance(ins, Idx):
-                row = int(read(ins.src))
-                if not 0 <= row < ins.dst.extent:
-                    raise ValueError(f"{kernel.name}: row index {row} outside [0, {ins.dst.extent})")
-                env[ins.dst.name] = row
-            elif isinstance(ins, Arith):
-                vals[ins.dst], dtypes[ins.dst] = numpy_op(ins.op, [read(s) for s in ins.srcs], ins.dtype), ins.dtype
-            elif isinstance(ins, Cast):
-                vals[ins.dst], dtypes[ins.dst] = numpy_cast(read(ins.src), dtypes[ins.src], ins.dtype), ins.dtype
-            elif isinstance(ins, Where):
-                vals[ins.dst], dtypes[ins.dst] = numpy_op(Ops.WHERE, [read(ins.cond), read(ins.a), read(ins.b)], ins.dtype), ins.dtype
-            elif isinstance(ins, Fold):
-                if ins.lane is None:
-                    vals[ins.acc] = _fold(ins, vals[ins.acc], dtypes[ins.acc], read, defs)
-                else:
-                    lane = ins.lane.eval(env)
-                    vals[ins.acc][lane] = _fold(ins, vals[ins.acc][lane], dtypes[ins.acc], read, defs)
-            elif isinstance(ins, Store):
-                arrays[ins.buf][index(ins)] = read(ins.src)
-            elif isinstance(ins, Accum):
-                at, buf = index(ins), arrays[ins.buf]
-                buf[at] = _fold(ins, buf[at], kernel.output.dtype if ins.buf == "out" else dtypes[ins.src], read, defs)
-            else:
+        while machine.pc < len(machine.instrs):
+            ins = machine.instrs[machine.pc]
+            machine.pc += 1
+            step = _STEPS.get(type(ins))
+            if step is None:
                 raise TypeError(f"unknown instruction {ins!r}")
+            step(machine, ins)
 
 # %% ../nbs/limn/06_codegen.ipynb #5c5e266c
 def run_ir(sinks) -> list:
