@@ -70,6 +70,7 @@ class Backend:
     def launch(self, program, memories: list) -> int:
         return program(memories)
 
+# %% ../nbs/limn/07_executor.ipynb #425d82d9
 class InterpreterBackend(Backend):
     "Runs the printed IR with `codegen.interpret`: slow, and exactly what the nest says."
     name = "interpreter"
@@ -97,6 +98,7 @@ class Plan:
     assigns: list                 # (target memory index, staged memory index)
     n_memories: int
 
+# %% ../nbs/limn/07_executor.ipynb #4183991f
 @dataclass
 class Record:
     "One executed plan and the memory it ran on: what `limn.capture` replays."
@@ -156,6 +158,7 @@ def build_plan(self: Executor, sinks: list[Node], buffers: list[Buffer]) -> Plan
     self.stats["plans"] += 1
     return Plan(sched, steps, inputs, temps, sink_entries, [(t.index, v.index) for t, v in sched.assigns], len(sched.buffers))
 
+# %% ../nbs/limn/07_executor.ipynb #19825ce8
 @patch
 def bind(self: Executor, plan: Plan, buffers: list[Buffer]) -> list:
     "Memory for one run: inputs uploaded from their slots, the rest freshly allocated."
@@ -180,6 +183,7 @@ def run(self: Executor, plan: Plan, memories: list) -> None:
     for target, staged in plan.assigns:
         self.backend.copy(memories[target], memories[staged])
 
+# %% ../nbs/limn/07_executor.ipynb #2d89233e
 @patch
 def realize(self: Executor, sinks: list[Node]) -> list[Buffer]:
     sinks = list(sinks)
@@ -250,6 +254,7 @@ def launcher(self: Backend, program, memories: list):
     arguments per call packs them here once instead: the launcher is called many times on the same memory."""
     return functools.partial(self.launch, program, memories)
 
+# %% ../nbs/limn/07_executor.ipynb #004425c0
 @dataclass
 class Prepared:
     "A plan bound to one memory list: one launcher per step, and the steps that read each memory index."
@@ -258,6 +263,7 @@ class Prepared:
     launchers: list
     readers: dict                 # memory index -> positions in plan.steps of the steps whose arguments include it
 
+# %% ../nbs/limn/07_executor.ipynb #fac936f6
 @patch
 def _launcher(self: Executor, position: int, prepared: Prepared):
     program, args, _ = prepared.plan.steps[position]
@@ -278,6 +284,7 @@ def prepare(self: Executor, plan: Plan, memories: list) -> Prepared:
     prepared.launchers = [self._launcher(p, prepared) for p in range(len(plan.steps))]
     return prepared
 
+# %% ../nbs/limn/07_executor.ipynb #ce00fb6c
 @patch
 def swap(self: Executor, prepared: Prepared, index: int, memory) -> None:
     "Bind memory `index` to `memory`, rebuilding the launchers of the steps that read or write it."
@@ -285,6 +292,7 @@ def swap(self: Executor, prepared: Prepared, index: int, memory) -> None:
     for position in prepared.readers.get(index, ()):
         prepared.launchers[position] = self._launcher(position, prepared)
 
+# %% ../nbs/limn/07_executor.ipynb #3460631e
 @patch
 def run_prepared(self: Executor, prepared: Prepared) -> None:
     "`run` over prepared launchers: every kernel in order, then (only if all succeeded) every assign commit."
