@@ -38,6 +38,7 @@ def _named(params, start: int = 0) -> list[tuple[str, Tensor]]:
         raise ValueError("a parameter appears twice in the list")
     return named
 
+# %% ../nbs/limn/14_optim.ipynb #405fbd74
 def _split_groups(params) -> list[dict]:
     "torch's two forms of `params`: tensors (or named pairs), or dicts that each hold 'params' and that group's options."
     if isinstance(params, Tensor):
@@ -107,19 +108,6 @@ class Optimizer:
         for group in _split_groups(params):
             self.add_param_group(group)
 
-    def add_param_group(self, group: dict) -> None:
-        "A group of parameters with its own options (torch's form); options it leaves out take the optimizer's defaults."
-        named = _named(group["params"], start=len(self.named))
-        taken_names, taken_ids = {n for n, _ in self.named}, {id(p) for _, p in self.named}
-        for name, p in named:
-            if name in taken_names or id(p) in taken_ids:
-                raise ValueError(f"parameter {name!r} is already in another param group")
-        options = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
-        options["lr"] = _check_number(options["lr"], "lr", 0.0)
-        pg = ParamGroup({"params": [p for _, p in named], **options}, named, _buffer(options["lr"]), self)
-        self.param_groups.append(pg)
-        self.named.extend(named)
-        self.state.update({name: self.init_state(p) for name, p in named})
 
     @property
     def params(self) -> list[Tensor]:
@@ -142,6 +130,25 @@ class Optimizer:
     def update(self, p: Tensor, g: Tensor, state: dict, lr: Tensor) -> Tensor:
         "The new value of `p` from gradient `g`; assigns the new state into `state`'s tensors as it goes."
         raise NotImplementedError(f"{type(self).__name__} defines no update(): each optimizer spells its own rule")
+    def _cached_update(self, p: Tensor, g: Tensor, state: dict, lr: Tensor | None = None) -> Tensor | None:
+        "None: `updates` builds the update with the Tensor layer (the update templates section, later, replaces this)."
+        return None
+
+# %% ../nbs/limn/14_optim.ipynb #6fcad990
+@patch
+def add_param_group(self: Optimizer, group: dict) -> None:
+    "A group of parameters with its own options (torch's form); options it leaves out take the optimizer's defaults."
+    named = _named(group["params"], start=len(self.named))
+    taken_names, taken_ids = {n for n, _ in self.named}, {id(p) for _, p in self.named}
+    for name, p in named:
+        if name in taken_names or id(p) in taken_ids:
+            raise ValueError(f"parameter {name!r} is already in another param group")
+    options = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
+    options["lr"] = _check_number(options["lr"], "lr", 0.0)
+    pg = ParamGroup({"params": [p for _, p in named], **options}, named, _buffer(options["lr"]), self)
+    self.param_groups.append(pg)
+    self.named.extend(named)
+    self.state.update({name: self.init_state(p) for name, p in named})
 
 # %% ../nbs/limn/14_optim.ipynb #h5-opt2
 @patch
@@ -186,43 +193,6 @@ def zero_grad(self: Optimizer, set_to_none: bool = True) -> None:
     "Drop every gradient (torch's default set_to_none=True; False zeroes it): the next backward starts fresh."
     for p in self.params:
         p.grad = None if set_to_none or p.grad is None else p.grad.zeros_like()
-
-# %% ../nbs/limn/14_optim.ipynb #7a0c0002
-def _placeholder(t: Tensor) -> Tensor:
-    "A stand-in for `t`: a tensor on a placeholder node of its shape and dtype (chapter 00's `GraphTemplate`)."
-    return Tensor(placeholder(t.dtype, t.shape))
-
-# %% ../nbs/limn/14_optim.ipynb #7a0c0003
-@patch
-def update_key(self: Optimizer, p: Tensor, g: Tensor, state: dict, lr: Tensor | None = None) -> tuple:
-    "Everything an update graph's structure may depend on: class, plain attributes, and every input's shape and dtype."
-    lr = self._lr if lr is None else lr
-    hyper = tuple(sorted((k, v) for k, v in vars(self).items() if isinstance(v, (bool, int, float, str, tuple))))
-    return (type(self), hyper, p.dtype, p.shape, g.dtype, g.shape, lr.dtype, lr.shape,
-            tuple((k, state[k].dtype, state[k].shape) for k in self.state_names))
-
-@patch
-def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict, lr: Tensor | None = None) -> Tensor | None:
-    """`update(...).cast(p.dtype)` with the state assigned, rebuilt from this structure's template (recorded on first use);
-    None where this optimizer does not cache, or a state tensor is not a plain buffer (assign would realize it first)."""
-    lr = self._lr if lr is None else lr
-    if not self.cache_updates or any(state[k].node.op is not Ops.BUFFER for k in self.state_names):
-        return None
-    key = self.update_key(p, g, state, lr)
-    inputs = [p.node, g.node, lr.node] + [state[k].node for k in self.state_names]
-    template = self._templates.get(key)
-    outputs = None if template is None else template(inputs)
-    if outputs is None:
-        stand_in = {k: _placeholder(state[k]) for k in self.state_names}
-        P, G, L = _placeholder(p), _placeholder(g), _placeholder(lr)
-        placeholders = [P.node, G.node, L.node] + [stand_in[k].node for k in self.state_names]
-        new = self.update(P, G, stand_in, L).cast(P.dtype)            # assigns into stand_in, so read its nodes after
-        template = self._templates[key] = GraphTemplate(placeholders, [new.node] + [stand_in[k].node for k in self.state_names])
-        outputs = template(inputs)
-    for k, node in zip(self.state_names, outputs[1:]):
-        if node is not state[k].node:
-            state[k].node, state[k]._ctx = node, None
-    return Tensor(outputs[0])
 
 # %% ../nbs/limn/14_optim.ipynb #63aaec43
 class SGD(Optimizer):
@@ -505,6 +475,7 @@ class StepLR(LRScheduler):
     def _closed_form(self):
         return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
+# %% ../nbs/limn/14_optim.ipynb #b3868da8
 class LambdaLR(LRScheduler):
     "Each rate is its initial rate times lr_lambda(step) (one function, or one per group)."
     def __init__(self, optimizer, lr_lambda, last_epoch: int = -1):
@@ -636,3 +607,41 @@ as torch computes them and written into each param group's 'lr', whose value a s
 sys.modules[lr_scheduler.__name__] = lr_scheduler          # so `from limn.optim.lr_scheduler import StepLR` works
 for _cls in (LRScheduler, StepLR, LambdaLR, LinearLR, CosineAnnealingLR, OneCycleLR):
     setattr(lr_scheduler, _cls.__name__, _cls)
+
+# %% ../nbs/limn/14_optim.ipynb #7a0c0002
+def _placeholder(t: Tensor) -> Tensor:
+    "A stand-in for `t`: a tensor on a placeholder node of its shape and dtype (chapter 00's `GraphTemplate`)."
+    return Tensor(placeholder(t.dtype, t.shape))
+
+# %% ../nbs/limn/14_optim.ipynb #7a0c0003
+@patch
+def update_key(self: Optimizer, p: Tensor, g: Tensor, state: dict, lr: Tensor | None = None) -> tuple:
+    "Everything an update graph's structure may depend on: class, plain attributes, and every input's shape and dtype."
+    lr = self._lr if lr is None else lr
+    hyper = tuple(sorted((k, v) for k, v in vars(self).items() if isinstance(v, (bool, int, float, str, tuple))))
+    return (type(self), hyper, p.dtype, p.shape, g.dtype, g.shape, lr.dtype, lr.shape,
+            tuple((k, state[k].dtype, state[k].shape) for k in self.state_names))
+
+# %% ../nbs/limn/14_optim.ipynb #681b3ea1
+@patch
+def _cached_update(self: Optimizer, p: Tensor, g: Tensor, state: dict, lr: Tensor | None = None) -> Tensor | None:
+    """`update(...).cast(p.dtype)` with the state assigned, rebuilt from this structure's template (recorded on first use);
+    None where this optimizer does not cache, or a state tensor is not a plain buffer (assign would realize it first)."""
+    lr = self._lr if lr is None else lr
+    if not self.cache_updates or any(state[k].node.op is not Ops.BUFFER for k in self.state_names):
+        return None
+    key = self.update_key(p, g, state, lr)
+    inputs = [p.node, g.node, lr.node] + [state[k].node for k in self.state_names]
+    template = self._templates.get(key)
+    outputs = None if template is None else template(inputs)
+    if outputs is None:
+        stand_in = {k: _placeholder(state[k]) for k in self.state_names}
+        P, G, L = _placeholder(p), _placeholder(g), _placeholder(lr)
+        placeholders = [P.node, G.node, L.node] + [stand_in[k].node for k in self.state_names]
+        new = self.update(P, G, stand_in, L).cast(P.dtype)            # assigns into stand_in, so read its nodes after
+        template = self._templates[key] = GraphTemplate(placeholders, [new.node] + [stand_in[k].node for k in self.state_names])
+        outputs = template(inputs)
+    for k, node in zip(self.state_names, outputs[1:]):
+        if node is not state[k].node:
+            state[k].node, state[k]._ctx = node, None
+    return Tensor(outputs[0])
