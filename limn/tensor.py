@@ -35,6 +35,7 @@ def set_seed(seed: int) -> None:
     if _DEVICE_RNG:
         _DEVICE_RNG[0].seed(int(seed))   # dropout's stream ("Dropout draws on the device", below)
 
+# %% ../nbs/limn/04_tensor.ipynb #73df96fe
 class IndexOutOfRange(IndexError, ValueError):
     "An index outside a dim: an IndexError (so Python protocols see one) that is also a ValueError."
 
@@ -47,6 +48,7 @@ def _shape_arg(shape, name="shape") -> tuple:
             raise TypeError(f"{name}={tuple(shape)} must hold non-negative ints")
     return tuple(int(s) for s in shape)
 
+# %% ../nbs/limn/04_tensor.ipynb #998941d9
 def _data_dtype(arr: np.ndarray, from_python: bool) -> DType:
     if arr.dtype == object:
         raise TypeError("Tensor data must be numbers (a numpy array, a nested list of numbers or a scalar), got objects")
@@ -130,6 +132,7 @@ _FAILED = weakref.WeakSet()       # nodes whose realize failed: they would fail 
 def _kept(t: Tensor) -> bool:
     return t._ctx is not None or resolve(t.node).op is not Ops.BUFFER
 
+# %% ../nbs/limn/04_tensor.ipynb #b7ca179d
 def _track(t: Tensor) -> None:
     "Remember lazy tensor `t` weakly, so that a realize which overwrites a buffer can find the tensors still reading it."
     _LIVE.append(weakref.ref(t))
@@ -198,6 +201,7 @@ def realize(*tensors) -> None:
         _FAILED.update(resolve(t.node) for t in joined)
         _realize_now(flat, drop=True)
 
+# %% ../nbs/limn/04_tensor.ipynb #a1cac69e
 def _joining(flat: list[Tensor]) -> list[Tensor]:
     "The held readers of the buffers `flat`'s ASSIGNs write, and the readers of what those readers' own ASSIGNs write."
     joined, seen = [], {id(t.node) for t in flat}
@@ -238,6 +242,7 @@ def _realize_now(flat: list[Tensor], drop: bool) -> None:
     for t in flat:
         t.node = resolve(t.node)
 
+# %% ../nbs/limn/04_tensor.ipynb #fd9d5980
 def _drop(assigns: list[Node], flat: list[Tensor], error: Exception) -> None:
     """After a failed device call: no buffer was written, so each ASSIGN is marked done with its target's old contents,
     and the lazy tensors of the call, which will fail again, no longer join other realizes."""
@@ -264,6 +269,7 @@ def numpy(self: Tensor) -> np.ndarray:
     out = self.node.arg.array.copy()
     return out.astype(np.bool_) if self.is_bool else out
 
+# %% ../nbs/limn/04_tensor.ipynb #d3195676
 @patch
 def item(self: Tensor):
     "The value of a one-element tensor as a python float or int."
@@ -272,6 +278,7 @@ def item(self: Tensor):
     v = self.numpy().reshape(-1)[0]
     return float(v) if self.dtype.is_float else bool(v) if self.is_bool else int(v)
 
+# %% ../nbs/limn/04_tensor.ipynb #30dea765
 @patch
 def tolist(self: Tensor):
     return self.numpy().tolist()
@@ -301,6 +308,7 @@ def _make(node: Node, parents: tuple = (), rule=None, arg=None) -> Tensor:
         _track(t)                                     # see "A value is fixed when it is built"
     return t
 
+# %% ../nbs/limn/04_tensor.ipynb #e24136bc
 def _elementwise(op: Ops, *srcs: Tensor, rule=None) -> Tensor:
     "A primitive over operands already broadcast and promoted to one shape and dtype."
     x = srcs[-1]
@@ -308,6 +316,7 @@ def _elementwise(op: Ops, *srcs: Tensor, rule=None) -> Tensor:
         return _bool_arith(op, *srcs)                # torch: bool + bool is or, bool * bool is and
     return _make(Node(op, tuple(s.node for s in srcs), None, x.dtype, x.shape), srcs if rule else (), rule)
 
+# %% ../nbs/limn/04_tensor.ipynb #7f60387c
 def _movement(x: Tensor, name: str, arg, apply) -> Tensor:
     "A VIEW node: `apply(view)` folded into x's view when x is a VIEW, else (or if it cannot fold) a fresh VIEW."
     src, view = (x.node.srcs[0], x.node.arg) if x.node.op is Ops.VIEW else (x.node, View.contiguous(x.shape))
@@ -323,6 +332,7 @@ def _reduce(x: Tensor, op: Ops, axes: tuple) -> Tensor:
     shape = tuple(1 if d in axes else s for d, s in enumerate(x.shape))
     return _make(Node(op, (x.node,), axes, x.dtype, shape), (x,), op.name.lower(), axes)
 
+# %% ../nbs/limn/04_tensor.ipynb #5735461c
 _CONST_CACHE: dict = {}
 
 def _const(value, dtype: DType, shape: tuple = ()) -> Tensor:
@@ -356,6 +366,7 @@ def randn(cls: Tensor, *shape, dtype=float32, requires_grad=False) -> Tensor:
     "Standard normal draws from the seeded generator."
     return _random(_shape_arg(shape), dtype, requires_grad, lambda r, s: r.standard_normal(s))
 
+# %% ../nbs/limn/04_tensor.ipynb #aaec79c4
 @patch(cls_method=True)
 def rand(cls: Tensor, *shape, dtype=float32, requires_grad=False) -> Tensor:
     "Uniform [0, 1) draws from the seeded generator."
@@ -374,6 +385,7 @@ def _full(shape, value, dtype=None, requires_grad=False) -> Tensor:
     t.requires_grad = requires_grad
     return t
 
+# %% ../nbs/limn/04_tensor.ipynb #fefdbe7c
 @patch(cls_method=True)
 def full(cls: Tensor, shape, value, dtype=None, requires_grad=False) -> Tensor:
     return _full(shape, value, dtype, requires_grad)
@@ -386,6 +398,8 @@ def ones(cls: Tensor, *shape, dtype=float32, requires_grad=False) -> Tensor:
 @patch
 def zeros_like(self: Tensor, dtype=None) -> Tensor:
     return _full(self.shape, 0, dtype or self.dtype)
+
+# %% ../nbs/limn/04_tensor.ipynb #233ff9ed
 @patch
 def ones_like(self: Tensor, dtype=None) -> Tensor:
     return _full(self.shape, 1, dtype or self.dtype)
@@ -418,6 +432,7 @@ def cast(self: Tensor, dtype) -> Tensor:
         return self
     return _make(Node(Ops.CAST, (self.node,), None, dt, self.shape), (self,), "cast")
 
+# %% ../nbs/limn/04_tensor.ipynb #a0114c16
 @patch
 def to(self: Tensor, dtype) -> Tensor:
     return self.cast(dtype)
@@ -430,6 +445,8 @@ def double(self: Tensor) -> Tensor:
 @patch
 def half(self: Tensor) -> Tensor:
     return self.cast(float16)
+
+# %% ../nbs/limn/04_tensor.ipynb #732a0b36
 @patch
 def bfloat16(self: Tensor) -> Tensor:
     return self.cast(bfloat16)
@@ -452,6 +469,7 @@ def detach(self: Tensor) -> Tensor:
     out.is_bool = self.is_bool
     return out
 
+# %% ../nbs/limn/04_tensor.ipynb #5dc435f1
 @patch
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     "Set requires_grad in place and return self (PyTorch's spelling)."
@@ -469,6 +487,7 @@ def _axis(self: Tensor, axis: int, ndim: int | None = None, name: str = "axis") 
         raise ValueError(f"{name}={axis} is out of range for a tensor of {ndim} dims (expected {-max(ndim, 1)}..{max(ndim, 1) - 1})")
     return axis % max(ndim, 1)
 
+# %% ../nbs/limn/04_tensor.ipynb #48c9f507
 @patch
 def reshape(self: Tensor, *shape) -> Tensor:
     shape = _shape_arg(shape)
@@ -495,6 +514,7 @@ def permute(self: Tensor, *order) -> Tensor:
         return self
     return _movement(self, "permute", order, lambda v: v.permute(order))
 
+# %% ../nbs/limn/04_tensor.ipynb #39883366
 @patch
 def expand(self: Tensor, *shape) -> Tensor:
     shape = _shape_arg(shape)
@@ -524,6 +544,7 @@ def pad(self: Tensor, pads, value=0) -> Tensor:
     inside = _const(1, self.dtype, self.shape).pad(pads)          # 1 on the original cells, 0 on the new ones
     return where(inside, out, value)                                # not out + (1 - inside) * value: -inf * 0 is nan
 
+# %% ../nbs/limn/04_tensor.ipynb #d5a633e8
 @patch
 def shrink(self: Tensor, bounds) -> Tensor:
     "Keep [lo, hi) of each dim; `bounds` has one pair per dim, or None to keep a dim whole."
@@ -549,6 +570,7 @@ def flatten(self: Tensor, start_dim=0, end_dim=-1) -> Tensor:
     a, b = self._axis(start_dim, name="start_dim"), self._axis(end_dim, name="end_dim")
     return self.reshape(self.shape[:a] + (prod(self.shape[a:b + 1]),) + self.shape[b + 1:])
 
+# %% ../nbs/limn/04_tensor.ipynb #8ba405b8
 @patch
 def squeeze(self: Tensor, dim=None) -> Tensor:
     if dim is None:
@@ -561,6 +583,7 @@ def unsqueeze(self: Tensor, dim) -> Tensor:
     d = self._axis(dim, self.ndim + 1, name="dim")
     return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
 
+# %% ../nbs/limn/04_tensor.ipynb #28c5de2c
 @patch
 def contiguous(self: Tensor) -> Tensor:
     return _make(Node(Ops.CONTIGUOUS, (self.node,), None, self.dtype, self.shape), (self,), "contiguous")
@@ -586,6 +609,7 @@ def _dims(x: Tensor, dims, name="dims") -> tuple:
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     return tuple(x._axis(d, name=name) for d in dims)
 
+# %% ../nbs/limn/04_tensor.ipynb #b5620fee
 @patch
 def flip(self: Tensor, *dims) -> Tensor:
     "Reverse the order along `dims` (torch.flip): a View with negative strides, so no copy."
@@ -620,6 +644,7 @@ def _ensure(value, like: Tensor) -> Tensor:
         return _const(value, dtype)
     raise TypeError(f"cannot combine a Tensor with a {type(value).__name__}; expected a Tensor, a python number or a numpy array")
 
+# %% ../nbs/limn/04_tensor.ipynb #56b74f06
 @patch(cls_method=True)
 def ensure(cls: Tensor, value, like: Tensor) -> Tensor:
     return _ensure(value, like)
@@ -636,6 +661,7 @@ def broadcast_shape(*shapes) -> tuple:
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 
+# %% ../nbs/limn/04_tensor.ipynb #145d47f0
 @patch
 def broadcast_to(self: Tensor, shape) -> Tensor:
     shape = tuple(shape)
@@ -655,17 +681,9 @@ def _weak_bools(values) -> list:
         dt = promote(dt, o)
     return [v.cast(dt) if isinstance(v, Tensor) and v.is_bool else v for v in values]
 
-def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
-    "Tensors (first one is a Tensor) promoted to one dtype and broadcast to one shape."
-    if any(isinstance(v, Tensor) and v.is_bool for v in values):
-        values = _weak_bools(values)
-    if dtype is None and len(values) == 2 and isinstance(values[0], Tensor) and values[0].node.op is not Ops.CONST:
-        a, b = values                      # fast paths for the two commonest cases; they return what the general path does
-        if isinstance(b, Tensor):
-            if b.node.dtype is a.node.dtype and b.node.shape == a.node.shape and b.node.op is not Ops.CONST:
-                return [a, b]
-        elif isinstance(b, (int, float)) and not isinstance(b, bool) and a.node.dtype.is_float:
-            return [a, _const(b, a.node.dtype, a.node.shape)]
+# %% ../nbs/limn/04_tensor.ipynb #598ff264
+def _promoted(values, dtype: DType | None = None) -> list[Tensor]:
+    "The general rule: operands (at least one a Tensor) promoted to `dtype` (or their join) and broadcast to one shape."
     anchor = next(v for v in values if isinstance(v, Tensor))
     tensors = [v if isinstance(v, Tensor) else _ensure(v, anchor) for v in values]
     dt = dtype
@@ -685,6 +703,29 @@ def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
             out.append(t if node.dtype is dt and node.shape == shape else t.cast(dt).broadcast_to(shape))
     return out
 
+# %% ../nbs/limn/04_tensor.ipynb #69a2aab7
+def _agreeing(values, dtype: DType | None) -> list[Tensor] | None:
+    "What `_promoted` returns for the two commonest binary cases, or None for any other case."
+    if dtype is not None or len(values) != 2 or not isinstance(values[0], Tensor) or values[0].node.op is Ops.CONST:
+        return None
+    a, b = values
+    if isinstance(b, Tensor):
+        if b.node.dtype is a.node.dtype and b.node.shape == a.node.shape and b.node.op is not Ops.CONST:
+            return [a, b]                                 # one dtype, one shape: nothing to promote or broadcast
+    elif isinstance(b, (int, float)) and not isinstance(b, bool) and a.node.dtype.is_float:
+        return [a, _const(b, a.node.dtype, a.node.shape)]    # a python number on a float tensor: its CONST
+    return None
+
+# %% ../nbs/limn/04_tensor.ipynb #f884e10c
+def _operands(*values, dtype: DType | None = None) -> list[Tensor]:
+    "Tensors (first one is a Tensor) promoted to one dtype and broadcast to one shape."
+    if any(isinstance(v, Tensor) and v.is_bool for v in values):
+        values = _weak_bools(values)
+    agreed = _agreeing(values, dtype)
+    if agreed is not None:
+        return agreed
+    return _promoted(values, dtype)
+
 # %% ../nbs/limn/04_tensor.ipynb #e6d6c8b8
 def _floatify(x: Tensor) -> Tensor:
     return x if x.dtype.is_float else x.cast(float32)
@@ -700,6 +741,8 @@ def mul(self: Tensor, other) -> Tensor:
 @patch
 def neg(self: Tensor) -> Tensor:
     return _elementwise(Ops.NEG, self, rule="neg")
+
+# %% ../nbs/limn/04_tensor.ipynb #6e820d46
 @patch
 def sub(self: Tensor, other) -> Tensor:
     a, b = _operands(self, other)
@@ -728,6 +771,8 @@ def __mul__(self: Tensor, other) -> Tensor:
 @patch
 def __rmul__(self: Tensor, other) -> Tensor:
     return self.mul(other)
+
+# %% ../nbs/limn/04_tensor.ipynb #af6246d9
 @patch
 def __sub__(self: Tensor, other) -> Tensor:
     return self.sub(other)
@@ -740,6 +785,8 @@ def __truediv__(self: Tensor, other) -> Tensor:
 @patch
 def __rtruediv__(self: Tensor, other) -> Tensor:
     return _ensure(other, self).div(self)
+
+# %% ../nbs/limn/04_tensor.ipynb #725ffc0a
 @patch
 def __neg__(self: Tensor) -> Tensor:
     return self.neg()
@@ -754,6 +801,7 @@ def _lt01(a: Tensor, b: Tensor) -> Tensor:
     "CMPLT of two operands of one dtype and shape, as int8 0/1."
     return _elementwise(Ops.CMPLT, a, b).cast(int8)
 
+# %% ../nbs/limn/04_tensor.ipynb #7c9993d6
 def _ordered(a: Tensor, b: Tensor):
     "int8 1 where neither operand is NaN (None for ints): x is not NaN iff x < inf or -inf < x."
     if a.dtype.is_int:
@@ -768,6 +816,7 @@ def _bool_arith(op: Ops, a: Tensor, b: Tensor) -> Tensor:
         Node(Ops.MUL, (a.node, b.node), None, int8, a.shape)
     return _boolean(_make(node))
 
+# %% ../nbs/limn/04_tensor.ipynb #1b91765b
 def _compare(self, other, build) -> Tensor:
     a, b = _operands(self, other)
     out = build(a, b, _ordered(a, b))
@@ -789,6 +838,8 @@ def le(self: Tensor, other) -> Tensor:
 @patch
 def ge(self: Tensor, other) -> Tensor:
     return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(a, b), o))
+
+# %% ../nbs/limn/04_tensor.ipynb #e7bfcc82
 @patch
 def eq(self: Tensor, other) -> Tensor:
     return _compare(self, other, lambda a, b, o: _and_ordered(1 - _lt01(a, b) - _lt01(b, a), o))
@@ -801,6 +852,8 @@ def __lt__(self: Tensor, other) -> Tensor:
 @patch
 def __gt__(self: Tensor, other) -> Tensor:
     return self.gt(other)
+
+# %% ../nbs/limn/04_tensor.ipynb #6ba54e4f
 @patch
 def __le__(self: Tensor, other) -> Tensor:
     return self.le(other)
@@ -827,6 +880,7 @@ def where(cond, a, b) -> Tensor:
     cond, a, b = cond.broadcast_to(shape), a.broadcast_to(shape), b.broadcast_to(shape)
     return _make(Node(Ops.WHERE, (cond.node, a.node, b.node), None, a.dtype, shape), (cond, a, b), "where")
 
+# %% ../nbs/limn/04_tensor.ipynb #a7be24c6
 def maximum(a, b) -> Tensor:
     "Elementwise max; at ties each side gets half the gradient (floats)."
     a, b = _operands(a, b)
@@ -840,6 +894,7 @@ def minimum(a, b) -> Tensor:
         return where(b < a, b, a)
     return where(b < a, b, where(a < b, a, (a + b) * 0.5))
 
+# %% ../nbs/limn/04_tensor.ipynb #7509a6a2
 @patch
 def where(self: Tensor, cond, other) -> Tensor:
     return where(cond, self, other)     # torch's x.where(cond, y)
@@ -862,6 +917,7 @@ def _squarings(base: Tensor, n: int) -> Tensor:
             power = power * power
     return base.ones_like() if result is None else result
 
+# %% ../nbs/limn/04_tensor.ipynb #0a618623
 SQUARING_LIMIT = 1 << 24       # |n| below this: repeated squaring in float64, whose error (|n| - 1) * 2**-53 stays under 2**-24
 
 def _float_power(x: Tensor, n: int) -> Tensor:
@@ -919,6 +975,7 @@ def _tensor_power(base: Tensor, exponent: Tensor) -> Tensor:
     is_number = where(result < math.inf, 1, where(-math.inf < result, 1, 0))   # false only for NaN
     return where(is_zero, where(is_number, result, 1), result)   # x ** 0 is 1 for 0, inf and NaN too (and keeps d/de)
 
+# %% ../nbs/limn/04_tensor.ipynb #1f20566c
 @patch
 def __pow__(self: Tensor, exponent) -> Tensor:
     return self.pow(exponent)
@@ -991,6 +1048,7 @@ def _is_mask(i) -> bool:
     "A boolean index entry: a Tensor marked boolean, or a numpy bool array."
     return (isinstance(i, Tensor) and i.is_bool) or (isinstance(i, np.ndarray) and i.dtype == np.bool_)
 
+# %% ../nbs/limn/04_tensor.ipynb #d70970ba
 def _index_with_mask(x: Tensor, index: tuple) -> Tensor:
     """x[index] where one entry is a boolean mask over dims d..d+k of x: those dims merge into one, indexed by the
     flat positions of the mask's True cells. How many there are is data, so the mask is realized here: a sync."""
@@ -1019,6 +1077,7 @@ def _axes(self, axis) -> tuple:
         return ()
     return axes
 
+# %% ../nbs/limn/04_tensor.ipynb #a7409449
 def _reduce_op(op):
     def f(self, axis=None, keepdim=False, dim=None):
         axes = _axes(self, dim if dim is not None else axis)
@@ -1029,6 +1088,7 @@ def _reduce_op(op):
     return f
 _sum, _max = _reduce_op(Ops.SUM), _reduce_op(Ops.MAX)
 
+# %% ../nbs/limn/04_tensor.ipynb #61182ad7
 @patch
 def sum(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
     "A boolean tensor counts in int32 (torch counts in int64, limn's widest int is int32); other dtypes sum in their own."
@@ -1051,6 +1111,8 @@ def mean(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
     x = _floatify(self)
     axes = _axes(x, dim if dim is not None else axis)
     return _sum(x, axes, keepdim) * (1 / max(prod(self.shape[a] for a in axes), 1))
+
+# %% ../nbs/limn/04_tensor.ipynb #9040762f
 @patch
 def var(self: Tensor, axis=None, keepdim=False, correction=1, dim=None) -> Tensor:
     x = _floatify(self)
@@ -1070,6 +1132,7 @@ def softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
     e = (x - x.amax(axis, keepdim=True).detach()).exp()            # the shift cancels, so it needs no gradient
     return e / e.sum(axis, keepdim=True)
 
+# %% ../nbs/limn/04_tensor.ipynb #26cc1001
 @patch
 def argmax(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
     "Index (int32) of the first maximum along `axis` (of the flattened tensor when None), as in PyTorch."
@@ -1082,6 +1145,8 @@ def argmax(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
     countdown = Tensor.arange(n - 1, -1, -1).reshape(tuple(n if d == axis else 1 for d in range(self.ndim)))
     first = n - 1 - (hit * countdown).amax(axis, keepdim=True)            # the largest countdown is the first hit
     return first if keepdim else first.squeeze(axis)
+
+# %% ../nbs/limn/04_tensor.ipynb #51ad2f2f
 @patch
 def argmin(self: Tensor, axis=None, keepdim=False, dim=None) -> Tensor:
     return (-self if self.dtype.is_float else -self - 1).argmax(axis, keepdim, dim)
@@ -1103,6 +1168,7 @@ def log(self: Tensor) -> Tensor:
 def sqrt(self: Tensor) -> Tensor:
     return _elementwise(Ops.SQRT, _floatify(self), rule="sqrt")
 
+# %% ../nbs/limn/04_tensor.ipynb #a4bd5ea0
 @patch
 def relu(self: Tensor) -> Tensor:
     "x where x > 0, 0 where x < 0; at 0 (and NaN) x * 0, so the gradient at 0 is 0 and a NaN stays NaN."
@@ -1118,6 +1184,7 @@ def _sigmoid(x: Tensor) -> Tensor:
     z = where(negative, x, -x).exp()                  # exp(-|x|), never overflows
     return where(negative, z / (1 + z), 1 / (1 + z))
 
+# %% ../nbs/limn/04_tensor.ipynb #bb79c055
 @patch
 def sigmoid(self: Tensor) -> Tensor:
     "1 / (1 + exp(-x)); its gradient is g * (1 - out) * out (torch's formula), read from the output, not rebuilt from x."
@@ -1137,6 +1204,7 @@ def square(self: Tensor) -> Tensor:
 def rsqrt(self: Tensor) -> Tensor:
     return self.sqrt().reciprocal()
 
+# %% ../nbs/limn/04_tensor.ipynb #378a76de
 @patch
 def clamp(self: Tensor, min=None, max=None) -> Tensor:
     "Clip into [min, max]; the gradient passes where min <= x <= max, as in PyTorch."
@@ -1161,6 +1229,7 @@ def _composite(x: Tensor, build, rule: str, arg=None) -> Tensor:
         out = build(x.cast(float32) if x.dtype.is_half else x).cast(x.dtype)
     return _make(out.node, (x,), _RULE_KEYS.get(rule, rule), arg)   # _RULE_KEYS: see the rules below
 
+# %% ../nbs/limn/04_tensor.ipynb #8cfb45f1
 def _horner(u: Tensor, coefs) -> Tensor:
     "c0 + u * (c1 + u * (c2 + ...)) for python-float coefficients, in u's dtype."
     acc = u * 0 + coefs[-1]
@@ -1168,6 +1237,7 @@ def _horner(u: Tensor, coefs) -> Tensor:
         acc = acc * u + c
     return acc
 
+# %% ../nbs/limn/04_tensor.ipynb #67ececab
 def _series(coefs, radius: float, dtype: DType) -> list:
     """The leading `coefs` (exact Fractions, one per power of x**2) as floats, up to where the dropped tail stays below
     eps/16 of the first term on |x| <= radius: the polynomial `dtype` needs."""
@@ -1179,6 +1249,7 @@ def _series(coefs, radius: float, dtype: DType) -> list:
             return out
     raise ValueError(f"{len(coefs)} coefficients do not reach {dtype.name}'s precision on |x| <= {radius}")
 
+# %% ../nbs/limn/04_tensor.ipynb #abcff98a
 def _tanh_coefficients(n: int) -> list:
     "a[k] with tanh(x) = sum a[k] x**(2k+1), exactly, from tanh' = 1 - tanh**2."
     a = {1: Fraction(1)}
@@ -1221,6 +1292,7 @@ def silu(self: Tensor) -> Tensor:
     "x * sigmoid(x), recorded as one step; its gradient is torch's g * s * (1 + x * (1 - s))."
     return _composite(_floatify(self), _silu, "silu")
 
+# %% ../nbs/limn/04_tensor.ipynb #559ec64d
 @patch
 def softplus(self: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     "log(1 + exp(beta x)) / beta, and x where beta x > threshold (torch's); its gradient is g * sigmoid(beta x)."
@@ -1244,6 +1316,7 @@ def _erfc_positive(z: Tensor) -> Tensor:
     t = 1 / (1 + 0.5 * z)
     return t * (_horner(t, ERFC_FIT) - z * z).exp()
 
+# %% ../nbs/limn/04_tensor.ipynb #de5df4bc
 def _erf(x: Tensor) -> Tensor:
     w = _wide(x)
     a = w.abs()
@@ -1256,6 +1329,7 @@ def _normal_cdf(w: Tensor) -> Tensor:
     half = 0.5 * _erfc_positive(w.abs() * (1 / math.sqrt(2)))
     return where(w < 0, half, 1 - half)
 
+# %% ../nbs/limn/04_tensor.ipynb #09550d58
 def _gelu_none(x: Tensor) -> Tensor:
     return (_wide(x) * _normal_cdf(_wide(x))).cast(x.dtype)
 def _gelu_tanh_inner(w: Tensor) -> Tensor:
@@ -1286,6 +1360,7 @@ def _round(v: Tensor) -> Tensor:
 def _mod4(q: Tensor) -> Tensor:
     return q - _round(q * 0.25 - 0.375) * 4   # an integer-valued float64 mod 4, in 0..3
 
+# %% ../nbs/limn/04_tensor.ipynb #f8724118
 def _quadrants(x: Tensor):
     "(r, q) with x = q pi/2 + r up to float64 rounding of r, |r| <= pi/4, q in 0..3 (both float64); |x| < 2**128."
     w = _wide(x)
@@ -1317,6 +1392,7 @@ def _sin_cos(x: Tensor, quarter_turns: int) -> Tensor:
     out = where(q == 0, s, where(q == 1, c, where(q == 2, -s, -c)))
     return where((x - x) < 1, out, math.nan).cast(x.dtype)         # x - x is NaN for inf and NaN
 
+# %% ../nbs/limn/04_tensor.ipynb #69f7e57d
 @patch
 def sin(self: Tensor) -> Tensor:
     "sin, reduced exactly by 24-bit chunks of 2/pi; its gradient is g * cos(x)."
@@ -1339,6 +1415,7 @@ def _log_sum_exp(x: Tensor, axis: int):
     total = where(finite, n.log() + _log1p(rest / where(finite, n, 1.0)), rest.log())
     return shifted, total, m
 
+# %% ../nbs/limn/04_tensor.ipynb #061c5ab3
 @patch
 def log_softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
     "x - m - L (see above); its gradient is torch's g - exp(out) * g.sum(axis)."
@@ -1348,6 +1425,7 @@ def log_softmax(self: Tensor, axis=-1, dim=None) -> Tensor:
         return shifted - total
     return _composite(_floatify(self), build, "log_softmax", axis)
 
+# %% ../nbs/limn/04_tensor.ipynb #3fa2031a
 @patch
 def logsumexp(self: Tensor, axis=-1, keepdim=False, dim=None) -> Tensor:
     "m + L (see above); its gradient is torch's g * exp(x - out)."
@@ -1368,6 +1446,7 @@ def _gelu_tanh_grad(x: Tensor) -> Tensor:
     s = _sigmoid(_gelu_tanh_inner(w) * 2)                      # (1 + tanh y) / 2
     return (s + w * 2 * s * (1 - s) * (GELU_TANH * (1 + 3 * 0.044715 * w * w))).cast(x.dtype)
 
+# %% ../nbs/limn/04_tensor.ipynb #b4191f58
 def _vjp_logsumexp(out, g, parents, arg):
     axis, keepdim = arg
     if not keepdim:
@@ -1379,6 +1458,7 @@ def _vjp_silu(out, g, parents, arg):
     s = x.sigmoid()
     return (g * (s * (1 + x * (1 - s))),)
 
+# %% ../nbs/limn/04_tensor.ipynb #95a55674
 _COMPOSITE_VJP = {
     "sin": lambda out, g, p, arg: (g * p[0].cos(),),
     "cos": lambda out, g, p, arg: (-(g * p[0].sin()),),
@@ -1391,6 +1471,7 @@ _COMPOSITE_VJP = {
     "logsumexp": _vjp_logsumexp,
 }
 
+# %% ../nbs/limn/04_tensor.ipynb #a1635e29
 # These rules call this module's helpers (where, the GELU derivatives), and a chapter run as a notebook defines
 # a Tensor class and helpers of its own. Keyed by the defining module, a notebook's copies never replace the
 # library's in the one table both share (nbdev-test runs several chapters in one process).
@@ -1419,6 +1500,7 @@ def matmul(a: Tensor, b) -> Tensor:
         out = out.squeeze(-1)
     return out
 
+# %% ../nbs/limn/04_tensor.ipynb #d20697c3
 @patch
 def __matmul__(self: Tensor, other) -> Tensor:
     return self.matmul(other)
@@ -1451,6 +1533,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
         out = piece if out is None else out + piece
     return out
 
+# %% ../nbs/limn/04_tensor.ipynb #1c800219
 def stack(tensors, dim: int = 0) -> Tensor:
     "Join tensors along a new dim."
     tensors = list(tensors)
@@ -1479,6 +1562,7 @@ def gather_rows(self: Tensor, idx) -> Tensor:
     node = Node(Ops.GATHER, (self.node, idx.node), None, self.dtype, idx.shape + (self.shape[1],))
     return _make(node, (self, idx), "gather")
 
+# %% ../nbs/limn/04_tensor.ipynb #4dd81532
 @patch
 def scatter_rows(self: Tensor, idx, rows: int) -> Tensor:
     "A (rows, columns) table of zeros with self[s] added into row idx[s]; the adjoint of gather."
@@ -1490,7 +1574,6 @@ def scatter_rows(self: Tensor, idx, rows: int) -> Tensor:
         raise ValueError(f"scatter values have shape {self.shape}, expected idx.shape + (columns,) = {idx.shape} + (columns,)")
     node = Node(Ops.SCATTER, (idx.node, self.node), None, self.dtype, (int(rows), self.shape[-1]))
     return _make(node, (idx, self), "scatter")
-
 
 # %% ../nbs/limn/04_tensor.ipynb #1e7e0a08
 _TWO32, _TWO16 = 4294967296.0, 65536.0
@@ -1505,6 +1588,7 @@ def _halves(x: Tensor) -> tuple[Tensor, Tensor]:
     high = _floor(x * (1 / _TWO16))
     return high, x - high * _TWO16
 
+# %% ../nbs/limn/04_tensor.ipynb #a3a93187
 def _mul32(x: Tensor, y: Tensor) -> Tensor:
     "x * y mod 2**32 of two 32-bit integers, exactly: by 16-bit halves, so no partial product passes 2**49."
     xh, xl = _halves(x)
@@ -1528,6 +1612,7 @@ def _squares(counter: Tensor, k1: Tensor, k2: Tensor) -> Tensor:
         x = _rot16(_mod32(_mul32(x, x) + add))
     return _mod32(_mul32(x, x) + z)
 
+# %% ../nbs/limn/04_tensor.ipynb #0f23bab4
 def _element_index(shape: tuple) -> Tensor:
     "The row-major index of every element of `shape` as float64, summed from one small arange per dim."
     index, stride = Tensor(np.zeros((), np.float64)), 1
@@ -1613,6 +1698,7 @@ def _index_arg(index, name="index") -> Tensor:
         raise TypeError(f"{name} must be an int tensor, got {index!r}")
     return index
 
+# %% ../nbs/limn/04_tensor.ipynb #4887911b
 def _positions(shape: tuple, dim: int, index: Tensor) -> Tensor:
     """Flat row-major offsets, into a tensor of `shape`, of x[i_0, .., index[i], .., i_n] for every cell i of `index`.
     An index outside [0, shape[dim]) maps past the end, which the GATHER and SCATTER primitives refuse at realize."""
@@ -1627,6 +1713,7 @@ def _check_index(x: Tensor, dim: int, index: Tensor, name: str):
         raise ValueError(f"{name}: index of shape {index.shape} must have the {x.ndim} dims of shape {x.shape} and be no "
                          f"larger in any dim but dim={dim}")
 
+# %% ../nbs/limn/04_tensor.ipynb #5682c407
 @patch
 def gather(self: Tensor, dim, index=None) -> Tensor:
     """torch's gather: out[i][j] = self[index[i][j]][j] for dim=0 (index in the dim, position elsewhere). One GATHER
@@ -1642,6 +1729,7 @@ def gather(self: Tensor, dim, index=None) -> Tensor:
 def _is_int_entry(i) -> bool:
     return isinstance(i, (numbers.Integral, np.integer)) and not isinstance(i, bool)
 
+# %% ../nbs/limn/04_tensor.ipynb #7a6d73de
 def _index_with_tensor(x: Tensor, index: tuple) -> Tensor:
     "x[index] where one entry of `index` is an int Tensor: a gather along that entry's dim, then the other entries."
     full = _full_index(x, index)
@@ -1713,11 +1801,13 @@ def long(self: Tensor) -> Tensor:
 def dim(self: Tensor) -> int:
     return self.ndim
 
+# %% ../nbs/limn/04_tensor.ipynb #4159a4a2
 def _need_bool(x, name: str) -> Tensor:
     if not isinstance(x, Tensor) or not x.is_bool:
         raise TypeError(f"{name} needs boolean tensors (a comparison, or .bool()), got {x!r}; limn has no bitwise int ops")
     return x
 
+# %% ../nbs/limn/04_tensor.ipynb #64bd8524
 @patch
 def logical_not(self: Tensor) -> Tensor:
     return _boolean(1 - self.bool().cast(int8))
@@ -1744,6 +1834,8 @@ def __or__(self: Tensor, other) -> Tensor:
 @patch
 def __xor__(self: Tensor, other) -> Tensor:
     return _need_bool(self, "^").logical_xor(_need_bool(other, "^"))
+
+# %% ../nbs/limn/04_tensor.ipynb #9b3790cc
 @patch
 def any(self: Tensor, dim=None, keepdim=False) -> Tensor:
     return _boolean(_max(self.bool(), dim, keepdim))
@@ -1765,6 +1857,8 @@ def isinf(self: Tensor) -> Tensor:
         return _boolean(_const(0, int8, self.shape))
     inf, ninf = _const(math.inf, self.dtype, self.shape), _const(-math.inf, self.dtype, self.shape)
     return _boolean(_lt01(ninf, self).ne(_lt01(self, inf)).cast(int8))
+
+# %% ../nbs/limn/04_tensor.ipynb #95a2bc59
 @patch
 def isfinite(self: Tensor) -> Tensor:
     if self.dtype.is_int:
@@ -1797,6 +1891,7 @@ def roll(self: Tensor, shifts, dims=None) -> Tensor:
             out = cat([out[whole + (slice(n - s, n),)], out[whole + (slice(0, n - s),)]], d)
     return out
 
+# %% ../nbs/limn/04_tensor.ipynb #b10b416e
 @patch
 def repeat(self: Tensor, *sizes) -> Tensor:
     "torch's repeat (numpy's tile): dim d is laid end to end sizes[d] times; extra leading sizes add dims. Expand, then reshape."
@@ -1816,6 +1911,7 @@ def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
     keep = Tensor(offset <= diagonal if lower else offset >= diagonal)
     return where(keep, x, _const(0, x.dtype))
 
+# %% ../nbs/limn/04_tensor.ipynb #c57f0a57
 @patch
 def tril(self: Tensor, diagonal: int = 0) -> Tensor:
     "Keep j - i <= diagonal of the last two dims, zero the rest (torch.tril); the gradient is masked the same way."
@@ -1844,6 +1940,7 @@ def split(self: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     whole = (slice(None),) * d
     return tuple(self[whole + (slice(int(a), int(b)),)] for a, b in zip(starts[:-1], starts[1:]))
 
+# %% ../nbs/limn/04_tensor.ipynb #5cec0996
 @patch
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
     "torch.chunk: pieces of ceil(size / chunks) along dim, so there may be fewer than `chunks`."
@@ -1870,6 +1967,7 @@ def scatter_add(self: Tensor, dim: int, index, src) -> Tensor:
     values = src.shrink(tuple((0, i) for i in index.shape)).cast(self.dtype).reshape(index.numel(), 1)
     return self + values.scatter_rows(_positions(self.shape, d, index).reshape(-1), self.numel()).reshape(self.shape)
 
+# %% ../nbs/limn/04_tensor.ipynb #63794576
 @patch
 def index_select(self: Tensor, dim: int, index) -> Tensor:
     "torch.index_select: the slices along `dim` at the positions of the 1-D `index`."
@@ -1893,6 +1991,7 @@ def _extreme(x: Tensor, dim, keepdim: bool, whole, arg, pair):
         values, indices = values.squeeze(d), indices.squeeze(d)
     return ValuesIndices(values, indices)
 
+# %% ../nbs/limn/04_tensor.ipynb #c9e0e8b1
 @patch
 def max(self: Tensor, dim=None, keepdim=False, axis=None):
     "x.max() is a tensor; x.max(dim) is (values, indices); x.max(other) is maximum. A tuple of dims gives amax's tensor."
@@ -1912,6 +2011,7 @@ def _before(a: Tensor, b: Tensor, descending: bool) -> Tensor:
     nan_order = a_nan * (1 - b_nan) if descending else b_nan * (1 - a_nan)
     return maximum(plain, nan_order)
 
+# %% ../nbs/limn/04_tensor.ipynb #1e68320b
 @patch
 def argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The int32 permutation that sorts along `dim`, ties in their original order (a stable sort). Composed from
@@ -1928,6 +2028,7 @@ def argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool 
     order = where(at_rank, Tensor.arange(n), 0).sum(-1)                      # [..., r]
     return order.movedim(-1, d)
 
+# %% ../nbs/limn/04_tensor.ipynb #2f4470ce
 @patch
 def sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     "(values, indices) sorted along `dim` (torch.sort); the values are a gather, so the gradient lands where each came from."
@@ -1944,6 +2045,7 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     indices = self.argsort(d, descending=largest)[(slice(None),) * d + (slice(0, int(k)),)]
     return ValuesIndices(self.gather(d, indices), indices)
 
+# %% ../nbs/limn/04_tensor.ipynb #30b435b0
 @patch
 def movedim(self: Tensor, source: int, destination: int) -> Tensor:
     "Move dim `source` to position `destination`, the others keeping their order (torch.movedim)."
@@ -1968,6 +2070,7 @@ def _shifted(x: Tensor, s: int, fill) -> Tensor:
     n = x.shape[-1]
     return x[..., :n - s].pad(((0, 0),) * (x.ndim - 1) + ((s, 0),), value=fill)
 
+# %% ../nbs/limn/04_tensor.ipynb #0cfc4586
 @patch
 def cumprod(self: Tensor, dim: int) -> Tensor:
     """Running products along `dim` (torch.cumprod): log2(n) rounds of multiplying by the value s places back
@@ -1999,6 +2102,7 @@ def prod(self: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     out = out.movedim(-1, d)
     return out if keepdim else out.squeeze(d)
 
+# %% ../nbs/limn/04_tensor.ipynb #8f43ee21
 def _root_or_zero(total: Tensor, p: float) -> Tensor:
     "total ** (1/p), with a zero gradient where total is 0 (as torch's norm has) rather than the root's infinite one."
     live = total > 0
@@ -2035,6 +2139,7 @@ def _round_even(x: Tensor) -> Tensor:
     r = where(a < big, (a + big) - big, a)
     return where(x < 0, -r, r)
 
+# %% ../nbs/limn/04_tensor.ipynb #dbb11dba
 @patch
 def round(self: Tensor) -> Tensor:
     return self if self.dtype.is_int else _with_rule(self, _round_even, "zero_grad")
@@ -2048,6 +2153,8 @@ def ceil(self: Tensor) -> Tensor:
     if self.dtype.is_int:
         return self
     return _with_rule(self, lambda x: (lambda r: r + (r < x).cast(x.dtype))(_round_even(x)), "zero_grad")
+
+# %% ../nbs/limn/04_tensor.ipynb #e5e3d9bc
 @patch
 def trunc(self: Tensor) -> Tensor:
     if self.dtype.is_int:
@@ -2069,6 +2176,7 @@ def floor_divide(self: Tensor, other) -> Tensor:
     with no_grad():
         return _floor_quotient(a, b)
 
+# %% ../nbs/limn/04_tensor.ipynb #cbb12462
 @patch
 def remainder(self: Tensor, other) -> Tensor:
     """torch's a % b = a - floor(a / b) * b, which takes the divisor's sign (Python's %, not C's fmod). Floats compute
@@ -2092,6 +2200,7 @@ def fmod(self: Tensor, other) -> Tensor:
         q = (a.cast(wide) / b.cast(wide)).trunc()
     return (a.cast(wide) - q * b.cast(wide)).cast(a.dtype)
 
+# %% ../nbs/limn/04_tensor.ipynb #0ffb884c
 @patch
 def __floordiv__(self: Tensor, other) -> Tensor:
     return self.floor_divide(other)
@@ -2163,6 +2272,7 @@ def node_label(node: Node) -> str:
         head += f" {node.arg!r}"
     return f"{head}\n{node.dtype.name}{list(node.shape)}"
 
+# %% ../nbs/limn/04_tensor.ipynb #14feed23
 _OP_COLORS = {Ops.BUFFER: "#d9ead3", Ops.CONST: "#eeeeee", Ops.VIEW: "#fff2cc", Ops.SUM: "#f4cccc", Ops.MAX: "#f4cccc"}
 
 def draw(*tensors, **graph_attrs):
