@@ -18,6 +18,7 @@ _GRAD_ENABLED = [True]
 def is_grad_enabled() -> bool:
     return _GRAD_ENABLED[0]
 
+# %% ../nbs/limn/02_autograd.ipynb #ef70af10
 class _GradMode(contextlib.ContextDecorator):
     def __init__(self, enabled: bool):
         self.enabled = enabled
@@ -27,6 +28,7 @@ class _GradMode(contextlib.ContextDecorator):
     def __exit__(self, *exc):
         _GRAD_ENABLED[0] = self.previous
 
+# %% ../nbs/limn/02_autograd.ipynb #c285a43b
 def no_grad(): 
     "Context manager and decorator: ops inside record no gradient history."
     return _GradMode(False)
@@ -38,17 +40,20 @@ def _where_zero(cond, g, take_when_true: bool):
     "g where cond (or where not cond), 0 elsewhere. Spelled with Tensor methods: tensor.py imports this module, so it cannot import tensor.py back."
     return g.where(cond, 0) if take_when_true else g.zeros_like().where(cond, g)
 
+# %% ../nbs/limn/02_autograd.ipynb #cc527b17
 def _vjp_max(out, g, parents, axes):
     x, = parents
     tied = (x == out.expand(x.shape))                     # 1 where x attains the max, 0 elsewhere: no gradient
     count = tied.sum(axis=axes, keepdim=True)
     return (tied * (g / count).expand(x.shape),)
 
+# %% ../nbs/limn/02_autograd.ipynb #8b504d49
 def _vjp_expand(out, g, parents, arg):
     x, = parents
     axes = tuple(d for d, (a, b) in enumerate(zip(x.shape, out.shape)) if a != b)
     return (g.sum(axis=axes, keepdim=True) if axes else g,)
 
+# %% ../nbs/limn/02_autograd.ipynb #4969b91a
 def _inverse(order):
     return tuple(sorted(range(len(order)), key=lambda d: order[d]))
 
@@ -94,6 +99,7 @@ def _vjp_step(out, g, parents, steps):
         g = spread.pad(pads).shrink(tuple((0, n) if e == d else (0, s) for e, s in enumerate(spread.shape)))
     return (g,)
 
+# %% ../nbs/limn/02_autograd.ipynb #9794bdac
 VJP["step"] = _vjp_step
 VJP["zero_grad"] = lambda out, g, p, arg: (g.zeros_like(),)
 
@@ -129,10 +135,11 @@ def _tape(outputs) -> list:
                 stack.extend((p, False) for p in t._ctx[1] if p.requires_grad and id(p) not in visited)
     return order
 
+# %% ../nbs/limn/02_autograd.ipynb #46801fd3
 def _walk(outputs, seeds, wanted, create_graph: bool) -> dict:
     "Map id(tensor) -> cotangent for every tensor between `outputs` and the tensors in `wanted` (ids)."
     order = _tape(outputs)
-    if not create_graph:                                  # an unchanged tape rebuilds its recorded backward graph
+    if not create_graph:                                  # an unchanged tape rebuilds its graph ("Backward templates")
         grads = _templated(order, outputs, seeds, wanted)
         if grads is not None:
             return grads
@@ -177,6 +184,54 @@ def _seeds(outputs, grad_outputs):
                 raise ValueError(f"gradient has shape {seed.shape}, expected the output's shape {t.shape}")
         seeds.append(seed.cast(t.dtype) if seed.dtype is not t.dtype else seed)
     return seeds
+
+# %% ../nbs/limn/02_autograd.ipynb #eba88366
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+# %% ../nbs/limn/02_autograd.ipynb #b95e272f
+def backward(tensor, gradient=None, create_graph: bool = False):
+    "Accumulate d(tensor)/d(leaf) into `leaf.grad` for every leaf that requires grad."
+    if not tensor.requires_grad:
+        raise ValueError("backward() on a tensor that does not require grad: no input of it has requires_grad=True")
+    seeds = _seeds([tensor], None if gradient is None else [gradient])
+    leaves, seen, stack = [], set(), [tensor]
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t._ctx is None:
+            leaves.append(t)
+        else:
+            stack.extend(p for p in t._ctx[1] if p.requires_grad)
+    grads = _walk([tensor], seeds, {id(t) for t in leaves}, create_graph)
+    with _GradMode(create_graph):
+        for leaf in leaves:
+            g = grads.get(id(leaf))
+            if g is not None:
+                leaf.grad = g if leaf.grad is None else leaf.grad + g
+
+# %% ../nbs/limn/02_autograd.ipynb #fddc6f22
+def grad(outputs, inputs, grad_outputs=None, create_graph: bool = False, allow_unused: bool = False) -> tuple:
+    "d(sum of outputs)/d(input) for each input, as a tuple of lazy tensors (None for unused inputs if allow_unused)."
+    outputs, inputs = _as_list(outputs), _as_list(inputs)
+    if grad_outputs is not None:
+        grad_outputs = _as_list(grad_outputs)
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise ValueError(f"inputs[{i}] does not require grad; set requires_grad=True on it before building the graph")
+    for i, t in enumerate(outputs):
+        if not t.requires_grad:
+            raise ValueError(f"outputs[{i}] does not require grad: it does not depend on any input that does")
+    grads = _walk(outputs, _seeds(outputs, grad_outputs), {id(t) for t in inputs}, create_graph)
+    out = []
+    for i, t in enumerate(inputs):
+        g = grads.get(id(t))
+        if g is None and not allow_unused:
+            raise ValueError(f"inputs[{i}] is not used to compute the outputs; pass allow_unused=True to get None for it")
+        out.append(g)
+    return tuple(out)
 
 # %% ../nbs/limn/02_autograd.ipynb #3a0c0002
 _TEMPLATES: dict = {}                 # tape key -> (GraphTemplate, tape positions of the gradients it returns)
@@ -247,50 +302,3 @@ def _templated(order, outputs, seeds, wanted) -> dict | None:
         nodes = template(inputs)
     make = type(order[0])
     return {id(order[i]): make(node) for i, node in zip(reached, nodes)}
-
-# %% ../nbs/limn/02_autograd.ipynb #eba88366
-def _as_list(x):
-    return list(x) if isinstance(x, (list, tuple)) else [x]
-
-def backward(tensor, gradient=None, create_graph: bool = False):
-    "Accumulate d(tensor)/d(leaf) into `leaf.grad` for every leaf that requires grad."
-    if not tensor.requires_grad:
-        raise ValueError("backward() on a tensor that does not require grad: no input of it has requires_grad=True")
-    seeds = _seeds([tensor], None if gradient is None else [gradient])
-    leaves, seen, stack = [], set(), [tensor]
-    while stack:
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        if t._ctx is None:
-            leaves.append(t)
-        else:
-            stack.extend(p for p in t._ctx[1] if p.requires_grad)
-    grads = _walk([tensor], seeds, {id(t) for t in leaves}, create_graph)
-    with _GradMode(create_graph):
-        for leaf in leaves:
-            g = grads.get(id(leaf))
-            if g is not None:
-                leaf.grad = g if leaf.grad is None else leaf.grad + g
-
-# %% ../nbs/limn/02_autograd.ipynb #fddc6f22
-def grad(outputs, inputs, grad_outputs=None, create_graph: bool = False, allow_unused: bool = False) -> tuple:
-    "d(sum of outputs)/d(input) for each input, as a tuple of lazy tensors (None for unused inputs if allow_unused)."
-    outputs, inputs = _as_list(outputs), _as_list(inputs)
-    if grad_outputs is not None:
-        grad_outputs = _as_list(grad_outputs)
-    for i, t in enumerate(inputs):
-        if not t.requires_grad:
-            raise ValueError(f"inputs[{i}] does not require grad; set requires_grad=True on it before building the graph")
-    for i, t in enumerate(outputs):
-        if not t.requires_grad:
-            raise ValueError(f"outputs[{i}] does not require grad: it does not depend on any input that does")
-    grads = _walk(outputs, _seeds(outputs, grad_outputs), {id(t) for t in inputs}, create_graph)
-    out = []
-    for i, t in enumerate(inputs):
-        g = grads.get(id(t))
-        if g is None and not allow_unused:
-            raise ValueError(f"inputs[{i}] is not used to compute the outputs; pass allow_unused=True to get None for it")
-        out.append(g)
-    return tuple(out)
