@@ -82,6 +82,7 @@ def _expr(view: View, idxs):
     bounds = [] if view.mask is None else [(i, lo, hi) for i, (lo, hi), s in zip(idxs, view.mask, view.shape) if (lo, hi) != (0, s)]
     return offset, bounds
 
+# %% ../nbs/limn/01_view.ipynb #64dd57f7
 @patch
 def index(self: View, idx) -> tuple[int, bool]:
     "(flat source offset, valid) of element `idx`; raises for an index outside the shape."
@@ -91,6 +92,7 @@ def index(self: View, idx) -> tuple[int, bool]:
     offset, bounds = _expr(self, idx)
     return offset, all(lo <= i < hi for i, lo, hi in bounds)
 
+# %% ../nbs/limn/01_view.ipynb #582149e4
 @patch
 def expr(self: View, idxs):
     "Symbolic form of `index`: (offset expression, [(idx, lo, hi), ...]) built with `*`, `+` from `idxs`."
@@ -98,6 +100,7 @@ def expr(self: View, idxs):
         raise ValueError(f"idxs has {len(idxs)} entries, expected {len(self.shape)} (one per dim)")
     return _expr(self, idxs)
 
+# %% ../nbs/limn/01_view.ipynb #fea5d3d8
 @patch
 def offsets(self: View) -> tuple[np.ndarray, np.ndarray | None]:
     "Offsets (int64, shape `shape`) of every element, and a bool validity array (None when unmasked)."
@@ -126,6 +129,7 @@ def permute(self: View, order) -> View:
     mask = None if self.mask is None else tuple(self.mask[o] for o in order)
     return View(tuple(self.shape[o] for o in order), tuple(self.strides[o] for o in order), self.offset, mask)
 
+# %% ../nbs/limn/01_view.ipynb #204fde7c
 @patch
 def expand(self: View, shape) -> View:
     "Broadcast size-1 dims to `shape` (stride 0); other dims must already match."
@@ -154,6 +158,7 @@ def pad(self: View, pads) -> View:
     offset = self.offset - sum(b * st for (b, _), st in zip(pads, self.strides))
     return View(shape, self.strides, offset, tuple((lo + b, hi + b) for (lo, hi), (b, _) in zip(mask, pads)))
 
+# %% ../nbs/limn/01_view.ipynb #2365b44f
 @patch
 def shrink(self: View, bounds) -> View:
     "Keep `lo <= i < hi` of each dim."
