@@ -43,6 +43,7 @@ def _flatten(out) -> tuple[list, str]:
         return list(out), type(out).__name__
     raise TypeError(f"a captured step must return None, a Tensor or a list/tuple of Tensors, got {type(out).__name__}")
 
+# %% ../nbs/limn/09_capture.ipynb #d048ce7c
 _RUNNING: list = []             # captured steps whose Python body is running now, innermost last
 
 class CaptureMismatch(RuntimeError):
@@ -92,6 +93,7 @@ def _run(self: Captured, device, args) -> tuple[list, str, list]:
         _RUNNING.pop()
     return outputs, kind, records
 
+# %% ../nbs/limn/09_capture.ipynb #7666f612
 def _swaps(records, buffers) -> list:
     "Per record, (memory index, argument number) for every plan input that is one of the step's tensor arguments."
     arg_of = {id(b): n for n, b in enumerate(buffers)}
@@ -108,6 +110,7 @@ def _record(self: Captured, device, args, tensor_pos, buffers):
     self.device, self.records, self.args, self.prepared = device, records, args, None
     return self._results()
 
+# %% ../nbs/limn/09_capture.ipynb #2b556510
 @patch
 def _check_arguments(self: Captured, device, args, buffers):
     if device.name != self.device.name:
@@ -137,6 +140,7 @@ def _replay(self: Captured, buffers):
     self.replays += 1
     return self._results()
 
+# %% ../nbs/limn/09_capture.ipynb #35c832ee
 @patch
 def _results(self: Captured, buffers=None):
     "Fresh tensors: the recorded memory is overwritten by the next replay, so results are copied out."
@@ -160,6 +164,7 @@ def _entry_text(entry) -> str:
     value = f" {arg[1]}" if op is Ops.CONST else ""
     return f"{op.name}{value} {dtype}{list(shape)}"
 
+# %% ../nbs/limn/09_capture.ipynb #0f4cae45
 def _graph_change(old_key, new_key) -> str:
     "A sentence naming the first node where two graph keys (limn.executor.graph_key) differ."
     old, new = old_key[0], new_key[0]
