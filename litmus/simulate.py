@@ -43,6 +43,7 @@ class Unsupported(AttributeError):
 
 NP_DTYPES = {name: row.dtype for name, row in DTYPE_FACTS.items()}
 
+# %% ../nbs/litmus/08_simulate.ipynb #d3b05913
 class DType:
     "A Triton element type as the model sees it: a name and its numpy dtype."
     def __init__(self, name, np_dtype):
@@ -56,6 +57,7 @@ class DType:
     def __hash__(self):
         return hash(self.np)
 
+# %% ../nbs/litmus/08_simulate.ipynb #2d3227e2
 def np_dtype(dtype) -> np.dtype:
     if isinstance(dtype, DType):
         return dtype.np
@@ -73,6 +75,7 @@ def _widest(dtypes):
 _LOGICAL = {np.logical_and, np.logical_or, np.logical_not, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert,
             np.left_shift, np.right_shift}
 
+# %% ../nbs/litmus/08_simulate.ipynb #ecaf7fee
 def _promote(ufunc, inputs) -> list:
     "Inputs as plain arrays, cast so that numpy's result dtype is Triton's."
     if all(isinstance(x, np.ndarray) for x in inputs):
@@ -242,6 +245,7 @@ class Buffer:
     def span(self):
         return self.live.size
 
+# %% ../nbs/litmus/08_simulate.ipynb #786cb3e8
 @dataclass
 class Violation:
     "An access outside an argument's allocation: what, where (element offset), by whom (program id), how many lanes."
@@ -349,6 +353,7 @@ def _kernel_line() -> str:
         frame = frame.f_back
     return ""
 
+# %% ../nbs/litmus/08_simulate.ipynb #c86d8868
 def _mem() -> Memory:
     if STATE.memory is None:
         raise RuntimeError("a tl call outside a launch: run kernels through litmus.simulate.run_model")
@@ -368,6 +373,7 @@ def _reduce(fn, x, axis, keep_dims):
     extra = {"dtype": x.dtype} if fn is np.sum else {}     # numpy would widen an int32 sum to int64
     return as_block(fn(x, axis=None if axis is None else int(axis), keepdims=keep_dims, **extra))
 
+# %% ../nbs/litmus/08_simulate.ipynb #fb67f44d
 def _where(cond, x, y):
     if isinstance(x, Ptr) or isinstance(y, Ptr):  # choosing between pointers: one buffer, an offset chosen per lane
         if not (isinstance(x, Ptr) and isinstance(y, Ptr)) or x.buffer is not y.buffer:
@@ -384,6 +390,7 @@ def _where(cond, x, y):
         dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else np.int32
     return as_block(np.where(np.asarray(cond, dtype=bool), np.asarray(x).astype(dtype), np.asarray(y).astype(dtype)))
 
+# %% ../nbs/litmus/08_simulate.ipynb #9196be11
 def _dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None):
     out = np_dtype(out_dtype) if out_dtype is not None else (np.asarray(acc).dtype if acc is not None else np.dtype(np.float32))
     if acc is None:
@@ -396,80 +403,14 @@ def _barrier():
 
 # %% ../nbs/litmus/08_simulate.ipynb #d5f6a98f
 class _TL:
-    "The model's `triton.language`: program ids, blocks, memory and atomics here; the rest is patched on below."
+    "The model's `triton.language`: its dtypes and the refusal of anything not patched on below."
     float16, bfloat16, float32, float64 = (DType(n, NP_DTYPES[n]) for n in ("float16", "bfloat16", "float32", "float64"))
     int8, int16, int32, int64, uint8 = (DType(n, NP_DTYPES[n]) for n in ("int8", "int16", "int32", "int64", "uint8"))
     uint16, uint32, uint64, int1 = DType("uint16", np.uint16), DType("uint32", np.uint32), DType("uint64", np.uint64), DType("int1", np.bool_)
     class constexpr:
         "Annotation only: a constexpr parameter arrives as a Python int."
-    def program_id(self, axis):
-        return as_block(np.int32(_mem().pid[int(axis)]))
-    def num_programs(self, axis):
-        return as_block(np.int32(STATE.grid[int(axis)]))
-    def arange(self, start, end):
-        n = int(end) - int(start)
-        if n <= 0 or n & (n - 1):
-            raise ValueError(f"tl.arange({start}, {end}): the length must be a power of two {_kernel_line()}")
-        return as_block(np.arange(int(start), int(start) + _shape(n)[0], dtype=np.int32))
-    def zeros(self, shape, dtype):
-        return as_block(np.zeros(_shape(shape), dtype=np_dtype(dtype)))
-    def full(self, shape, value, dtype):
-        return as_block(np.full(_shape(shape), value, dtype=np_dtype(dtype)))
-    def zeros_like(self, x):
-        return as_block(np.zeros_like(np.asarray(x)))
-    def full_like(self, x, value):
-        return as_block(np.full_like(np.asarray(x), value))
-    def cast(self, x, dtype, bitcast=False, **_):
-        return as_block(np.asarray(x)).to(dtype, bitcast=bitcast)
-    def to_tensor(self, x):
-        return as_block(np.asarray(x))
-    def load(self, pointer, mask=None, other=None, boundary_check=(), padding_option="", **_):
-        if boundary_check or padding_option:
-            raise Unsupported(f"tl.load with boundary_check (a block pointer) {_kernel_line()}")
-        return _mem().load(pointer, mask, other)
-    def store(self, pointer, value, mask=None, boundary_check=(), **_):
-        if boundary_check:
-            raise Unsupported(f"tl.store with boundary_check (a block pointer) {_kernel_line()}")
-        _mem().store(pointer, value, mask)
-    def atomic_add(self, pointer, val, mask=None, **_):
-        return _mem().atomic("add", pointer, val, mask)
-    def atomic_max(self, pointer, val, mask=None, **_):
-        return _mem().atomic("max", pointer, val, mask)
-    def atomic_min(self, pointer, val, mask=None, **_):
-        return _mem().atomic("min", pointer, val, mask)
-    def atomic_xchg(self, pointer, val, mask=None, **_):
-        return _mem().atomic("xchg", pointer, val, mask)
-    def atomic_and(self, pointer, val, mask=None, **_):
-        return _mem().atomic("and", pointer, val, mask)
-    def atomic_or(self, pointer, val, mask=None, **_):
-        return _mem().atomic("or", pointer, val, mask)
-    def atomic_xor(self, pointer, val, mask=None, **_):
-        return _mem().atomic("xor", pointer, val, mask)
-    def atomic_cas(self, pointer, cmp, val, **_):
-        return _mem().atomic("cas", pointer, val, None, compare=cmp)
-    def debug_barrier(self):
-        _barrier()
-    def multiple_of(self, x, values):
-        return x
-    def max_contiguous(self, x, values):
-        return x
-    def max_constancy(self, x, values):
-        return x
-    def static_assert(self, cond, msg=""):
-        if not cond:
-            raise AssertionError(f"tl.static_assert failed: {msg}")
-    def device_assert(self, cond, msg="", mask=None):
-        pass
-    def assume(self, cond):  # the compiler takes it as a fact; a false one is undefined behaviour, so the run fails
-        if not np.all(np.asarray(cond)):
-            raise ValueError(f"tl.assume is false on some lane {_kernel_line()}")
-    def static_print(self, *args, **_):
-        pass
-    def device_print(self, *args, **_):
-        pass
+    # the builtin range: a static_range loop is unrolled by the compiler, and runs as a plain loop here
     static_range = staticmethod(range)
-    def range(self, *args, **_):
-        return range(*args)
     @property
     def math(self):
         return self
@@ -477,6 +418,110 @@ class _TL:
         if name.startswith("__"):
             raise AttributeError(name)
         raise Unsupported(f"tl.{name} {_kernel_line()}: litmus.simulate's model of triton.language does not implement it")
+
+# %% ../nbs/litmus/08_simulate.ipynb #5e6e0ced
+@patch
+def program_id(self: _TL, axis):
+    return as_block(np.int32(_mem().pid[int(axis)]))
+@patch
+def num_programs(self: _TL, axis):
+    return as_block(np.int32(STATE.grid[int(axis)]))
+@patch
+def arange(self: _TL, start, end):
+    n = int(end) - int(start)
+    if n <= 0 or n & (n - 1):
+        raise ValueError(f"tl.arange({start}, {end}): the length must be a power of two {_kernel_line()}")
+    return as_block(np.arange(int(start), int(start) + _shape(n)[0], dtype=np.int32))
+@patch
+def zeros(self: _TL, shape, dtype):
+    return as_block(np.zeros(_shape(shape), dtype=np_dtype(dtype)))
+@patch
+def full(self: _TL, shape, value, dtype):
+    return as_block(np.full(_shape(shape), value, dtype=np_dtype(dtype)))
+@patch
+def zeros_like(self: _TL, x):
+    return as_block(np.zeros_like(np.asarray(x)))
+@patch
+def full_like(self: _TL, x, value):
+    return as_block(np.full_like(np.asarray(x), value))
+@patch
+def cast(self: _TL, x, dtype, bitcast=False, **_):
+    return as_block(np.asarray(x)).to(dtype, bitcast=bitcast)
+@patch
+def to_tensor(self: _TL, x):
+    return as_block(np.asarray(x))
+
+# %% ../nbs/litmus/08_simulate.ipynb #0175f2df
+@patch
+def load(self: _TL, pointer, mask=None, other=None, boundary_check=(), padding_option="", **_):
+    if boundary_check or padding_option:
+        raise Unsupported(f"tl.load with boundary_check (a block pointer) {_kernel_line()}")
+    return _mem().load(pointer, mask, other)
+@patch
+def store(self: _TL, pointer, value, mask=None, boundary_check=(), **_):
+    if boundary_check:
+        raise Unsupported(f"tl.store with boundary_check (a block pointer) {_kernel_line()}")
+    _mem().store(pointer, value, mask)
+
+# %% ../nbs/litmus/08_simulate.ipynb #6a23e17e
+@patch
+def atomic_add(self: _TL, pointer, val, mask=None, **_):
+    return _mem().atomic("add", pointer, val, mask)
+@patch
+def atomic_max(self: _TL, pointer, val, mask=None, **_):
+    return _mem().atomic("max", pointer, val, mask)
+@patch
+def atomic_min(self: _TL, pointer, val, mask=None, **_):
+    return _mem().atomic("min", pointer, val, mask)
+@patch
+def atomic_xchg(self: _TL, pointer, val, mask=None, **_):
+    return _mem().atomic("xchg", pointer, val, mask)
+@patch
+def atomic_and(self: _TL, pointer, val, mask=None, **_):
+    return _mem().atomic("and", pointer, val, mask)
+@patch
+def atomic_or(self: _TL, pointer, val, mask=None, **_):
+    return _mem().atomic("or", pointer, val, mask)
+@patch
+def atomic_xor(self: _TL, pointer, val, mask=None, **_):
+    return _mem().atomic("xor", pointer, val, mask)
+@patch
+def atomic_cas(self: _TL, pointer, cmp, val, **_):
+    return _mem().atomic("cas", pointer, val, None, compare=cmp)
+
+# %% ../nbs/litmus/08_simulate.ipynb #9d88c408
+@patch
+def debug_barrier(self: _TL):
+    _barrier()
+@patch
+def multiple_of(self: _TL, x, values):
+    return x
+@patch
+def max_contiguous(self: _TL, x, values):
+    return x
+@patch
+def max_constancy(self: _TL, x, values):
+    return x
+@patch
+def static_assert(self: _TL, cond, msg=""):
+    if not cond:
+        raise AssertionError(f"tl.static_assert failed: {msg}")
+@patch
+def device_assert(self: _TL, cond, msg="", mask=None):
+    pass
+@patch
+def assume(self: _TL, cond):  # the compiler takes it as a fact; a false one is undefined behaviour, so the run fails
+    if not np.all(np.asarray(cond)):
+        raise ValueError(f"tl.assume is false on some lane {_kernel_line()}")
+@patch
+def static_print(self: _TL, *args, **_):
+    pass
+@patch
+def device_print(self: _TL, *args, **_):
+    pass
+@patch
+def range(self: _TL, *args, **_):
+    return range(*args)
 
 # %% ../nbs/litmus/08_simulate.ipynb #fa1c7b5a
 @patch
@@ -498,6 +543,8 @@ def argmax(self: _TL, x, axis, keep_dims=False, **_):
 @patch
 def argmin(self: _TL, x, axis, keep_dims=False, **_):
     return as_block(np.argmin(np.asarray(x), axis=int(axis), keepdims=keep_dims).astype(np.int32))
+
+# %% ../nbs/litmus/08_simulate.ipynb #c41d5913
 @patch
 def reduce(self: _TL, input, axis, combine_fn, keep_dims=False, **_):
     "A fold of `combine_fn` along `axis`, first element first (one order of the many a GPU may use)."
@@ -530,6 +577,8 @@ def cumprod(self: _TL, x, axis=0, reverse=False):
     x = np.flip(x, int(axis)) if reverse else x
     out = np.cumprod(x, axis=int(axis), dtype=_scan_dtype(x))
     return as_block(np.flip(out, int(axis)) if reverse else out)
+
+# %% ../nbs/litmus/08_simulate.ipynb #81b02c13
 @patch
 def associative_scan(self: _TL, input, axis, combine_fn, reverse=False):
     xs = [np.asarray(x) for x in (input if isinstance(input, tuple) else (input,))]
@@ -564,6 +613,7 @@ for _name, _fn in {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log
                    "erf": lambda v: np.vectorize(math.erf, otypes=[np.float64])(v.astype(np.float64))}.items():
     setattr(_TL, _name, _unary(_fn))
 
+# %% ../nbs/litmus/08_simulate.ipynb #6b6df83b
 @patch
 def abs(self: _TL, x):
     return np.abs(as_block(x))
@@ -601,6 +651,8 @@ def umulhi(self: _TL, x, y):
     x = np.asarray(x)
     wide = x.astype(np.uint64) * np.asarray(y).astype(np.uint64)
     return as_block((wide >> np.uint64(32)).astype(x.dtype))
+
+# %% ../nbs/litmus/08_simulate.ipynb #acc6c359
 @patch
 def reshape(self: _TL, x, shape, **_):
     return as_block(np.reshape(np.asarray(x), _shape(shape)))
@@ -645,6 +697,7 @@ def philox(seed, c0, c1, c2, c3, rounds: int = 10):
             k0, k1 = k0 + key_a, k1 + key_b
     return c
 
+# %% ../nbs/litmus/08_simulate.ipynb #b9762ca6
 @patch
 def randint(self: _TL, seed, offset, n_rounds=10):
     offset = np.asarray(offset)
@@ -672,6 +725,7 @@ class _Triton:
         raise Unsupported(f"triton.{name} {_kernel_line()}: the model implements triton.jit, cdiv, next_power_of_2 and triton.language")
 TRITON = _Triton()
 
+# %% ../nbs/litmus/08_simulate.ipynb #a3177758
 class _Missing:
     "What a triton import the model does not know binds to: any use of it is Unsupported, naming the import."
     def __init__(self, dotted):
@@ -703,6 +757,7 @@ def model_bindings(kernel: Kernel) -> dict:
             out[name] = _Missing(dotted)
     return out
 
+# %% ../nbs/litmus/08_simulate.ipynb #8582fdae
 def model_function(kernel: Kernel):
     "The kernel's Python function with `tl` bound to the numpy model. Executes the file's jit functions: only inside a box."
     namespace = kernel_module(kernel, model_bindings(kernel))
@@ -867,6 +922,7 @@ def _check_inputs(kernel: Kernel, dims, inputs) -> None:
         if np.shape(value) != shapes[name]:
             raise ValueError(f"input {name!r} has shape {np.shape(value)}; the launch expects {shapes[name]}")
 
+# %% ../nbs/litmus/08_simulate.ipynb #905742ab
 def run_model(kernel: Kernel, dims: dict | None = None, inputs: dict | None = None, trace: bool = False,
               limits: Limits | None = None) -> Run:
     """Run `kernel` at `dims` on `inputs` in the numpy model, inside a box (`limits`: wall clock, memory, CPU).
@@ -875,6 +931,7 @@ def run_model(kernel: Kernel, dims: dict | None = None, inputs: dict | None = No
     outcome = boxed(lambda case: _answer(run_model_here(*case)), [(kernel, dims, inputs, trace)], limits)[0]
     return _checked_run(kernel, dims, outcome, "model")
 
+# %% ../nbs/litmus/08_simulate.ipynb #f83e8c5a
 def _run_models(cases: list, limits: Limits | None = None) -> list[Run]:
     "Model runs for [(kernel, dims, inputs), ...]: one box per kernel file, so no kernel shares a process with another."
     runs, groups = [None] * len(cases), {}
@@ -903,6 +960,7 @@ def backend_for(kernel: Kernel) -> tuple[str, str]:
         return "model", "triton is not installed; ran in the numpy model"
     return "interpreter", RACE_NOTE
 
+# %% ../nbs/litmus/08_simulate.ipynb #33f71b29
 PAD = 8192  # elements of poison before and after each allocation in the interpreter's buffers
 
 def _job_record(kernel: Kernel, dims, inputs, directory: Path, index: int) -> dict:
@@ -1124,6 +1182,7 @@ def _verdict(kernel, run: Run, reference) -> Verdict:
         return Verdict(kernel.name, run.backend, run.dims, float("inf"), rtol, error=f"reference: {e}", **base)
     return Verdict(kernel.name, run.backend, run.dims, dev, rtol, **base)
 
+# %% ../nbs/litmus/08_simulate.ipynb #397b95b1
 def execute(cases: list, backend: str = "model", limits: Limits | None = None) -> list[Run]:
     """`Run`s for `cases` = [(kernel, dims, inputs), ...]. backend 'model', 'interpreter' (bfloat16 kernels, or all of
     them without triton, fall back to the model and say so in the run's note) or 'auto' (the interpreter when installed)."""
@@ -1165,6 +1224,7 @@ def exposed(kernel: Kernel, verdict: Verdict) -> bool:
         return verdict.divergent_barrier
     raise ValueError(f"kernel {kernel.name}: answer_key observable {how!r}; expected 'numeric', 'oob_write' or 'divergent_barrier'")
 
+# %% ../nbs/litmus/08_simulate.ipynb #b2de610e
 def answer_key_cases(subset: list[Kernel] | None = None) -> list[tuple]:
     "[(buggy kernel, sibling kernel, dims, inputs)] for every buggy kernel in `subset` (default: the whole corpus)."
     out = []
@@ -1183,6 +1243,7 @@ class Outcome:
     flagged: bool
     detail: str
 
+# %% ../nbs/litmus/08_simulate.ipynb #54b2ad43
 def condition_a(subset: list[Kernel] | None = None, seed: int = 0, backend: str = "model") -> list[Outcome]:
     "The standard test over the corpus (or `subset` of it): power-of-two shapes, uniform [0, 1) inputs, allclose(rtol=1e-2)."
     subset = subset or kernels()
