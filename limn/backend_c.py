@@ -202,6 +202,7 @@ def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
         return self.unrolled(pc, depth, resolved, outer)
     self.plain_loop(pc, depth, resolved, outer)
 
+# %% ../nbs/limn/08_backend_c.ipynb #5ce4501a
 @patch
 def plain_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list, start: str = "0", stop=None):
     "The LOOP at `pc` as a `for` over [start, stop) (its whole extent by default), its body rendered by `block`."
@@ -223,6 +224,7 @@ def guarded(self: CRenderer, ins, pc: int, resolved: dict, value: str, dtype) ->
         return value
     return f"({' && '.join(c_check(c) for c in checks)}) ? {value} : ({c_type(dtype)})0"
 
+# %% ../nbs/limn/08_backend_c.ipynb #9554cf54
 @patch
 def read(self: CRenderer, name: str) -> str:
     "A value as C: its name, or for a laned accumulator its lanes combined in the IR's order (`combine_lanes`)."
