@@ -27,6 +27,7 @@ class CudaUnavailable(RuntimeError):
 class CudaError(RuntimeError):
     "A driver or NVRTC call failed; the message names the call and the library's own error text (and NVRTC's log)."
 
+# %% ../nbs/limn/11_backend_cuda.ipynb #89153a84
 def nvrtc_candidates() -> list:
     "Paths and names to try for NVRTC, most specific first."
     found = [os.environ["LIMN_NVRTC"]] if os.environ.get("LIMN_NVRTC") else []
@@ -162,6 +163,7 @@ def function(self: Driver, module, name: str) -> ctypes.c_void_p:
     self.check(self.lib.cuModuleGetFunction(ctypes.byref(fn), module, name.encode()), f"cuModuleGetFunction({name})")
     return fn
 
+# %% ../nbs/limn/11_backend_cuda.ipynb #701afba3
 @patch
 def launch(self: Driver, fn, grid: tuple, block: tuple, args: list, shared: int = 0):
     "Launch `fn`; `args` are ctypes values (pointers as c_uint64), passed by address as the driver wants."
@@ -219,6 +221,7 @@ def merged_source(sources: list) -> str:
     "One CUDA source for several emitted kernels: the prelude once, kernel i's `limn_region<n>` renamed `limn_k<i>_region<n>`."
     return PRELUDE + "".join(s[len(PRELUDE):].replace("limn_region", f"limn_k{i}_region") for i, s in enumerate(sources))
 
+# %% ../nbs/limn/11_backend_cuda.ipynb #5ab444a6
 @patch
 def compile_many(self: CudaBackend, items: list) -> list:
     "Programs for several (source, kernel) pairs from one NVRTC run."
@@ -257,6 +260,7 @@ def copy(self: CudaBackend, dst: DeviceMemory, src: DeviceMemory) -> None:
     if dst.nbytes:
         self.driver.check(self.driver.lib.cuMemcpyDtoD_v2(dst.ptr, src.ptr, dst.nbytes), "cuMemcpyDtoD")
 
+# %% ../nbs/limn/11_backend_cuda.ipynb #8bc14f12
 @patch
 def launch(self: CudaBackend, program, memories: list) -> int:
     "Every region of the kernel in order on the default stream; 1 when a gather/scatter row was out of range."
