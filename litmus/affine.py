@@ -20,6 +20,7 @@ def up(x: float) -> float:
     "The next float above `x`: the outward step for an upper bound."
     return math.nextafter(x, math.inf)
 
+# %% ../nbs/litmus/00_affine.ipynb #39ab3567
 def _lo(f, *args, steps=1):
     """A lower bound on the exact value that `f(*args)` (a float computation) approximates.
     An OverflowError says only that the value is beyond every float, not its sign: the bound is then -inf."""
@@ -31,6 +32,7 @@ def _lo(f, *args, steps=1):
         v = down(v)
     return v
 
+# %% ../nbs/litmus/00_affine.ipynb #4f7ee170
 def _hi(f, *args, steps=1):
     "An upper bound on the exact value that `f(*args)` approximates; +inf when it overflows."
     try:
@@ -96,11 +98,26 @@ class Interval:
         "Every point within distance r."
         return Interval(down(self.lo - r), up(self.hi + r))
 
+# %% ../nbs/litmus/00_affine.ipynb #1784d54c
+def _prod(a, b):
+    "a*b with 0*inf taken as 0: an infinite bound times a zero bound contributes nothing."
+    return 0.0 if a == 0 or b == 0 else a * b
+
+def _exp(v):
+    return math.inf if v > 709.78 else math.exp(v)
+
+def _rsqrt(v):
+    return 1 / math.sqrt(v)
+
+def _sigmoid(v):
+    return 1 / (1 + math.exp(-v)) if v >= -700 else 0.0
+
 # %% ../nbs/litmus/00_affine.ipynb #affine-iv-arith
 @patch
 def __neg__(self: Interval):
     return Interval(-self.hi, -self.lo)
 
+# %% ../nbs/litmus/00_affine.ipynb #6f61d91a
 @patch
 def __add__(self: Interval, o):
     o = Interval.of(o)
@@ -109,6 +126,7 @@ def __add__(self: Interval, o):
 def __radd__(self: Interval, o):
     return self.__add__(o)
 
+# %% ../nbs/litmus/00_affine.ipynb #4834e89e
 @patch
 def __sub__(self: Interval, o):
     o = Interval.of(o)
@@ -118,6 +136,7 @@ def __sub__(self: Interval, o):
 def __rsub__(self: Interval, o):
     return Interval.of(o) - self
 
+# %% ../nbs/litmus/00_affine.ipynb #a831b268
 @patch
 def __mul__(self: Interval, o):
     o = Interval.of(o)
@@ -135,6 +154,7 @@ def __truediv__(self: Interval, o):
         return Interval(-math.inf, math.inf)
     return self * Interval(down(1 / o.hi), up(1 / o.lo))
 
+# %% ../nbs/litmus/00_affine.ipynb #e1b7fff8
 @patch
 def __rtruediv__(self: Interval, o):
     return Interval.of(o) / self
@@ -149,6 +169,7 @@ def sqr(self: Interval):
 def __abs__(self: Interval):
     return Interval(self.mig, self.mag)
 
+# %% ../nbs/litmus/00_affine.ipynb #cbc2a3f4
 @patch
 def maximum(self: Interval, o):
     o = Interval.of(o)
@@ -167,6 +188,7 @@ def _incr(self: Interval, f, floor=-math.inf, ceil=math.inf):
     hi = ceil if self.hi == math.inf else min(ceil, _hi(f, self.hi, steps=2))
     return Interval(lo, hi)
 
+# %% ../nbs/litmus/00_affine.ipynb #27186a67
 @patch
 def exp(self: Interval):
     return self._incr(_exp, 0.0)
@@ -177,12 +199,14 @@ def log(self: Interval):
         raise ValueError(f"log needs an interval of positive numbers, got {self}")
     return self._incr(math.log)
 
+# %% ../nbs/litmus/00_affine.ipynb #d2d4a2f4
 @patch
 def sqrt(self: Interval):
     if self.lo < 0:
         raise ValueError(f"sqrt needs an interval of non-negative numbers, got {self}")
     return self._incr(math.sqrt, 0.0)
 
+# %% ../nbs/litmus/00_affine.ipynb #8ee26808
 @patch
 def rsqrt(self: Interval):
     if self.lo <= 0:
@@ -202,19 +226,6 @@ def sigmoid(self: Interval):
 @patch
 def erf(self: Interval):
     return self._incr(math.erf, -1.0, 1.0)
-
-def _prod(a, b):
-    "a*b with 0*inf taken as 0: an infinite bound times a zero bound contributes nothing."
-    return 0.0 if a == 0 or b == 0 else a * b
-
-def _exp(v):
-    return math.inf if v > 709.78 else math.exp(v)
-
-def _rsqrt(v):
-    return 1 / math.sqrt(v)
-
-def _sigmoid(v):
-    return 1 / (1 + math.exp(-v)) if v >= -700 else 0.0
 
 # %% ../nbs/litmus/00_affine.ipynb #0affbcdd
 _symbols = count()
@@ -275,6 +286,7 @@ def _lin(self: Affine, o, sa, sb):
             terms[k] = v
     return Affine(c, terms, up(up(self.r + o.r) + err))
 
+# %% ../nbs/litmus/00_affine.ipynb #71c39880
 @patch
 def __add__(self: Affine, o):
     return self._lin(Affine.of(o), 1, 1)
@@ -282,6 +294,7 @@ def __add__(self: Affine, o):
 def __radd__(self: Affine, o):
     return self.__add__(o)
 
+# %% ../nbs/litmus/00_affine.ipynb #72dde67d
 @patch
 def __sub__(self: Affine, o):
     return self._lin(Affine.of(o), 1, -1)
@@ -295,6 +308,7 @@ def __rsub__(self: Affine, o):
 def __neg__(self: Affine):
     return Affine(-self.c, {k: -a for k, a in self.terms.items()}, self.r)
 
+# %% ../nbs/litmus/00_affine.ipynb #4decf19d
 @patch
 def scale(self: Affine, k: float):
     "k*self for a float k; each product's rounding error goes to r."
@@ -346,6 +360,7 @@ def linearise(self: Affine, f_iv, slope: float, slack: float = 0.0):
     c = lin.c + mid
     return Affine(c, lin.terms, up(up(lin.r + rad) + math.ulp(c)))
 
+# %% ../nbs/litmus/00_affine.ipynb #0cf2e21c
 @patch
 def exp(self: Affine):
     "Min-range linearisation: slope exp(lo), the smallest derivative, keeps exp(x) - slope*x increasing."
@@ -355,6 +370,7 @@ def exp(self: Affine):
     slope = math.exp(iv.lo)
     return self.linearise(Interval.exp, slope, slack=up(4 * math.ulp(slope) * iv.width))
 
+# %% ../nbs/litmus/00_affine.ipynb #cba0318b
 @patch
 def log(self: Affine):
     "Slope 1/hi, the smallest derivative of the concave log on [lo, hi]."
@@ -371,6 +387,7 @@ def sqrt(self: Affine):
     slope = 0.5 / math.sqrt(iv.hi)
     return self.linearise(Interval.sqrt, slope, slack=up(4 * math.ulp(slope) * iv.width))
 
+# %% ../nbs/litmus/00_affine.ipynb #c4ed5504
 @patch
 def rsqrt(self: Affine):
     "Slope at hi, the derivative nearest zero of the convex decreasing x**-0.5."
@@ -380,6 +397,7 @@ def rsqrt(self: Affine):
     slope = -0.5 * iv.hi ** -1.5
     return self.linearise(Interval.rsqrt, slope, slack=up(4 * math.ulp(slope) * iv.width))
 
+# %% ../nbs/litmus/00_affine.ipynb #e57932c0
 @patch
 def apply(self: Affine, name: str):
     "Any function of one argument in the spec language (later, in chapter 01); those without a linearisation get a fresh symbol."
@@ -396,5 +414,6 @@ def apply(self: Affine, name: str):
         return Affine.from_interval(abs(iv))
     return Affine.from_interval(getattr(self.interval(), name)())
 
+# %% ../nbs/litmus/00_affine.ipynb #9ecdef20
 def _unbounded(name, iv):
     raise OverflowError(f"{name} over {iv} exceeds the float64 range, so no enclosure can be formed")
