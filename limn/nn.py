@@ -28,6 +28,7 @@ __all__ = ['functional', 'F', 'utils', 'StateDictError', 'Module', 'uniform_para
 class StateDictError(RuntimeError, ValueError):
     "load_state_dict's refusal: torch raises RuntimeError; limn's user errors are ValueErrors, so this is both."
 
+# %% ../nbs/limn/13_nn.ipynb #1dd130aa
 class Module:
     "Base of every layer: `forward` computes, `__call__` calls it; parameters and buffers are found by walking attributes."
     training = True
@@ -125,6 +126,7 @@ def apply(self: Module, fn) -> Module:
         fn(m)
     return self
 
+# %% ../nbs/limn/13_nn.ipynb #b41e9866
 @patch
 def train(self: Module, mode: bool = True) -> Module:
     "Set `training` on this module and every module below it (Dropout and BatchNorm read it); returns self."
@@ -135,6 +137,7 @@ def train(self: Module, mode: bool = True) -> Module:
 def eval(self: Module) -> Module:
     return self.train(False)
 
+# %% ../nbs/limn/13_nn.ipynb #18bc41d2
 @patch
 def zero_grad(self: Module, set_to_none: bool = True) -> None:
     "Drop every parameter's gradient (or zero it with set_to_none=False), as torch's Module.zero_grad."
@@ -157,6 +160,7 @@ def _float_dtype(dtype):
         raise TypeError(f"dtype={dt.name}: parameters need a float dtype")
     return dt
 
+# %% ../nbs/limn/13_nn.ipynb #765631ae
 def uniform_parameter(shape: tuple, bound: float, dtype=float32) -> Tensor:
     "A parameter drawn uniformly from [-bound, bound] (torch's kaiming_uniform_(a=sqrt(5)) with bound = 1/sqrt(fan_in))."
     u = Tensor.rand(*shape, dtype=float32).numpy().astype(np.float64)
@@ -195,6 +199,7 @@ def state_dict(self: Module, prefix: str = "") -> dict[str, Tensor]:
     "Parameters and persistent buffers under their dotted paths: the live tensors, not copies."
     return {path: t for path, t, kind in self._tensors(prefix) if kind in ("param", "buffer")}
 
+# %% ../nbs/limn/13_nn.ipynb #f1e6565f
 def _as_array(value) -> np.ndarray:
     "A checkpoint entry as numpy: a limn Tensor, a torch tensor (without importing torch) or anything numpy reads."
     if isinstance(value, Tensor):
@@ -261,6 +266,7 @@ def double(self: Module) -> Module:
 def half(self: Module) -> Module:
     return self.to(float16)
 
+# %% ../nbs/limn/13_nn.ipynb #0bbc7c5f
 def Parameter(data, requires_grad: bool = True) -> Tensor:
     "torch.nn.Parameter: a realized leaf tensor holding `data`, with requires_grad set."
     t = Tensor(data.detach().numpy(), dtype=data.dtype) if isinstance(data, Tensor) else Tensor(data)
@@ -278,6 +284,7 @@ def _functional(*fns) -> None:
     for fn in fns:
         setattr(functional, fn.__name__, fn)
 
+# %% ../nbs/limn/13_nn.ipynb #6ddfdaea
 def _tensor(x, name: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{name} must be a Tensor, got {type(x).__name__}")
@@ -310,6 +317,7 @@ def embedding(input, weight: Tensor) -> Tensor:
         raise TypeError(f"embedding takes an int tensor of row ids, got {idx.dtype.name}")
     return weight.gather(idx)
 
+# %% ../nbs/limn/13_nn.ipynb #cbde004a
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     "Zero each element with probability p while training, scaling the survivors by 1/(1-p) (inplace is ignored)."
     if not isinstance(p, numbers.Real) or not 0 <= p <= 1:
@@ -318,6 +326,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input * 0
     return _tensor(input, "input").dropout(float(p), bool(training))
 
+# %% ../nbs/limn/13_nn.ipynb #9e363c3e
 def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     "torch's pad: `pad` lists (before, after) pairs from the LAST dim backwards; negative amounts crop."
     if mode != "constant":
@@ -351,6 +360,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         raise ValueError(f"approximate={approximate!r} must be 'none' or 'tanh'")
     return _tensor(input, "input").gelu(approximate)
 
+# %% ../nbs/limn/13_nn.ipynb #d56c5a4c
 def _softmax_dim(x: Tensor, dim, name: str) -> int:
     "torch's implicit dim for dim=None (0 for 0-, 1- and 3-d inputs, else 1), with torch's warning."
     if dim is not None:
@@ -367,6 +377,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     x = input if dtype is None else input.cast(dtype)
     return x.log_softmax(_softmax_dim(x, dim, "log_softmax"))
 
+# %% ../nbs/limn/13_nn.ipynb #2bbc2d69
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     "int32 one-hot rows; num_classes=-1 takes max + 1 (which reads the values: a sync)."
     if num_classes == -1:
@@ -398,6 +409,8 @@ class Tanh(Module):
 class Sigmoid(Module):
     def forward(self, x):
         return F.sigmoid(x)
+
+# %% ../nbs/limn/13_nn.ipynb #d665f887
 class Softmax(Module):
     def __init__(self, dim: int | None = None):
         self.dim = dim
@@ -459,6 +472,7 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: flo
     y = centered * ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
     return _affine(y, weight, bias, shape)
 
+# %% ../nbs/limn/13_nn.ipynb #703528e2
 def rms_norm(input: Tensor, normalized_shape, weight=None, eps: float | None = None) -> Tensor:
     "x / sqrt(mean(x**2) + eps) over the trailing dims; eps None is the dtype's machine epsilon, as in torch."
     shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
@@ -469,6 +483,7 @@ def rms_norm(input: Tensor, normalized_shape, weight=None, eps: float | None = N
     y = input * ((input * input).mean(axes, keepdim=True) + eps).rsqrt()
     return _affine(y, weight, None, shape)
 
+# %% ../nbs/limn/13_nn.ipynb #4ad8ae20
 def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
     "Normalise each sample over groups of channels (dim 1), biased variance; weight and bias are per channel."
     n, c = input.shape[0], input.shape[1]
@@ -490,6 +505,7 @@ class RMSNorm(Module):
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
+# %% ../nbs/limn/13_nn.ipynb #b3c515f1
 class GroupNorm(Module):
     "torch.nn.GroupNorm: each sample normalised over groups of channels; weight and bias per channel."
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, dtype=float32):
@@ -515,6 +531,7 @@ def _assign_stat(buffer: Tensor, value: Tensor) -> None:
     buffer.assign(value.detach().cast(buffer.dtype))
     _PENDING[id(buffer)] = buffer
 
+# %% ../nbs/limn/13_nn.ipynb #0a7eafdf
 def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum=0.1, eps: float = 1e-5) -> Tensor:
     """Normalise over every dim but the channels (dim 1). Training uses the batch's biased variance and moves the
@@ -604,6 +621,7 @@ def _every(x: Tensor, dim: int, start: int, count: int, stride: int) -> Tensor:
     x = x.reshape(x.shape[:dim] + (count, stride) + x.shape[dim + 1:])
     return x.shrink(tuple((0, 1) if d == dim + 1 else None for d in range(x.ndim))).squeeze(dim + 1)
 
+# %% ../nbs/limn/13_nn.ipynb #481f73f5
 def conv(x: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple, padding: tuple) -> Tensor:
     "N-d convolution (cross-correlation, as torch's) of x (batch, in, *spatial) with weight (out, in, *kernel)."
     k = len(stride)
@@ -679,6 +697,7 @@ def _sizes(value, k: int, name: str, minimum: int) -> tuple:
         raise ValueError(f"{name}={value!r} must be an int >= {minimum} or {k} of them")
     return tuple(int(v) for v in values)
 
+# %% ../nbs/limn/13_nn.ipynb #c4bfd4a2
 def _windows(x: Tensor, k: int, kernel_size, stride, padding, fill: float, ceil_mode=False, dilation=1) -> tuple:
     "(one strided view of x per kernel offset, the output's spatial shape): x padded with `fill` on its last k dims."
     if x.ndim not in (k + 1, k + 2):
@@ -776,6 +795,7 @@ class MaxPool1d(_MaxPool):
 class MaxPool2d(_MaxPool):
     dims = 2
 
+# %% ../nbs/limn/13_nn.ipynb #f1720f53
 class _AvgPool(Module):
     dims = 0
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
@@ -789,6 +809,7 @@ class AvgPool1d(_AvgPool):
 class AvgPool2d(_AvgPool):
     dims = 2
 
+# %% ../nbs/limn/13_nn.ipynb #81881617
 class AdaptiveAvgPool1d(Module):
     def __init__(self, output_size):
         self.output_size = output_size
@@ -818,6 +839,7 @@ def _host_ids(target: Tensor) -> np.ndarray:
         return node.srcs[0].arg.array.reshape(target.shape)
     return node.arg.array if node.op is Ops.BUFFER else target.numpy()
 
+# %% ../nbs/limn/13_nn.ipynb #962da26e
 def _check_targets(target: Tensor, classes: int, ignore_index: int) -> None:
     """Raise as torch does when a class id is outside [0, classes) and is not `ignore_index`. It reads the ids: a
     batch of labels (a buffer, or a reshape of one) costs a host read, a lazy one a realize; a captured replay,
@@ -901,6 +923,7 @@ def _pair(input: Tensor, target: Tensor, name: str) -> tuple:
                       "which is likely not what you want", UserWarning, stacklevel=3)
     return input, target
 
+# %% ../nbs/limn/13_nn.ipynb #dfa6a71c
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     x, t = _pair(input, target, "mse_loss")
     d = x - t
@@ -932,6 +955,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
     loss = (1 - t) * x + (softplus_neg if pos_weight is None else ((pos_weight - 1) * t + 1) * softplus_neg)
     return _reduce_loss(loss if weight is None else loss * weight, reduction)
 
+# %% ../nbs/limn/13_nn.ipynb #ca97c3d8
 def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     "-(t log p + (1 - t) log(1 - p)), each log clamped at -100 as torch clamps it."
@@ -978,6 +1002,7 @@ def _boolean(mask) -> tuple:
     arr = np.asarray(mask)
     return Tensor(arr.astype(np.int32) if arr.dtype == np.bool_ else arr), arr.dtype == np.bool_
 
+# %% ../nbs/limn/13_nn.ipynb #b98faa1f
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False) -> Tensor:
     """softmax(q @ k.T * scale + mask) @ v. A boolean `attn_mask` keeps the pairs it marks True; a float one is added.
@@ -1115,6 +1140,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
             p.grad = p.grad * scale.cast(p.grad.dtype)
     return total
 
+# %% ../nbs/limn/13_nn.ipynb #6ce81190
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     "Clamp every gradient into [-clip_value, clip_value]."
     for p in [parameters] if isinstance(parameters, Tensor) else list(parameters):
