@@ -18,8 +18,8 @@ __all__ = ['MAX_SOURCE_BYTES', 'MAX_AST_DEPTH', 'SAFE_BUILTINS', 'TRITON_ATTRS',
 class KernelFileError(ValueError):
     "A kernel file (or source) litmus refuses to analyse; the message names the file, the line and what is wrong."
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #8b269b1a
 MAX_SOURCE_BYTES, MAX_AST_DEPTH = 1_000_000, 120  # a kernel file is small and shallow; deeper input is refused, not recursed
-
 def parse_kernel_source(source, where='kernel source'):
     "The module AST of `source` (str or bytes, UTF-8, a BOM allowed). Every failure is a `KernelFileError` naming `where`."
     if isinstance(source, bytes):
@@ -64,6 +64,7 @@ def read_source(path, max_bytes: int = MAX_SOURCE_BYTES) -> tuple[str, ast.Modul
 _CANONICAL = {'tl': {'triton.language'}, 'triton': {'triton'}, 'jit': {'triton.jit'},
               'libdevice': {f'triton.language.{p}libdevice' for p in ('extra.', 'extra.cuda.', 'extra.hip.', 'math.', '')}}
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #fa864a15
 def dotted_name(node):
     "The dotted name of an expression (`tl.math.exp`), or None for anything but names and attributes."
     parts = []
@@ -72,6 +73,7 @@ def dotted_name(node):
         node = node.value
     return ".".join([node.id] + parts[::-1]) if isinstance(node, ast.Name) else None
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #86f824ad
 def _imported(node, alias):
     "The dotted module path an import binds to its name (`import triton.language as tl` -> 'triton.language')."
     if isinstance(node, ast.Import):
@@ -80,7 +82,6 @@ def _imported(node, alias):
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #84a425de
 _BINDINGS = weakref.WeakKeyDictionary()  # tree -> its bindings: the loader, the model and the reader all ask, one walk answers
-
 def module_bindings(tree):
     """(name, node, what) for every statement that binds a name in the module's global scope: defs, classes, imports,
     assignments and deletions at any depth outside function and class bodies, walrus targets anywhere."""
@@ -88,6 +89,7 @@ def module_bindings(tree):
         _BINDINGS[tree] = tuple(_walk_bindings(tree))
     return list(_BINDINGS[tree])
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #ec11ab0f
 def _walk_bindings(tree):
     out = []
     def visit(node):
@@ -115,6 +117,7 @@ def is_jit_decorator(d):
     "`@triton.jit`, `@jit` or either called with arguments (which `definition_code` then checks)."
     return dotted_name(d.func if isinstance(d, ast.Call) else d) in ('triton.jit', 'jit')
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #fb1c6d31
 def trusted_roots(tree):
     "The names of `tl`, `triton`, `libdevice`, `jit` this module binds only by Triton's own imports (so `tl.store` is Triton's)."
     binds = {}
@@ -133,6 +136,7 @@ def literal_value(node, roots=frozenset()):
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False, None
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #fb957652
 def _jit_functions(tree):
     return [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(map(is_jit_decorator, n.decorator_list))]
 
@@ -178,6 +182,7 @@ _REACHING_ATTRS = {'ctypes', 'tofile', 'dump', 'dumps', 'f_globals', 'f_locals',
                    'gi_frame', 'gi_code', 'gi_yieldfrom', 'cr_frame', 'cr_code', 'cr_await', 'ag_frame', 'ag_code',
                    'tb_frame', 'tb_next', 'co_code', 'co_consts', 'mro', 'format_map'}
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #9d63aa99
 TRITON_ATTRS = frozenset({  # public attributes of triton.language's classes (tensor, dtype, pointer, descriptor, constexpr)
     'ALL', 'FP_TYPES', 'KIND', 'NONE', 'OTHER_TYPES', 'SIGNEDNESS', 'SINT_TYPES', 'STANDARD_FP_TYPES', 'T', 'UINT_TYPES',
     'abs', 'advance', 'argmax', 'argmin', 'associative_scan', 'atomic_add', 'atomic_and', 'atomic_cas', 'atomic_load',
@@ -200,6 +205,7 @@ def _root(node):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #87624e8e
 def body_code(fn, where, roots=frozenset()):
     """Refuse (KernelFileError naming the line) what a jit body may not contain. An attribute of anything but a Triton
     root (`tl.`, `triton.`, `libdevice.`) must be one a Triton object has: on a numpy block of the model `x.ndim` or
@@ -224,6 +230,7 @@ def _locals(fn) -> set:
     names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
     return names | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #54525098
 def module_literals(tree, roots) -> dict:
     "name -> (node, value, constexpr?) for every top-level `NAME = <literal>` (or `= tl.constexpr(<literal>)`)."
     out = {}
@@ -264,6 +271,7 @@ def global_reads(tree, jits, roots, where):
 _DYNAMIC_CALLS = {'globals', 'vars', 'locals', 'exec', 'eval', 'compile', 'setattr', 'delattr', '__import__', 'getattr'}
 _DYNAMIC_ATTRS = {'__dict__', '__globals__', '__code__', '__builtins__', '__closure__', '__setattr__', '__class__'}
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #f0fe220c
 def _refuse_dynamic(tree, where):
     "A module that can rewrite its own namespace at import time is refused: the function analysed might not be the one run."
     for n in ast.walk(tree):
@@ -292,8 +300,8 @@ def _bound_once(tree, jits, where):
         if isinstance(n, (ast.Global, ast.Nonlocal)) and set(n.names) & {f.name for f in jits}:
             raise KernelFileError(f"{where}: line {n.lineno}: `global {', '.join(n.names)}` lets a function rebind a kernel")
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #602bdfe3
 _ACCEPTED = weakref.WeakKeyDictionary()  # tree -> {fn_name: function} for trees that passed: a check of a kernel asks many times
-
 def kernel_function(tree, fn_name=None, where='kernel source'):
     """The top-level `@triton.jit` function Python binds to `fn_name` (default: the only jit function), after every rule of
     this chapter. Refused with `KernelFileError`, naming the line. A tree that passed is not checked again (a refusal is)."""
@@ -367,7 +375,6 @@ def _triton_imports(tree) -> dict:
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #8be02750
 _COMPILED: dict = {}     # (id(tree), path, stripped?) -> (tree, literals, code objects): one compile per file and purpose
-
 def _compiled(tree, path, stripped: bool):
     key = (id(tree), str(path), stripped)
     if key not in _COMPILED or _COMPILED[key][0] is not tree:
@@ -381,6 +388,7 @@ def _compiled(tree, path, stripped: bool):
         _COMPILED[key] = (tree, module_literals(tree, roots), codes)
     return _COMPILED[key][1:]
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #03c07b0d
 def build_namespace(tree, path, name: str, bindings: dict | None = None) -> dict:
     """The kernel file's jit functions and literal names as a namespace (only inside a box): Triton's imports (or, given
     `bindings`, those names bound to e.g. the numpy model, decorators stripped) and nothing else the file holds."""
@@ -395,6 +403,7 @@ def build_namespace(tree, path, name: str, bindings: dict | None = None) -> dict
         exec(code, namespace)
     return namespace
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #aa3d4cde
 def function_from(namespace: dict, tree, path, name: str):
     "`namespace[name]`, checked to be the function the loader parsed at module level (same name, file and line)."
     node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
