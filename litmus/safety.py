@@ -117,21 +117,24 @@ class GPUSafetyCheck:
         self.prover = ModelProver(self.model)
         self._spaces, self._configs, self.deadline = None, None, None
 
-    def spaces(self):
-        if self._spaces is None:
-            source = self.kernel if not isinstance(self.kernel, KernelModel) else self.model
-            self._spaces = [SymbolicShapeSpace(source, block=self.small_block, backend=self.backend, model=self.model)]
-            if any(v is not None and v > self.small_block for v in (e.value() for e in self.model.constexprs.values())):
-                self._spaces.append(SymbolicShapeSpace(source, block=None, backend=self.backend, model=self.model))
-        return self._spaces
+# %% ../nbs/litmus/11_safety.ipynb #baf7b11d
+@patch
+def spaces(self:GPUSafetyCheck):
+    if self._spaces is None:
+        source = self.kernel if not isinstance(self.kernel, KernelModel) else self.model
+        self._spaces = [SymbolicShapeSpace(source, block=self.small_block, backend=self.backend, model=self.model)]
+        if any(v is not None and v > self.small_block for v in (e.value() for e in self.model.constexprs.values())):
+            self._spaces.append(SymbolicShapeSpace(source, block=None, backend=self.backend, model=self.model))
+    return self._spaces
 
-    def configs(self):
-        """Search configurations in order: every shape class at shrunk blocks (deep reductions left out), then the
-        baseline at the kernel's own block sizes, a check that nothing hides behind the shrinking."""
-        if self._configs is None:
-            spaces = self.spaces()
-            self._configs = spaces[0].configs(include_deep=False) + [c for sp in spaces[1:] for c in sp.configs()[:1]]
-        return self._configs
+@patch
+def configs(self:GPUSafetyCheck):
+    """Search configurations in order: every shape class at shrunk blocks (deep reductions left out), then the
+    baseline at the kernel's own block sizes, a check that nothing hides behind the shrinking."""
+    if self._configs is None:
+        spaces = self.spaces()
+        self._configs = spaces[0].configs(include_deep=False) + [c for sp in spaces[1:] for c in sp.configs()[:1]]
+    return self._configs
 
 # %% ../nbs/litmus/11_safety.ipynb #17fec29a
 @patch
@@ -143,6 +146,7 @@ def _left(self:GPUSafetyCheck):
 def _vars(self:GPUSafetyCheck, env, symbols, suffix=''):
     return [(s + suffix, lo, hi) for s, (lo, hi) in numeric_ranges(self.model, symbols, env).items()]
 
+# %% ../nbs/litmus/11_safety.ipynb #d50a40fe
 @patch
 def _thread_symbols(self:GPUSafetyCheck, access):
     "pids, then loop counters, then lanes: the order of the lexicographically smallest witness."
@@ -303,6 +307,7 @@ def search_input_write(self:GPUSafetyCheck, access):
             incomplete = (cfg, r)
     return None, incomplete
 
+# %% ../nbs/litmus/11_safety.ipynb #722c3127
 def _input_unwritten(access):
     "Proved only when the write can never execute (its guard is false): otherwise the search looks for an execution."
     ok = access.guard is FALSE
@@ -322,6 +327,7 @@ def _extreme_sizes(p, lo, hi, upper):
     corner = evaluate_poly(p, {d: hi[d] for d in p.symbols()})
     return corner if not INT32_MIN <= corner <= INT32_MAX else None
 
+# %% ../nbs/litmus/11_safety.ipynb #78fe7c6f
 def _first_wrap(p, dims, hi, upper):
     "(size, value) of one size that, raised alone from the declared launch, first takes `p` out of int32; None if none does."
     best = None
@@ -398,6 +404,7 @@ def _decide(self:GPUSafetyCheck, what, prove, search, certain=True):
     cfg, r = incomplete
     return p, None, f"{what}: not proved, no witness found; the search was incomplete ({r.backend}: {r.note} at {cfg.label})"
 
+# %% ../nbs/litmus/11_safety.ipynb #f9c2b98b
 @patch
 def _race_search(self:GPUSafetyCheck, a, others):
     "A race of store `a` against itself and every other access of its tensor; each pair of stores is searched once."
