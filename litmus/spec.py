@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import ml_dtypes
 
+# %% ../nbs/litmus/01_spec.ipynb #67638a53
 UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf")
 BINARY = ("add", "sub", "mul", "div", "max", "min")
 REDUCE = ("sum", "mean", "rmax", "rmin")
@@ -102,6 +103,7 @@ def walk(self: Expr):
         stack.extend((s, False) for s in reversed(n.srcs) if s not in seen)
     return out
 
+# %% ../nbs/litmus/01_spec.ipynb #db2ff24c
 @patch
 def depth(self: Expr) -> int:
     "The longest operand chain from a leaf: the recursion depth of every analysis of this node."
@@ -125,6 +127,7 @@ def lift(v):
         raise ValueError(f"a spec constant must be a finite number, got {v!r}")
     return Expr("const", (), f)
 
+# %% ../nbs/litmus/01_spec.ipynb #7b652cc9
 def _positive(v, what):
     "A finite positive parameter (eps), or a ValueError naming it."
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
@@ -189,6 +192,7 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _NAMES = {"rmax": "max", "rmin": "min"}
 MAX_RENDER = 1_000_000
 
+# %% ../nbs/litmus/01_spec.ipynb #3523c41c
 def _pieces(e: Expr):
     "The node's text as a template: (head, [operand or literal text, ...], tail)."
     if e.op == "input":
@@ -221,6 +225,7 @@ def _emit(e, budget, out):
             budget -= len(piece)
     return budget if not stack else min(budget, 0)
 
+# %% ../nbs/litmus/01_spec.ipynb #a3e62fc4
 def describe(e: Expr, width: int = 120) -> str:
     "The DSL text of `e` cut to `width` characters (with '...'): what error messages show. O(width) whatever the DAG."
     out = []
@@ -269,6 +274,7 @@ _FUNCS1 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh":
            "abs": "abs", "softmax": "softmax", "log_softmax": "log_softmax", "logsumexp": "logsumexp", "sum": "sum", "mean": "mean",
            "cumsum": "cumsum", "cummax": "cummax"}
 
+# %% ../nbs/litmus/01_spec.ipynb #55ad487c
 def parse(text: str) -> Expr:
     """Parse the spec DSL (a subset of Python expression syntax; grammar in the chapter).
 
@@ -306,6 +312,7 @@ def _number(n, bad):
         raise bad("constants must be finite numbers")
     return v
 
+# %% ../nbs/litmus/01_spec.ipynb #d4de1540
 def _power(a, b, bad):
     if b.op == "const" and b.arg in (2.0, 3.0):
         return a * a if b.arg == 2.0 else a * a * a
@@ -471,6 +478,7 @@ class Fragment:
     def __repr__(self):
         return f"Fragment({self.kind}, {'certified' if self.certified else 'not certified: ' + self.reason})"
 
+# %% ../nbs/litmus/01_spec.ipynb #df38a88b
 def _reductions(e):
     "Depth of nested row reductions (a composite or a scan counts as one) and number of contractions on a path."
     memo = {}
@@ -611,10 +619,12 @@ def _dtype_row(name, dt):
     return DType(name, dt, True, fi.nmant + 1, 2.0 ** -(fi.nmant + 1), float(fi.max), float(fi.min),
                  float(fi.smallest_normal), float(fi.smallest_subnormal), math.log(float(fi.max)))
 
+# %% ../nbs/litmus/01_spec.ipynb #d1b1518c
 DTYPES = {name: _dtype_row(name, dt) for name, dt in [
     ("float64", np.float64), ("float32", np.float32), ("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16),
     ("int64", np.int64), ("int32", np.int32), ("int16", np.int16), ("int8", np.int8), ("uint8", np.uint8)]}
 
+# %% ../nbs/litmus/01_spec.ipynb #b7abcdb5
 def dtype_info(dt) -> DType:
     "The DTYPES row of a format given by name ('float16', 'fp16', 'bf16'), numpy dtype or type."
     if isinstance(dt, DType):
@@ -718,6 +728,7 @@ def formats(self: Spec, dtype=None, acc_dtype=None, out_dtype=None):
     a = dtype_name(acc_dtype or self.dtypes.get("acc", i))
     return i, a, dtype_name(out_dtype or self.dtypes.get("out", i))
 
+# %% ../nbs/litmus/01_spec.ipynb #3506a05f
 @patch
 def evaluate(self: Spec, inputs: dict, dtype=None, acc_dtype=None, order="sequential", libm_ulps=None, seed=0, out_dtype=None):
     """Run a correct implementation of the spec in floating point: inputs rounded to `dtype`, every
@@ -728,6 +739,7 @@ def evaluate(self: Spec, inputs: dict, dtype=None, acc_dtype=None, order="sequen
     i, a, o = self.formats(dtype, acc_dtype, out_dtype)
     return _evaluate(self.expr, self._inputs(inputs), i, a, order, libm_ulps, seed, o)
 
+# %% ../nbs/litmus/01_spec.ipynb #9cb82549
 @patch
 def reference(self: Spec, inputs: dict):
     """The exact result to float64 accuracy: float64 arithmetic, every sum by math.fsum
@@ -735,6 +747,7 @@ def reference(self: Spec, inputs: dict):
     in Python-speed sums (a scan keeps its exact running sum as a few partials), O(M*N*K) for a matmul."""
     return _reference(self.expr, {k: np.asarray(v, np.float64) for k, v in self._inputs(inputs).items()})
 
+# %% ../nbs/litmus/01_spec.ipynb #8660367a
 @patch
 def _inputs(self: Spec, inputs) -> dict:
     "The spec's inputs from `inputs`, or a ValueError naming the missing ones."
@@ -820,6 +833,7 @@ _F64 = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np
 def _erf64(v):
     return np.vectorize(math.erf, otypes=[np.float64])(v)
 
+# %% ../nbs/litmus/01_spec.ipynb #de7805cd
 def _libm(op, x, acc, ulps, rng):
     "f(x) rounded to acc, then moved by up to ulps-1 whole ulps: a libm as accurate as the budget allows."
     with np.errstate(all="ignore"):
@@ -856,6 +870,7 @@ def _shift_and_sum(x, acc, order, ulps, rng):
     ex = _libm("exp", d, acc, ulps, rng)
     return d, ex, reduce_sum(ex, order)[:, None], m
 
+# %% ../nbs/litmus/01_spec.ipynb #980f60b4
 def _composite_eval(op, x, arg, acc, order, ulps, rng):
     "softmax, log_softmax, logsumexp (max-shifted), layernorm and rmsnorm (two-pass) of the rows of x, in acc."
     if op in ("softmax", "log_softmax", "logsumexp"):
@@ -877,6 +892,7 @@ def _composite_eval(op, x, arg, acc, order, ulps, rng):
 _ELEMENTWISE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum, "min": np.minimum,
                 "neg": np.negative, "abs": np.abs}
 
+# %% ../nbs/litmus/01_spec.ipynb #48cfe30f
 def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed, out=None):
     "Spec.evaluate over the distinct nodes of e, operands first: inputs in `dtype`, arithmetic in `acc`, result in `out`."
     in_type, acc_type, out_type = DTYPES[dtype].dtype.type, DTYPES[acc].dtype.type, DTYPES[out or dtype].dtype.type
@@ -949,6 +965,7 @@ def _fsum_rows(x):
         x = x[None]
     return np.array([math.fsum(r) for r in x.tolist()])[:, None]   # rows as Python floats: fsum reads them fastest
 
+# %% ../nbs/litmus/01_spec.ipynb #21459287
 def _fsum_matmul(a, b):
     """a @ b with every dot product summed by math.fsum. The products are formed by numpy, a block of rows at a time
     (at most about 4M of them in memory), then each dot product is one exactly rounded sum."""
