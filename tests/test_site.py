@@ -206,7 +206,7 @@ def test_names_link_within_their_part():
 
 # ---- defects a reader sees: every page is checked, each visited once -----------------------------------------
 
-# A sentence that points at a picture: "above" points back, the others forward.
+# A sentence that points at a picture: one that says "above", "at the top" or "the picture's" points back, the others forward.
 ANNOUNCES_PICTURE = r"\b(the|this) picture\b|\bas a picture\b|\bpicture below\b|\bdrawn (below|above)\b"
 
 # What the defect checks read from one page, in one pass: its prose, its citations and description, the pictures it
@@ -224,7 +224,8 @@ LOOK_AT_PAGE = """(announcing) => {
     const announcements = [];
     blocks.forEach((block, i) => {
         if (!['P', 'UL', 'OL'].includes(block.tagName) || !announces.test(block.textContent)) return;
-        const back = /\\b(drawn|picture) above\\b/i.test(block.textContent);
+        // a sentence that points back: "drawn above", "the picture at the top", "the picture's transpose"
+        const back = /\\b(drawn|picture) above\\b|\\bpicture at the top\\b|\\bpicture's\\b/i.test(block.textContent);
         const seen = back ? blocks.slice(0, i).some(isPicture) : blocks.slice(i + 1).some(isPicture);
         announcements.push([block.textContent.slice(0, 80), seen]);
     });
