@@ -43,6 +43,7 @@ def to_poly(index: Index):
         total = total + term * coef
     return total
 
+# %% ../nbs/bridge/00_bridge.ipynb #e9efd78e
 def check_formula(check: Check):
     "A mask's range check `lo <= index < hi` as a litmus formula."
     from litmus.tritonsource import compare, conj
@@ -62,6 +63,7 @@ class NestModel:
     threaded: dict
     unknown: list = field(default_factory=list)
 
+# %% ../nbs/bridge/00_bridge.ipynb #77a2ea3e
 def _scopes(instrs):
     """For each instruction: the loops open around it, outermost first, as (IR name, symbol, extent), and the gather
     rows bound before it, as {IR name: (symbol, extent)}. Two nests may reuse a counter's name with other extents (a scatter's
@@ -219,6 +221,7 @@ class Verdict:
         tail = f"  witness {self.witness}" if self.witness else ""
         return f"  [{self.pc:>3}] {self.prop:<9} {self.status.upper():<8} {self.text}  ({self.how}){tail}"
 
+# %% ../nbs/bridge/00_bridge.ipynb #08f70199
 def _box(model, names):
     "Solver variables for symbols `names`, each over its inclusive range."
     return [(n, model.symbols[n].lo.value(), model.symbols[n].hi.value()) for n in sorted(names)]
@@ -267,6 +270,7 @@ def _renamed(access, suffix):
     env = {s: Poly.var(s + suffix) for s in access.offset.symbols() | access.guard.symbols() | set(access.loops)}
     return access.offset.subs(env), access.guard.subs(env)
 
+# %% ../nbs/bridge/00_bridge.ipynb #7e50293d
 def _lifted_race_free(nest, w, others, T):
     "The size symbols over which litmus proves `w` race-free with every access lifted (`lift_access`), or None."
     from litmus.prove import ModelProver
@@ -351,6 +355,7 @@ class KernelReport:
         lines += [f"  unknown: {u}" for u in self.unknown] + [str(v) for v in self.verdicts]
         return "\n".join(lines)
 
+# %% ../nbs/bridge/00_bridge.ipynb #18d0cca1
 def verify_kernel(kernel, deadline=None) -> KernelReport:
     "Read `kernel` as a symbolic model, prove each access in bounds and each threaded nest's writes disjoint."
     from litmus.prove import ModelProver
@@ -386,6 +391,7 @@ class Report:
                                                             f"{c['witness']} with a witness, {c['unknown']} unknown"])
     __repr__ = __str__
 
+# %% ../nbs/bridge/00_bridge.ipynb #4cc5623c
 def verify(*tensors) -> Report:
     """Verify the kernels one realize of `tensors` (Tensors or Nodes, or one list of them) runs on the c device: the
     graph is scheduled and lowered exactly as the c device would, and nothing is run."""
@@ -438,6 +444,7 @@ def edit_kernel(kernel, edits: dict):
         instrs[pc] = ins
     return replace(kernel, instrs=instrs)
 
+# %% ../nbs/bridge/00_bridge.ipynb #88456a1b
 def stretch_loop(kernel, pc: int, by: int = 1):
     "A copy of `kernel` whose LOOP at `pc` runs `by` more iterations (its ENDLOOP matched); index expressions unchanged."
     instrs = lower(kernel)
@@ -457,6 +464,7 @@ def described_nest(kernel):
     from limn.device import CUSTOM_KERNELS
     return getattr(CUSTOM_KERNELS.get("c", {}).get(kernel.root.arg[0]), "nest", None)
 
+# %% ../nbs/bridge/00_bridge.ipynb #0be75611
 def _expr_poly(e, env, defs, fresh):
     "An expression of a description as a Poly over symbols; each Min / Pick / CeilDiv is a fresh symbol defined in `defs`."
     from limn.attention import Min, Pick, CeilDiv
@@ -513,6 +521,7 @@ def _described_solve(desc, names, constraints, deadline):
 def _every_size(desc) -> str:
     return f"every size of {', '.join(s.name for s in desc.sizes)} up to 2^31 - 1"
 
+# %% ../nbs/bridge/00_bridge.ipynb #47fd872d
 def prove_described_in_bounds(desc, touch, deadline=None) -> Verdict:
     "Every index of `touch` inside its dim, wherever its scope allows, for every size: refuted by z3, or a witness."
     from litmus.tritonsource import compare, disj
@@ -590,6 +599,7 @@ def verify_described(desc, name: str | None = None, deadline=None) -> KernelRepo
     return KernelReport(name or desc.name, f"CUSTOM {desc.name} (described; sizes {', '.join(s.name for s in desc.sizes)}; threads {threads})",
                         list(_DESCRIBED_REPORTS[source]), [])
 
+# %% ../nbs/bridge/00_bridge.ipynb #241d60c3
 def edit_described(desc, edits: dict):
     "A copy of `desc` with statements replaced: `edits` maps `id(statement)` of a statement in its body to its replacement."
     from limn.attention import For
