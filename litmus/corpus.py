@@ -147,6 +147,7 @@ def triton_names(tree: ast.Module) -> dict:
                 names[a.asname or a.name] = f"{node.module}.{a.name}"
     return names
 
+# %% ../nbs/litmus/06_corpus.ipynb #3f7dd7d3
 def _is_jit(decorator, imported: dict) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     if isinstance(target, ast.Name):
@@ -171,6 +172,7 @@ def _is_size(v) -> bool:
 def _is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
+# %% ../nbs/litmus/06_corpus.ipynb #70a41a2f
 def _check_args(fail, args, params: list[str]):
     if not isinstance(args, list) or not all(isinstance(a, dict) and isinstance(a.get("name"), str) and "kind" in a for a in args):
         fail("LITMUS['args'] must be a list of dicts, each with a 'name' string and a 'kind'")
@@ -262,6 +264,7 @@ class LaunchLimits:
 
 LIMITS = LaunchLimits()
 
+# %% ../nbs/litmus/06_corpus.ipynb #5d0143de
 @dataclass
 class TensorArg:
     "A tensor argument's layout in one launch: dtype, logical shape, element strides and allocation span."
@@ -293,6 +296,7 @@ def allocation_span(shape, strides) -> int:
         return 0
     return 1 + sum((n - 1) * s for n, s in zip(shape, strides))
 
+# %% ../nbs/litmus/06_corpus.ipynb #24d59887
 @dataclass
 class Launch:
     "A kernel with every size fixed: argument values in parameter order, tensor layouts, and the grid."
@@ -395,6 +399,7 @@ def kernels() -> list[Kernel]:
         _CACHE["all"] = found
     return list(_CACHE["all"])
 
+# %% ../nbs/litmus/06_corpus.ipynb #0edfa6ee
 def names() -> list[str]:
     return [k.name for k in kernels()]
 
@@ -420,6 +425,7 @@ def reference_module(kernel: Kernel) -> dict:
             and not (isinstance(n, ast.FunctionDef) and any(_is_jit(d, imported) for d in n.decorator_list))]
     return _run_body(kernel, body, {})
 
+# %% ../nbs/litmus/06_corpus.ipynb #22750d21
 def kernel_module(kernel: Kernel, bindings: dict | None = None) -> dict:
     """The file's jit functions and literal names (only inside a box), built by the loader's `build_namespace`: triton
     imports replaced by `bindings` and decorators stripped, or (bindings None) the real triton imports and decorators."""
@@ -481,6 +487,7 @@ def reference_results(cases: list, limits: Limits | None = None) -> list[tuple]:
                 out[i] = (None, str(e))
     return out
 
+# %% ../nbs/litmus/06_corpus.ipynb #7563550d
 def references(cases: list, limits: Limits | None = None) -> list[dict]:
     "The reference outputs for `cases`, or ValueError naming the first that failed."
     results = reference_results(cases, limits)
@@ -520,6 +527,7 @@ def draw(recipe: dict | None, shape, rng: np.random.Generator) -> np.ndarray:
         return rng.integers(int(recipe["low"]), int(recipe["high"]) + 1, shape).astype(np.float64)
     raise ValueError(f"draw: recipe {recipe!r} has dist {dist!r}; expected 'uniform', 'normal', 'const' or 'integers'")
 
+# %% ../nbs/litmus/06_corpus.ipynb #2e309ca9
 def _integer_recipe(kernel: Kernel, name: str, recipe: dict | None) -> dict:
     if recipe is not None and recipe.get("dist") in ("const", "integers"):
         return recipe
@@ -544,6 +552,7 @@ def make_inputs(kernel: Kernel, dims: dict | None = None, recipe: dict | None = 
             out[t.name] = values.astype(facts.dtype).astype(np.float64)
     return out
 
+# %% ../nbs/litmus/06_corpus.ipynb #fde401b0
 def tolerance(kernel: Kernel, dims: dict | None = None) -> float:
     "rtol = 16 (n u_acc + 4 u_out) of `kernel` at `dims`: n the reduction length, u_* unit roundoffs (0 for integers)."
     launch = resolve(kernel, dims, None)
@@ -575,6 +584,7 @@ def answer_key_inputs(kernel: Kernel) -> tuple[dict, dict]:
     dims = {**kernel.dims, **key.get("dims", {})}
     return dims, make_inputs(kernel, dims, key.get("inputs"), key.get("seed", 0))
 
+# %% ../nbs/litmus/06_corpus.ipynb #8c98c386
 def _pow2_floor(n: int) -> int:
     return 1 << (max(int(n), 1).bit_length() - 1)
 
@@ -582,6 +592,7 @@ def standard_dims(kernel: Kernel) -> dict:
     "Condition A's shape: every dim rounded down to a power of two, padding dims 0."
     return {d: 0 if d in kernel.pads else _pow2_floor(v) for d, v in kernel.dims.items()}
 
+# %% ../nbs/litmus/06_corpus.ipynb #cc92d6e7
 def fuzz_dims(kernel: Kernel, rng: np.random.Generator) -> dict:
     "One of condition B's shapes: each dim uniform in its range, redrawn while it is a power of two; padding dims 0."
     dims = {}
