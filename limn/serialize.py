@@ -33,6 +33,7 @@ def _header_bytes(arrays: dict, metadata: dict | None) -> bytes:
     text = json.dumps(header, separators=(",", ":")).encode()
     return text + b" " * (-len(text) % 8)
 
+# %% ../nbs/limn/15_serialize.ipynb #6f8ee63d
 def _write_atomic(path, chunks) -> None:
     "Write `chunks` to a temporary file beside `path`, fsync it, rename it over `path`, fsync the directory."
     directory = os.path.dirname(os.path.abspath(path))
@@ -179,6 +180,7 @@ def save_checkpoint(path, model, optimizer=None, metadata: dict | None = None) -
         meta["optimizer"] = type(optimizer).__name__
     save(path, dict(_checkpoint_items(model, optimizer)), metadata=meta)
 
+# %% ../nbs/limn/15_serialize.ipynb #b8cd44f1
 def load_into(path, model, optimizer=None) -> None:
     "Assign a checkpoint's values into the model's (and optimizer's) own buffers, all in one realize."
     file = load(path)
