@@ -56,6 +56,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise UsageError(message)
 
+# %% ../nbs/litmus/14_cli.ipynb #9a4df9c1
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="litmus", description="Verify a Triton kernel: ACCEPT (0), REJECT (1), UNKNOWN (2); usage errors exit 3.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -97,6 +98,7 @@ def main(argv=None) -> int:
     except SystemExit as e:      # argparse's --help exits 0; nothing else here may choose the code
         return 0 if e.code in (0, None) else USAGE_ERROR
 
+# %% ../nbs/litmus/14_cli.ipynb #1024f7cd
 def _emit(args, text: str, data: dict):
     if getattr(args, "json", False):
         print(json.dumps(data, indent=1, allow_nan=False))
@@ -127,6 +129,7 @@ def cmd_check(args) -> int:
     _emit(args, str(r), r.as_dict())
     return r.exit_code
 
+# %% ../nbs/litmus/14_cli.ipynb #671bc2f7
 def cmd_run(args) -> int:
     from litmus.check import check
     if args.list or not args.name:
@@ -154,6 +157,7 @@ def cmd_safety(args) -> int:
     _emit(args, str(report), _jsonable(report.as_dict()))
     return report.exit_code
 
+# %% ../nbs/litmus/14_cli.ipynb #ec443adb
 def cmd_shapes(args) -> int:
     from litmus.shapes import SymbolicShapeSpace
     from litmus.check import load_kernel
@@ -193,6 +197,7 @@ def support_map(dtype="float32") -> list[dict]:
         rows.append({"fragment": fragment, "spec": text, "status": status, "detail": why})
     return rows
 
+# %% ../nbs/litmus/14_cli.ipynb #6448929c
 def cmd_support(args) -> int:
     from litmus import simulate
     rows = support_map()
