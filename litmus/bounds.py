@@ -778,8 +778,9 @@ def _layernorm_mean_error(self: Analysis, M, N):
 # %% ../nbs/litmus/02_bounds.ipynb #ecbcfd9a
 @patch
 def _layernorm_variance_error(self: Analysis, N, eps):
-    """R3: sum_j (d_j - e)^2 = N*(s2 + e^2), so v~ = (s2 + e^2)(1 + th) + n and v~ + eps~ = W'(1 + tau) with
-    W' = s2 + e^2 + eps: a relative error of the size of gamma_N, whatever e is. Returns tau over COMPONENTS."""
+    """R3: sum_j (d_j - e)^2 = N*(s2 + e^2), so v~ = (s2 + e^2)(1 + th) + n and v~ + eps~ = W'(1 + tau)
+    with W' = s2 + e^2 + eps: a relative error of the size of gamma_N, whatever e is.
+    Returns tau over COMPONENTS."""
     p, u = self.acc, self.acc.u
     g, g2, g3 = gamma(N - 1, u), gamma(2, u), gamma(3, u)
     # theta: squaring and dividing by N (RND), summing the squares in any order (RED)
@@ -795,8 +796,9 @@ def _layernorm_variance_error(self: Analysis, N, eps):
 # %% ../nbs/litmus/02_bounds.ipynb #a73a5a19
 @patch
 def _layernorm_scale_error(self: Analysis, tau_v):
-    """kappa in y~ = (d_i - e)/sqrt(W') (1 + kappa): rsqrt of the perturbed variance, r~ = W'^(-1/2) (1 + rr),
-    within its ULP budget, then the two roundings of the product. Returns kappa and its split over COMPONENTS."""
+    """kappa in y~ = (d_i - e)/sqrt(W') (1 + kappa): rsqrt of the perturbed variance,
+    r~ = W'^(-1/2) (1 + rr), within its ULP budget, then the two roundings of the product.
+    Returns kappa and its split over COMPONENTS."""
     u = self.acc.u
     L = 2 * LIBM_ULPS["rsqrt"] * u
     tau = tau_v.sum()
@@ -810,10 +812,11 @@ def _layernorm_scale_error(self: Analysis, tau_v):
 
 # %% ../nbs/litmus/02_bounds.ipynb #4d5a09d9
 def _layernorm_worst_sigma(N, W, eps, em, kap):
-    """The sup over the row's standard deviation s of |y~ - y| <= |d_i| min(e^2/(2 w^1.5), 1/sqrt(w)) + e/sqrt(w + e^2)
-    + kap (|d_i|/sqrt(w) + e/sqrt(w + e^2)), w = s2 + eps, |d_i| <= min(sqrt(N-1) s, W): sound on geometric pieces
-    [s_a, s_b], each term taken at its worst end. Returns, at the worst piece, the mean error's exact effect
-    (on the scale and on the numerator) and the scale that kappa multiplies."""
+    """The sup over the row's standard deviation s of the bound
+    |y~ - y| <= |d_i| min(e^2/(2 w^1.5), 1/sqrt(w)) + e/sqrt(w + e^2) + kap (|d_i|/sqrt(w) + e/sqrt(w + e^2)),
+    w = s2 + eps, |d_i| <= min(sqrt(N-1) s, W): sound on geometric pieces [s_a, s_b], each term taken at
+    its worst end. Returns, at the worst piece, the mean error's exact effect (on the scale and on the
+    numerator) and the scale that kappa multiplies."""
     s_max = W / 2
     sig = np.concatenate([[0.0], math.sqrt(eps) * 2.0 ** (np.arange(-640, 641) / 16)])
     sig = np.unique(np.append(sig[sig < s_max], s_max))
@@ -829,7 +832,7 @@ def _layernorm_worst_sigma(N, W, eps, em, kap):
 # %% ../nbs/litmus/02_bounds.ipynb #b1f34945
 @patch
 def _layernorm_r3(self: Analysis, x, N, eps, em_v):
-    "R3's candidate: an Err, or None where the variance's relative error tau reaches 1 (a float16 accumulator)."
+    "R3's candidate: an Err, or None where the variance's relative error reaches 1 (a float16 accumulator)."
     tau_v = self._layernorm_variance_error(N, eps)
     if not tau_v.sum() < 1:
         return None
@@ -842,8 +845,9 @@ def _layernorm_r3(self: Analysis, x, N, eps, em_v):
 # %% ../nbs/litmus/02_bounds.ipynb #50708610
 @patch
 def _layernorm_triangle(self: Analysis, x, N, eps, em, Y):
-    """The triangle fallback |y~_i| + |y_i|: the computed variance is at least d~_i^2 c, c = (1-u)(1-g)(1-g2)/N,
-    so |y~_i| <= (1+L)(1+u)/sqrt((1-u)c); and |y_i| <= sqrt(N-1). Needs g = gamma_{N-1} < 1."""
+    """The triangle fallback |y~_i| + |y_i|: the computed variance is at least d~_i^2 c with
+    c = (1-u)(1-g)(1-g2)/N, so |y~_i| <= (1+L)(1+u)/sqrt((1-u)c); and |y_i| <= sqrt(N-1).
+    Needs g = gamma_{N-1} < 1."""
     p, u, W = self.acc, self.acc.u, x.rng.width
     g, g2 = gamma(N - 1, u), gamma(2, u)
     L = 2 * LIBM_ULPS["rsqrt"] * u
@@ -1082,7 +1086,7 @@ GENERATORS = ("uniform", "large_same_sign", "large_mixed", "all_negative", "canc
 # %% ../nbs/litmus/02_bounds.ipynb #64616ed5
 @dataclass
 class _RowDraw:
-    "What every row generator reads: the seeded generator, the domain [lo, hi], the batch shape and the format."
+    "What every row generator reads: the seeded generator, the domain [lo, hi], the batch shape, the format."
     rng: np.random.Generator
     lo: float
     hi: float
@@ -1203,12 +1207,14 @@ def _rows_steered_constant(d):
     return _rows_steered(d, spread=False)
 
 # %% ../nbs/litmus/02_bounds.ipynb #7569b429
-ROW_GENERATORS = {"uniform": _rows_uniform, "large_same_sign": _rows_large_same_sign, "large_mixed": _rows_large_mixed,
-                  "all_negative": _rows_all_negative, "cancellation": _rows_cancellation, "constant": _rows_constant,
-                  "near_constant": _rows_near_constant, "subnormal": _rows_subnormal, "sorted": _rows_sorted,
-                  "ill_conditioned": _rows_ill_conditioned, "one_dominant": _rows_one_dominant,
-                  "half_ulp_tail": _rows_half_ulp_tail, "half_ulp_square_tail": _rows_half_ulp_square_tail,
-                  "steered": _rows_steered, "steered_constant": _rows_steered_constant}
+ROW_GENERATORS = {   # one per name of GENERATORS, in its order
+    "uniform": _rows_uniform, "large_same_sign": _rows_large_same_sign, "large_mixed": _rows_large_mixed,
+    "all_negative": _rows_all_negative, "cancellation": _rows_cancellation, "constant": _rows_constant,
+    "near_constant": _rows_near_constant, "subnormal": _rows_subnormal, "sorted": _rows_sorted,
+    "ill_conditioned": _rows_ill_conditioned, "one_dominant": _rows_one_dominant,
+    "half_ulp_tail": _rows_half_ulp_tail, "half_ulp_square_tail": _rows_half_ulp_square_tail,
+    "steered": _rows_steered, "steered_constant": _rows_steered_constant,
+}
 
 # %% ../nbs/litmus/02_bounds.ipynb #63eb54e8
 def adversarial_rows(kind: str, lo: float, hi: float, rows: int, n: int, dtype="float32", seed=0):
