@@ -29,6 +29,8 @@ NBS = ROOT / "nbs"
 SITE = Path(__file__).resolve().parent / "site"
 PARTS = {"limn": "Part I · limn", "litmus": "Part II · litmus", "bridge": "Part III · bridge"}
 EXPORT_DIRECTIVES = ("export", "exports", "exporti")
+# A page links into its own part and into the parts that part is built on: the bridge reads both limn and litmus.
+BUILT_ON = {"bridge": ("limn", "litmus")}
 # pandoc's markdown without smart quotes and without citations: the course cites nothing, and `@triton.jit` in prose is
 # a decorator that pandoc would otherwise turn into a citation key
 PANDOC_MARKDOWN = "markdown-smart-citations"
@@ -156,8 +158,8 @@ class Links:
 
     @staticmethod
     def visible(chapter: Chapter, page: Chapter) -> bool:
-        "A page links within its own part; the front page may link into both."
-        return page.part is None or chapter.part == page.part
+        "A page links within its own part and the parts it is built on (BUILT_ON); the front page may link anywhere."
+        return page.part is None or chapter.part == page.part or chapter.part in BUILT_ON.get(page.part, ())
 
     def href(self, chapter: Chapter, anchor: str, page: Chapter) -> str:
         up = "../" * page.href.count("/")
