@@ -35,71 +35,143 @@ def _between(rng, a, b, size):
     "Uniform in [min(a, b), max(a, b)]."
     return rng.uniform(min(a, b), max(a, b), size)
 
+# %% ../nbs/litmus/12_falsify.ipynb #c8dc3562
+@dataclass
+class _Draw:
+    "What every aimed generator reads: the rows to fill, the domain [lo, hi], the format, the random stream, the variant."
+    rng: np.random.Generator
+    rows: int
+    n: int
+    lo: float
+    hi: float
+    fmt: DType
+    variant: int
+    allow_nonfinite: bool = False
+    @property
+    def size(self) -> tuple:
+        return (self.rows, self.n)
+    @property
+    def mag(self) -> float:
+        "The domain's largest magnitude."
+        return max(abs(self.lo), abs(self.hi))
+    @property
+    def top(self) -> float:
+        "The domain's end of largest magnitude (hi on a tie)."
+        return self.hi if abs(self.hi) >= abs(self.lo) else self.lo
+    def uniform(self, a, b, size=None) -> np.ndarray:
+        "Uniform in [min(a, b), max(a, b)], of the rows' size unless `size` says otherwise."
+        return _between(self.rng, a, b, self.size if size is None else size)
+
+# %% ../nbs/litmus/12_falsify.ipynb #c846d900
+def _large_magnitude(d: _Draw):
+    "Overflow of sums and squares: entries near the domain's ends."
+    if d.variant % 2:
+        return d.uniform(0.9 * d.top, d.top)
+    return d.rng.choice([d.lo, d.hi], d.size) * d.rng.uniform(0.9, 1.0, d.size)
+
+def _exp_overflow(d: _Draw):
+    "A missing max shift: entries past where `exp` overflows in the format, or one such entry in a low row."
+    t = d.fmt.exp_overflow
+    if d.variant % 2 == 0 and d.hi > -t:     # past the overflow point (or as near it as the domain allows)
+        return d.uniform(max(d.lo, min(d.hi, t + 1.0)), d.hi)
+    x = d.uniform(d.lo, max(d.lo, min(d.hi, t) - 20.0))   # one entry past it, the rest far below: a softmax's dominant entry
+    x[np.arange(d.rows), d.rng.integers(0, d.n, d.rows)] = d.hi
+    return x
+
+def _saturating(d: _Draw):
+    "Values exactly at the domain's ends: both ends at random, or the end of largest magnitude throughout."
+    if d.variant % 2 == 0:
+        return np.where(d.rng.random(d.size) < 0.5, d.lo, d.hi)
+    return np.full(d.size, d.top)
+
+# %% ../nbs/litmus/12_falsify.ipynb #3d5bdc5d
+def _all_negative(d: _Draw):
+    "A reduction seeded with 0 (a max): every entry below zero, or the domain's lowest eighth when it has no negatives."
+    x = d.uniform(d.lo, min(d.hi, -d.fmt.smallest_normal)) if d.lo < 0 else d.uniform(d.lo, d.lo + (d.hi - d.lo) / 8)
+    if d.variant % 2 and d.lo < 0:
+        x = d.uniform(d.lo, min(d.hi, d.lo / 2))   # the first draw is discarded, as the stream of variants expects
+    return x
+
+def _all_positive(d: _Draw):
+    "A reduction seeded with 0 (a min): every entry above zero, or the domain's highest eighth."
+    x = d.uniform(max(d.lo, d.fmt.smallest_normal), d.hi) if d.hi > 0 else d.uniform(d.hi - (d.hi - d.lo) / 8, d.hi)
+    if d.variant % 2 and d.hi > 0:
+        x = d.uniform(max(d.lo, d.hi / 2), d.hi)
+    return x
+
+def _one_side_of_init(d: _Draw):
+    "Rows inside one band cut at -1, 0 and 1 (the variant picks it): seeds of +-1, running maxima seeded badly."
+    bands = [(d.lo, -1.0), (-1.0, 0.0), (0.0, 1.0), (1.0, d.hi)]
+    bands = [(max(a, d.lo), min(b, d.hi)) for a, b in bands if max(a, d.lo) < min(b, d.hi)] or [(d.lo, d.hi)]
+    a, b = bands[d.variant % len(bands)]
+    return d.uniform(a + (b - a) * 0.05, b - (b - a) * 0.05)
+
+def _same_sign_run(d: _Draw):
+    "A narrow accumulator: long runs of one sign that never cancel."
+    scale = d.top * (1.0 if d.variant % 2 == 0 else 1.0 / 3.0)
+    return d.uniform(0.5 * scale, scale)
+
+# %% ../nbs/litmus/12_falsify.ipynb #aab46577
+def _cancellation(d: _Draw):
+    "Catastrophic cancellation: pairs v, -v in random order, plus a small remainder."
+    half = (d.n + 1) // 2
+    w = d.uniform(0, d.mag, (d.rows, half)) * np.sign(d.top or 1.0)
+    x = np.concatenate([w, -w], axis=1)[:, :d.n] + d.uniform(-1e-3, 1e-3) * d.mag
+    return x[:, d.rng.permutation(d.n)]
+
+def _constant(d: _Draw):
+    "Zero variance (layernorm's eps) and ties in a max: one value throughout (hi, lo, or a random one)."
+    value = [d.hi, d.lo, d.rng.uniform(d.lo, d.hi)][d.variant % 3]   # the random one is drawn for every variant
+    return np.full(d.size, value)
+
+def _sorted(d: _Draw):
+    "Order-dependent accumulation: ascending rows, or descending ones."
+    x = np.sort(d.uniform(d.lo, d.hi), axis=1)
+    return x[:, ::-1] if d.variant % 2 else x
+
+def _tail_extreme(d: _Draw):
+    "The row's extreme value in its last 1, 3 or n entries, where a tail tile lives; the rest small."
+    x = d.uniform(d.lo, d.hi) * 0.01
+    k = [1, 3, d.n][d.variant % 3] if d.n > 1 else 1
+    x[:, d.n - min(k, d.n):] = d.top if d.variant % 2 == 0 else -d.top if d.lo <= -d.top <= d.hi else d.lo
+    return x
+
+# %% ../nbs/litmus/12_falsify.ipynb #bd50b04f
+def _subnormal(d: _Draw):
+    "Flush-to-zero and underflow: entries below the format's smallest normal (or the domain's lowest millionth)."
+    tiny = d.fmt.smallest_normal
+    if d.lo <= 0 <= d.hi:
+        return d.uniform(max(d.lo, -tiny), min(d.hi, tiny))
+    return d.uniform(d.lo, d.lo + (d.hi - d.lo) * 1e-6)
+
+def _nonfinite(d: _Draw):
+    "One NaN, Inf or -Inf in an ordinary row, only where the domain allows them (None otherwise)."
+    if not d.allow_nonfinite:
+        return None
+    x = d.uniform(d.lo, d.hi)
+    x.flat[d.rng.integers(0, x.size)] = [np.nan, np.inf, -np.inf][d.variant % 3]
+    return x
+
 # %% ../nbs/litmus/12_falsify.ipynb #c21a3da3
+_AIMED = {"large_magnitude": _large_magnitude, "exp_overflow": _exp_overflow, "all_negative": _all_negative,
+          "all_positive": _all_positive, "one_side_of_init": _one_side_of_init, "same_sign_run": _same_sign_run,
+          "cancellation": _cancellation, "subnormal": _subnormal, "nonfinite": _nonfinite, "constant": _constant,
+          "sorted": _sorted, "saturating": _saturating, "tail_extreme": _tail_extreme}
+_UNCLIPPED = {"nonfinite"}   # NaN and Inf are the point: clipping would turn an Inf into the domain's end
+
 def generate(kind: str, shape, lo: float, hi: float, fmt: DType, rng: np.random.Generator, variant: int = 0,
              allow_nonfinite: bool = False):
     """Values of `shape` in [lo, hi] aimed at one failure mode (`kind` in GENERATORS), float64, before rounding to the
     tensor's dtype. Returns None where the domain leaves the generator nothing to aim at (NaN without permission)."""
     rows, n = _rows(shape)
-    size = (rows, n)
-    mag = max(abs(lo), abs(hi))
-    top = hi if abs(hi) >= abs(lo) else lo
-    U = lambda a, b, s=size: _between(rng, a, b, s)
-    v = variant
-    if kind == "large_magnitude":
-        x = U(0.9 * top, top) if v % 2 else rng.choice([lo, hi], size) * rng.uniform(0.9, 1.0, size)
-    elif kind == "exp_overflow":
-        t = fmt.exp_overflow
-        if v % 2 == 0 and hi > -t:     # past the overflow point (or as near it as the domain allows)
-            x = U(max(lo, min(hi, t + 1.0)), hi)
-        else:                          # one entry past it, the rest far below: a softmax's dominant entry
-            x = U(lo, max(lo, min(hi, t) - 20.0))
-            x[np.arange(rows), rng.integers(0, n, rows)] = hi
-    elif kind == "all_negative":
-        x = U(lo, min(hi, -fmt.smallest_normal)) if lo < 0 else U(lo, lo + (hi - lo) / 8)
-        if v % 2 and lo < 0:
-            x = U(lo, min(hi, lo / 2))
-    elif kind == "all_positive":
-        x = U(max(lo, fmt.smallest_normal), hi) if hi > 0 else U(hi - (hi - lo) / 8, hi)
-        if v % 2 and hi > 0:
-            x = U(max(lo, hi / 2), hi)
-    elif kind == "one_side_of_init":
-        bands = [(lo, -1.0), (-1.0, 0.0), (0.0, 1.0), (1.0, hi)]
-        bands = [(max(a, lo), min(b, hi)) for a, b in bands if max(a, lo) < min(b, hi)] or [(lo, hi)]
-        a, b = bands[v % len(bands)]
-        x = U(a + (b - a) * 0.05, b - (b - a) * 0.05)
-    elif kind == "same_sign_run":
-        scale = top * (1.0 if v % 2 == 0 else 1.0 / 3.0)
-        x = U(0.5 * scale, scale)
-    elif kind == "cancellation":
-        half = (n + 1) // 2
-        w = U(0, mag, (rows, half)) * np.sign(top or 1.0)
-        x = np.concatenate([w, -w], axis=1)[:, :n] + U(-1e-3, 1e-3) * mag
-        x = x[:, rng.permutation(n)]
-    elif kind == "subnormal":
-        tiny = fmt.smallest_normal
-        x = U(max(lo, -tiny), min(hi, tiny)) if lo <= 0 <= hi else U(lo, lo + (hi - lo) * 1e-6)
-    elif kind == "nonfinite":
-        if not allow_nonfinite:
-            return None
-        x = U(lo, hi)
-        x.flat[rng.integers(0, x.size)] = [np.nan, np.inf, -np.inf][v % 3]
-        return x.reshape(shape)
-    elif kind == "constant":
-        c = [hi, lo, rng.uniform(lo, hi)][v % 3]
-        x = np.full(size, c)
-    elif kind == "sorted":
-        x = np.sort(U(lo, hi), axis=1)
-        if v % 2:
-            x = x[:, ::-1]
-    elif kind == "saturating":
-        x = np.where(rng.random(size) < 0.5, lo, hi) if v % 2 == 0 else np.full(size, top)
-    elif kind == "tail_extreme":
-        x = U(lo, hi) * 0.01
-        k = [1, 3, n][v % 3] if n > 1 else 1
-        x[:, n - min(k, n):] = top if v % 2 == 0 else -top if lo <= -top <= hi else lo
-    else:
+    aimed = _AIMED.get(kind)
+    if aimed is None:
         raise ValueError(f"generator kind must be one of {GENERATORS}, got {kind!r}")
+    x = aimed(_Draw(rng, rows, n, lo, hi, fmt, variant, allow_nonfinite))
+    if x is None:
+        return None
+    if kind in _UNCLIPPED:
+        return x.reshape(shape)
     return np.clip(x, lo, hi).reshape(shape)
 
 # %% ../nbs/litmus/12_falsify.ipynb #54526634

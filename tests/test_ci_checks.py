@@ -79,7 +79,6 @@ def test_long_cells_finds_a_long_cell(tmp_path):
 # waits for the refactor issue #29 asks for (a function per form, table-driven). An entry must still be long, so the
 # list shrinks as they are split.
 ONE_STATEMENT_CELLS = {
-    ("litmus/12_falsify.ipynb", "c21a3da3"): "generate(), one function (an if/elif over the 13 generators)",
 }
 
 
