@@ -266,7 +266,7 @@ def test_blowups_finish_within_budget(tmp_path, kind, count):
     t0 = time.monotonic()
     r = verdict(kernel_file(tmp_path, body), time_budget=2.0)     # a short budget: the few-path kernels would use it all
     took = time.monotonic() - t0
-    assert took < 10 and r.verdict in ('UNKNOWN', 'REJECT'), (took, str(r))
+    assert took < 20 and r.verdict in ('UNKNOWN', 'REJECT'), (took, str(r))
     if kind != 'divs' and count > 3: assert any(u.construct == 'too many paths' for u in r.unsupported), str(r)
     if kind == 'divs': assert any(u.construct == 'index expression too large' for u in r.unsupported), str(r)
 
