@@ -211,11 +211,12 @@ def test_names_link_within_their_part():
 # ---- defects a reader sees: every page is checked, each visited once -----------------------------------------
 
 # A sentence that points at a picture: one that says "above", "at the top" or "the picture's" points back, the others forward.
+PICTURE_NEAR = 6       # blocks of the page (paragraphs, code, outputs) an announced picture may come after its sentence
 ANNOUNCES_PICTURE = r"\b(the|this) picture\b|\bas a picture\b|\bpicture below\b|\bdrawn (below|above)\b"
 
 # What the defect checks read from one page, in one pass: its prose, its citations and description, the pictures it
 # shows and the sentences that announce one, and every picture that does not fit the column as drawn.
-LOOK_AT_PAGE = """(announcing) => {
+LOOK_AT_PAGE = """([announcing, NEAR]) => {
     const content = document.getElementById('content');
     const prose = [...document.querySelectorAll(
         '#content p, #content li, #content h1, #content h2, #content h3, #content td, #content th, header .description')]
@@ -230,7 +231,8 @@ LOOK_AT_PAGE = """(announcing) => {
         if (!['P', 'UL', 'OL'].includes(block.tagName) || !announces.test(block.textContent)) return;
         // a sentence that points back: "drawn above", "the picture at the top", "the picture's transpose"
         const back = /\\b(drawn|picture) above\\b|\\bpicture at the top\\b|\\bpicture's\\b/i.test(block.textContent);
-        const seen = back ? blocks.slice(0, i).some(isPicture) : blocks.slice(i + 1).some(isPicture);
+        // forward: within the next few blocks (a sentence, a code cell and its output), not ten cells later
+        const seen = back ? blocks.slice(0, i).some(isPicture) : blocks.slice(i + 1, i + 1 + NEAR).some(isPicture);
         announcements.push([block.textContent.slice(0, 80), seen]);
     });
     const pictures = [...content.querySelectorAll('svg, img')].filter(e => !e.parentElement.closest('svg'));
@@ -258,7 +260,7 @@ def looked_at(site, page) -> list:
     seen = []
     for chapter in COURSE:
         page.goto((site / chapter.href).as_uri())
-        seen.append((chapter, page.evaluate(LOOK_AT_PAGE, ANNOUNCES_PICTURE)))
+        seen.append((chapter, page.evaluate(LOOK_AT_PAGE, [ANNOUNCES_PICTURE, PICTURE_NEAR])))
     return seen
 
 
