@@ -160,6 +160,11 @@ def test_titles_and_subtitles_show_no_raw_markdown(site, page):
         assert title.startswith(f"{chapter.number} · " if chapter.number else "limn + litmus"), title
         shown = [title] + page.locator("header .description").all_inner_texts()
         assert not any(re.search(r"`|\*\w[^*]*\w\*|\b_\w[^_]*\w_\b|^#|· #", text) for text in shown), f"{chapter.href}: raw markdown in {shown}"
+        # the browser tab and the description a search shows keep names as written (backend_c, ml_dtypes)
+        assert page.title().startswith(title), f"{chapter.href}: tab title {page.title()!r} is not the page's title {title!r}"
+        meta = page.locator('meta[name="description"]').get_attribute("content") if chapter.description else None
+        for name in re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", chapter.description):
+            assert name in meta, f"{chapter.href}: {name} lost from the description meta tag"
 
 
 def test_wide_output_scrolls_inside_the_column(site, page):

@@ -251,9 +251,10 @@ def notebook_markdown(nb: dict, pictures: bool = True, module_file: str | None =
 
 
 def plain(markdown: str) -> str:
-    "Inline markdown as plain text, for <title> and <meta> (backticks, emphasis and link targets dropped)."
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
-    return re.sub(r"[`*_]+(?=\S)|(?<=\S)[`*_]+", "", text)
+    """Inline markdown as plain text, for <title> and <meta>: backticks, emphasis and link targets dropped, while an
+    underscore or star inside a word (`backend_c`, `ml_dtypes`) stays."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown).replace("`", "")
+    return re.sub(r"(?<!\w)[*_]+(?=\S)|(?<=\S)[*_]+(?!\w)", "", text)
 
 
 # ---- nbdev's processing, without its cards and its links to elsewhere --------------------------------
