@@ -24,6 +24,7 @@ class Limits:
     output: int = 64 << 20
     processes: int = 64               # RLIMIT_NPROC of the box's user (threads count): numpy and Triton start a few
 
+# %% ../nbs/litmus/04_sandbox.ipynb #b2f2b297
 @dataclass
 class Boxed:
     "One item's outcome: its value (JSON values and numpy arrays) or why there is none."
@@ -94,6 +95,7 @@ def _clamped(kind: int, want: int, report: list, name: str) -> int:
         return hard
     return want
 
+# %% ../nbs/litmus/04_sandbox.ipynb #6312ff03
 def _set_limits(limits: Limits, items_left: int, report: list) -> int:
     "Called in the child: its own resource limits, each clamped to the inherited hard limit. Returns CPU seconds per item."
     try:
@@ -125,6 +127,7 @@ def _keep_read_capability():
     data = (ctypes.c_uint32 * 6)(1 << CAP_DAC_READ_SEARCH, 1 << CAP_DAC_READ_SEARCH, 0, 0, 0, 0)
     return _LIBC.capset(header, data) == 0
 
+# %% ../nbs/litmus/04_sandbox.ipynb #26c687b3
 def _drop_user(uid: int) -> str:
     "Become `uid` (and gid `uid`, no groups), keeping only the read capability."
     _LIBC.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)
@@ -179,6 +182,7 @@ def _seccomp_program() -> bytes:
              ins(LD, 16), ins(JSET, _CLONE_THREAD, 0, 1), ins(RET, ALLOW), ins(RET, EPERM)]
     return b"".join(prog)
 
+# %% ../nbs/litmus/04_sandbox.ipynb #c0dac25f
 def _seccomp() -> str:
     if platform.machine() not in ("x86_64", "AMD64"):
         return f"seccomp: not installed on {platform.machine()} (the filter is written for x86-64)"
@@ -230,6 +234,7 @@ def _write_all(fd: int, data: bytes):
     while view:
         view = view[os.write(fd, view):]
 
+# %% ../nbs/litmus/04_sandbox.ipynb #3ce299f7
 def _serve(fn, items, request_fd: int, answer_fd: int, token: bytes, limits: Limits, cpu: int):
     "Answer requests until EOF: each is an index into `items` (known from the fork) or a pickled item."
     while True:
@@ -291,6 +296,7 @@ def _processes() -> list:
         out.append((int(entry), int(fields[1]), int(fields[3]), uid))
     return out
 
+# %% ../nbs/litmus/04_sandbox.ipynb #b15f60f4
 def kill_tree(pid: int, uid: int | None = None, reaped: bool = False, rounds: int = 50) -> int:
     """SIGKILL the box `pid` and everything it started (its session, its descendants, its uid); `reaped`: the child itself
     is gone (its pid may be reused), so only its session and uid count. Returns how many processes were killed."""
@@ -353,6 +359,7 @@ def _death(status: int) -> str:
         return f"the boxed child was killed by {name}{why}"
     return f"the boxed child exited with status {os.WEXITSTATUS(status)} before answering"
 
+# %% ../nbs/litmus/04_sandbox.ipynb #c045c352
 def _frame_size(buffer, token: bytes, limit: int):
     "(total bytes of the first frame, None) once its header is in, or (None, why it is refused); (None, None) to wait."
     if len(buffer) < _FRAME.size:
@@ -418,6 +425,7 @@ def call(self: Box, item, by_index: bool = False) -> Boxed:
         pass                                  # the child died; reading says how
     return self._answer(clock, self.limits.timeout)
 
+# %% ../nbs/litmus/04_sandbox.ipynb #200b4e2e
 @patch
 def stop(self: Box):
     "Kill the child and everything it started, reap it, and remove its folder."
