@@ -78,6 +78,7 @@ def __str__(self: CheckResult) -> str:
     lines.append(f"  {self.meaning}")
     return "\n".join(lines)
 
+# %% ../nbs/litmus/13_check.ipynb #302b504e
 def _jsonable(v):
     "JSON-safe data: non-finite floats as strings, numpy scalars and arrays as Python values."
     if isinstance(v, dict):
@@ -93,6 +94,7 @@ def _jsonable(v):
         return int(v)
     return v
 
+# %% ../nbs/litmus/13_check.ipynb #7110564f
 @patch
 def as_dict(self: CheckResult) -> dict:
     "Plain JSON data (non-finite numbers as strings) for `litmus check --json`, logs and rewards."
@@ -113,6 +115,7 @@ def load_kernel(kernel) -> corpus.Kernel:
         return corpus.get(kernel)
     raise TypeError(f"kernel must be a file path, a corpus name or a corpus.Kernel, got {type(kernel).__name__}")
 
+# %% ../nbs/litmus/13_check.ipynb #9d72dcce
 def reference_arg(ref):
     "(spec text, reference) from `ref`: DSL text, a .py file holding `def reference` (kept as a path), or a function."
     if ref is None:
@@ -127,6 +130,7 @@ def reference_arg(ref):
         return ref, None
     raise TypeError(f"ref must be spec text, a .py path or a function, got {type(ref).__name__}")
 
+# %% ../nbs/litmus/13_check.ipynb #4784a22b
 _KINDS = ("numeric", "out_of_bounds", "race", "barrier_divergence", "input_write")
 
 def _validated(value) -> FalsifyResult:
@@ -152,6 +156,7 @@ def _bound_text(target, tb, launch) -> str:
     at = ", ".join(f"{k}={v}" for k, v in target._spec_dims(launch).items())
     return repr(tb) + (f" at {at}" if at else "")
 
+# %% ../nbs/litmus/13_check.ipynb #6cccfb93
 def _safety(kernel, reasons):
     try:
         return GPUSafetyCheck(kernel).run()
