@@ -137,6 +137,7 @@ def task_of(kernel) -> dict:
     return {"spec": k.spec, "domain": {n: list(v) for n, v in k.domain.items()}, "dims": None,
             "launch": {key: k.meta[key] for key in LAUNCH_KEYS if key in k.meta}}
 
+# %% ../nbs/litmus/15_rewards.ipynb #805f5a7e
 def checked_task(task: dict | None) -> dict:
     "The task with its keys checked: only TASK_KEYS, a domain whenever there is a spec, a launch with LAUNCH_KEYS only."
     task = dict(task or {})
@@ -176,6 +177,7 @@ def _with_launch(source: str, task: dict) -> str:
     trusted = {**launch, "spec": task.get("spec") or "x"}
     return "".join(lines) + f"\n\nLITMUS = {trusted!r}\n"
 
+# %% ../nbs/litmus/15_rewards.ipynb #c66de558
 def pinned_sizes(kernel: corpus.Kernel, task: dict) -> list:
     """The tensor sizes of a completion's own launch that name no dim (`"shape": ["1000"]`): the search cannot vary them,
     so they would hide every other size from it. None when the task gives the launch."""
@@ -290,6 +292,7 @@ def score(self: LitmusReward, completions: list, tasks: list) -> list[RewardBrea
             out.append(fresh[k])      # not cached: the pool failed it (a deadline), so the next batch tries again
     return out
 
+# %% ../nbs/litmus/15_rewards.ipynb #085e7161
 @patch
 def _remember(self: LitmusReward, key: str, b: RewardBreakdown):
     self.cache[key] = b
@@ -300,12 +303,13 @@ def _remember(self: LitmusReward, key: str, b: RewardBreakdown):
 # %% ../nbs/litmus/15_rewards.ipynb #91e8558d
 @patch
 def _here(self: LitmusReward, key: str, source, task) -> RewardBreakdown:
-    "Score one job in this process (its search still runs in chapter 06's box) and cache it."
+    "Score one job in this process (its search still runs in chapter 04's box) and cache it."
     start = time.monotonic()
     b = breakdown(score_source(source, task, **self.options), task.get("spec") is None, key[:16], time.monotonic() - start)
     self._remember(key, b)
     return b
 
+# %% ../nbs/litmus/15_rewards.ipynb #adcad30f
 @patch
 def _pool_start(self: LitmusReward) -> ProcessPoolExecutor:
     """The worker pool. forkserver (spawn where it does not exist) never forks a trainer's threads, and its server imports
