@@ -1,7 +1,7 @@
 """CI's checks hold: the sync check passes on the committed tree and fails on a hand-edited module, no chapter cell is
 over 60 lines, the mutation check names only tests and mutants that exist, and the reading order is the import order
 (a chapter imports only chapters before it; limn imports nothing of litmus)."""
-import ast, json, re, subprocess, sys
+import ast, json, re, statistics, subprocess, sys
 from pathlib import Path
 import pytest
 
@@ -75,20 +75,53 @@ def test_long_cells_finds_a_long_cell(tmp_path):
     assert long_cells(tmp_path) == [("part/00_x.ipynb", "long", 61)]
 
 
-# Cells over the limit that hold one top-level statement, which no split at statement boundaries can shorten; each
-# waits for the refactor issue #29 asks for (a function per form, table-driven). An entry must still be long, so the
-# list shrinks as they are split.
-ONE_STATEMENT_CELLS = {
-}
-
-
 def test_no_code_cell_is_over_60_lines():
-    found = long_cells()
-    too_long = [(nb, cell, n) for nb, cell, n in found if (nb, cell) not in ONE_STATEMENT_CELLS]
+    too_long = long_cells()
     assert not too_long, f"code cells over {MAX_CELL_LINES} lines (split them, one idea per cell): " + ", ".join(
         f"{nb} cell {cell} ({n} lines)" for nb, cell, n in too_long)
-    shortened = set(ONE_STATEMENT_CELLS) - {(nb, cell) for nb, cell, _ in found}
-    assert not shortened, f"no longer over {MAX_CELL_LINES} lines, drop them from ONE_STATEMENT_CELLS: {sorted(shortened)}"
+
+
+# A chapter teaches in small steps (issue #29): its median code cell is at most MEDIAN_CELL_LINES lines, and no more than
+# MAX_UNSHOWN_LINES exported lines go by without an example (a code cell that is not exported) that runs them.
+MEDIAN_CELL_LINES = 15
+MAX_UNSHOWN_LINES = 150
+
+
+def cell_shape(path: Path) -> tuple[float, int]:
+    "(median lines of the notebook's non-empty code cells, longest run of exported lines with no example between)."
+    code = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    lengths = [len("".join(c["source"]).splitlines()) for c in code]
+    run = longest = 0
+    for cell, lines in zip(code, lengths):
+        if re.match(r"\s*#\|\s*export", "".join(cell["source"])):
+            run += lines
+            longest = max(longest, run)
+        else:
+            run = 0
+    return (statistics.median(lengths) if lengths else 0), longest
+
+
+def test_cell_shape_measures_median_and_unshown_run(tmp_path):
+    "The check itself: three exported cells of 40 lines in a row are a run of 120; an example cell ends a run."
+    def cell(lines, export):
+        return {"cell_type": "code", "id": "x", "metadata": {}, "outputs": [],
+                "source": (["#| export\n"] if export else []) + ["x = 1\n"] * lines}
+    cells = [cell(39, True), cell(39, True), cell(39, True), cell(3, False), cell(59, True), cell(2, False)]
+    path = tmp_path / "00_x.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    assert cell_shape(path) == (40, 120)
+
+
+def test_every_chapter_teaches_in_small_steps():
+    nbs = ROOT / "nbs"
+    wide = []
+    for path in sorted(nbs.rglob("*.ipynb")):
+        if any(part.startswith((".", "_")) for part in path.relative_to(nbs).parts):
+            continue   # _proc/, checkpoints
+        median, longest = cell_shape(path)
+        if median > MEDIAN_CELL_LINES or longest > MAX_UNSHOWN_LINES:
+            wide.append(f"{path.relative_to(nbs)}: median code cell {median} lines, {longest} exported lines without an example")
+    assert not wide, "; ".join(wide)
 
 
 def test_exported_code_has_one_statement_per_line():
