@@ -41,7 +41,7 @@ def chapter_named(part: str | None, name: str):
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, str(ROOT / "tools" / "build_docs.py"), "--run", r"^index\.ipynb$", "--out", str(out)],
+    subprocess.run([sys.executable, str(ROOT / "tools" / "build_docs.py"), "--run", r"^index\.ipynb$", "--no-colour", "--out", str(out)],
                    check=True, cwd=ROOT, timeout=900)
     return out
 

@@ -340,6 +340,11 @@ def quarto_sidebar(course: list[Chapter]) -> dict:
     return {"website": {"sidebar": {"contents": contents}}}
 
 
+# pandoc's syntax colouring, most of a page's render time; the page tests read text and layout, not colours, and turn it
+# off (`--no-colour`)
+HIGHLIGHT_STYLE = "tango"
+
+
 def render_page(chapter: Chapter, processed: dict, links: Links, built: list[Chapter]) -> str:
     "One chapter as a standalone HTML page."
     import pypandoc
@@ -350,7 +355,7 @@ def render_page(chapter: Chapter, processed: dict, links: Links, built: list[Cha
                             "plain-description": plain(chapter.description) or None}, allow_unicode=True, sort_keys=False)
     up = "../" * chapter.href.count("/")
     args = ["--standalone", f"--template={SITE / 'template.html'}", "--mathml", "--toc", "--toc-depth=2",
-            "--syntax-highlighting=tango", "--columns=100000", f"--variable=css:{up}style.css", f"--variable=sidebar:{sidebar_html(built, chapter)}"]
+            f"--syntax-highlighting={HIGHLIGHT_STYLE}", "--columns=100000", f"--variable=css:{up}style.css", f"--variable=sidebar:{sidebar_html(built, chapter)}"]
     page = pypandoc.convert_text(f"---\n{front}---\n\n{markdown}", "html5", format=PANDOC_MARKDOWN, extra_args=args)
     return re.sub(r"(<table\b.*?</table>)", r'<div class="table-scroll">\1</div>', page, flags=re.S)   # wide tables scroll
 
@@ -398,7 +403,10 @@ if __name__ == "__main__":   # proc_nbs starts its workers with spawn, which re-
     parser.add_argument("--saved-outputs", action="store_true", help="render the outputs saved in the notebooks; run nothing")
     parser.add_argument("--run", default="", help="run only the notebooks whose path matches this regex (the rest show saved outputs)")
     parser.add_argument("--readme", action="store_true", help="only write README.md from nbs/index.ipynb")
+    parser.add_argument("--no-colour", action="store_true", help="no syntax colouring (faster; what the page tests build)")
     opts = parser.parse_args()
+    if opts.no_colour:
+        HIGHLIGHT_STYLE = "none"
     if opts.readme: sys.exit(print(f"wrote {readme()}"))
     run = opts.run or (r"$^" if opts.saved_outputs else "")
     print(f"site written to {build(Path(opts.out).resolve(), opts.only, run)}")
