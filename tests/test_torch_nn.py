@@ -402,7 +402,8 @@ def test_train_cnn_example_matches_torch_under_capture():
     spec = importlib.util.spec_from_file_location("train_cnn", path)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    result = example.main(["--steps", "12", "--batch", "16"])
+    with use_device("numpy"):     # the example's main() sets the c device; the block puts the caller's back after it
+        result = example.main(["--steps", "12", "--batch", "16"])
     assert result["worst"] <= 1e-5 and result["replays"] == 10 and len(result["losses"]) == 12
 
 def test_checkpoint_carries_batchnorm_buffers(tmp_path):
