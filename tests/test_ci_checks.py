@@ -315,24 +315,28 @@ def test_every_chapter_imports_only_chapters_before_it():
     assert not problems, "a chapter imports a later one (reorder, or change the example):\n" + "\n".join(problems)
 
 
+def imported_modules(path: Path):
+    """(line, module name) of each import in a module, function-local ones included: plain imports, absolute
+    from-imports, nbdev's relative `from ._litmus...` and `import_module("...")` / `__import__("...")` with a literal."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.ImportFrom) and node.level == 1 and (node.module or "").startswith("_litmus"):
+            names = [node.module]
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__"):
+            names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        for name in names:
+            yield node.lineno, name
+
+
 def litmus_imports_in_limn(root: Path) -> list[str]:
-    "Each import of litmus (Part II, and the bridge in it) anywhere in limn's modules, function-local ones included."
-    problems = []
-    for path in sorted((root / "limn").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            elif isinstance(node, ast.ImportFrom) and node.level == 1 and (node.module or "").startswith("_litmus"):
-                names = [node.module]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__"):
-                names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-            for name in names:
-                if name.split(".")[0] in ("litmus", "_litmus", "bridge"):
-                    problems.append(f"{path.relative_to(root).as_posix()}:{node.lineno} imports {name}")
-    return problems
+    "Each import of litmus (Part II, and the bridge in it) anywhere in limn's modules."
+    return [f"{path.relative_to(root).as_posix()}:{line} imports {name}"
+            for path in sorted((root / "limn").glob("*.py"))
+            for line, name in imported_modules(path) if name.split(".")[0] in ("litmus", "_litmus", "bridge")]
 
 
 def test_limn_imports_nothing_of_litmus():
@@ -342,20 +346,9 @@ def test_limn_imports_nothing_of_litmus():
 
 def limn_imports_in_litmus(root: Path) -> list[str]:
     "Each import of limn in litmus's modules, the bridge (Part III, litmus/bridge.py) excepted by its part: it joins the two."
-    problems = []
-    for path in sorted((root / "litmus").glob("*.py")):
-        if path.name == "bridge.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            for name in names:
-                if name.split(".")[0] == "limn":
-                    problems.append(f"{path.relative_to(root).as_posix()}:{node.lineno} imports {name}")
-    return problems
+    return [f"{path.relative_to(root).as_posix()}:{line} imports {name}"
+            for path in sorted((root / "litmus").glob("*.py")) if path.name != "bridge.py"
+            for line, name in imported_modules(path) if name.split(".")[0] == "limn"]
 
 
 def test_litmus_imports_nothing_of_limn():
