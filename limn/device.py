@@ -31,7 +31,7 @@ class Device:
     def __init__(self):
         self.custom_kernels: dict = dict(CUSTOM_KERNELS.get(self.name, {}))
     def realize(self, sinks: list[Node]) -> list[Buffer]:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines no realize(): each device spells its own")
     def has_custom(self, name: str) -> bool:
         return name in self.custom_kernels
     def __repr__(self):

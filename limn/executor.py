@@ -53,9 +53,9 @@ class Backend:
     "What a device supplies to the executor: `render` + `compile`, and five hooks that move bytes."
     name = "?"
     def render(self, kernel) -> str:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines no render(): each backend spells its own source")
     def compile(self, source: str, kernel):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines no compile(): each backend builds its own programs")
     def compile_many(self, items: list) -> list:
         "Programs for several (source, kernel) pairs; a backend whose compiler has a high fixed cost batches them."
         return [self.compile(source, kernel) for source, kernel in items]
