@@ -1,4 +1,4 @@
-"""The RL reward (chapter litmus/15_rewards): each anti-hacking property of the spec has a test here that fails if the
+"""The RL reward (chapter litmus/16_rewards): each anti-hacking property of the spec has a test here that fails if the
 property is removed, on real kernels through the real pipeline and on evidence written by hand."""
 import re
 import pytest

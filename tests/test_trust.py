@@ -3,7 +3,7 @@ arguments and module names is refused before anything runs; the box gives a host
 sockets, signals, patching litmus) and no score above 0.10; a trainer survives a hostile batch; a kernel wrong only at
 the declared size and one that writes its input are REJECTed with a witness; a search that ran no launch or skipped a
 class is UNKNOWN; a completion's own launch cannot shrink the search; `litmus check` works under `ulimit -v`.
-Chapters: nbs/litmus/03_kernelfile, 04_sandbox, 12_falsify, 13_check, 15_rewards."""
+Chapters: nbs/litmus/03_kernelfile, 04_sandbox, 12_falsify, 13_check, 16_rewards."""
 import os, signal, subprocess, sys, textwrap
 from pathlib import Path
 import numpy as np

@@ -1,4 +1,4 @@
-"""The web front ends (chapter litmus/16_webdemo) driven in headless Chromium, and the dataset builder.
+"""The web front ends (chapter litmus/17_webdemo) driven in headless Chromium, and the dataset builder.
 
 - the Gradio app (`python app.py`): a buggy and a correct corpus kernel pasted and checked, REJECT (with the
   counterexample) and ACCEPT read from the page;
