@@ -4,12 +4,12 @@
 
 # %% ../nbs/litmus/06_corpus.ipynb #fac0e754
 from __future__ import annotations
-import ast, functools, importlib.util, math, operator, weakref
+import ast, functools, importlib.util, json, math, operator, weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
-from litmus.spec import DTYPES as DTYPE_FACTS
+from litmus.spec import DTYPES as DTYPE_FACTS, output_specs
 from litmus.tritonsource import ceil_div, next_pow2
 from litmus.kernelfile import (KernelFileError, MAX_SOURCE_BYTES, read_source, kernel_function, launch_literal,
                                build_namespace, function_from as _function_in)
@@ -18,16 +18,19 @@ from litmus.sandbox import Limits, Boxed, Box, boxed, box_call
 KERNEL_DIR = Path(importlib.util.find_spec("litmus").origin).parent / "kernels"  # package data, next to this module
 FAMILIES = ("mask_leak", "reduction_init", "no_max_subtract", "race", "dtype_promotion", "stride")
 LABELS = ("correct",) + FAMILIES
-ROLES = ("in", "out", "acc")
+ROLES = ("in", "out", "acc", "inout")
+READ = ("in", "inout")    # roles whose initial contents are an input (drawn, handed to the reference)
+WRITTEN = ("out", "acc", "inout")   # roles whose final contents are an output (compared with the reference)
 OBSERVABLE = ("numeric", "oob_write", "divergent_barrier")
 MAX_FILE_BYTES = MAX_SOURCE_BYTES
 
 # %% auto #0
-__all__ = ['KERNEL_DIR', 'FAMILIES', 'LABELS', 'ROLES', 'OBSERVABLE', 'MAX_FILE_BYTES', 'LIMITS', 'evaluate', 'Kernel',
-           'triton_names', 'LaunchError', 'LaunchLimits', 'TensorArg', 'row_major', 'allocation_span', 'Launch',
-           'resolve', 'load', 'kernels', 'names', 'get', 'reference_module', 'kernel_module', 'function_from',
-           'reference_here', 'reference_results', 'references', 'reference_outputs', 'draw', 'make_inputs', 'tolerance',
-           'deviation', 'answer_key_inputs', 'standard_dims', 'fuzz_dims']
+__all__ = ['KERNEL_DIR', 'FAMILIES', 'LABELS', 'ROLES', 'READ', 'WRITTEN', 'OBSERVABLE', 'MAX_FILE_BYTES', 'LIMITS', 'evaluate',
+           'holds', 'Kernel', 'triton_names', 'LaunchError', 'LaunchLimits', 'AssumptionError', 'TensorArg',
+           'row_major', 'allocation_span', 'Launch', 'resolve', 'violated', 'load', 'kernels', 'names', 'get',
+           'reference_module', 'kernel_module', 'function_from', 'reference_here', 'reference_results', 'references',
+           'reference_outputs', 'draw', 'make_inputs', 'default_accumulator', 'tolerance', 'deviation',
+           'answer_key_inputs', 'standard_dims', 'fuzz_dims']
 
 # %% ../nbs/litmus/06_corpus.ipynb #336189eb
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -82,6 +85,26 @@ def evaluate(expr, env: dict):
     except RecursionError:
         raise ValueError(f"evaluate: {expr[:40]!r}... nests too deeply") from None
 
+# %% ../nbs/litmus/06_corpus.ipynb #26e907a5
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+def _condition(text) -> tuple:
+    "An assumption's parts: (size expressions, comparison operators), or ValueError naming what is wrong."
+    if not isinstance(text, str):
+        raise ValueError(f"an assumption is a string such as 'N % BLOCK == 0', got {text!r}")
+    node = _parsed_size(text).body
+    if not (isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops)):
+        raise ValueError(f"assumption {text!r} must compare size expressions with == != < <= > >= (e.g. 'N >= 16')")
+    sides = [ast.unparse(n) for n in [node.left, *node.comparators]]
+    return sides, [_COMPARE[type(op)] for op in node.ops]
+
+def holds(text: str, env: dict) -> bool:
+    "Whether the assumption `text` ('N_CTX % BLOCK_M == 0', '16 <= N <= 4096') holds over `env` (dims and constexprs)."
+    sides, ops = _condition(text)
+    values = [evaluate(s, env) for s in sides]
+    return all(op(a, b) for op, a, b in zip(ops, values, values[1:]))
+
 # %% ../nbs/litmus/06_corpus.ipynb #aecc3df6
 @dataclass(eq=False)
 class Kernel:
@@ -98,7 +121,7 @@ class Kernel:
     dims: dict
     args: list
     grid: list
-    spec: str | None
+    spec: str | list | None
     domain: dict
     answer_key: dict | None
     has_reference: bool = True
@@ -107,6 +130,7 @@ class Kernel:
     pads: tuple = ()
     ranges: dict = field(default_factory=dict)
     sibling: str | None = None
+    assume: tuple = ()
     meta: dict = field(default_factory=dict)
 
     @property
@@ -126,12 +150,27 @@ class Kernel:
         raise ValueError(f"kernel {self.name}: no argument named {name!r}; arguments are {self.params}")
     @property
     def inputs(self) -> list[str]:
-        return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] == "in"]
+        "Tensors whose initial contents are an input: role 'in', and 'inout' (read, then written)."
+        return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] in READ]
     @property
     def outputs(self) -> list[str]:
-        return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] != "in"]
+        "Tensors whose final contents are compared: roles 'out', 'acc' and 'inout'."
+        return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] in WRITTEN]
     def __repr__(self):
         return f"Kernel({self.name!r}, label={self.label!r}, dims={self.dims})"
+
+# %% ../nbs/litmus/06_corpus.ipynb #76330591
+@patch(as_prop=True)
+def specs(self: Kernel) -> dict:
+    """The spec of each output by output name ({} without a spec): one DSL string per output argument, in argument
+    order, given as a list or as one string whose top level is a tuple; a plain string for a single output."""
+    if self.spec is None:
+        return {}
+    texts = output_specs(self.spec)
+    if len(texts) != len(self.outputs):
+        raise ValueError(f"kernel {self.name}: the spec gives {len(texts)} expressions for the {len(self.outputs)} "
+                         f"outputs {self.outputs} (one per output argument, in argument order)")
+    return dict(zip(self.outputs, texts))
 
 # %% ../nbs/litmus/06_corpus.ipynb #47232c01
 def triton_names(tree: ast.Module) -> dict:
@@ -183,22 +222,28 @@ def _check_args(fail, args, params: list[str]):
         if a["kind"] not in ("tensor", "scalar", "constexpr"):
             fail(f"argument {a['name']!r} has kind {a['kind']!r}; expected 'tensor', 'scalar' or 'constexpr'")
         if a["kind"] == "tensor":
-            missing = [k for k in ("dtype", "shape", "role") if k not in a]
-            if missing:
-                fail(f"tensor argument {a['name']!r} is missing {missing}")
-            if a["dtype"] not in DTYPE_FACTS:
-                fail(f"tensor argument {a['name']!r} has dtype {a['dtype']!r}; expected one of {list(DTYPE_FACTS)}")
-            if a["role"] not in ROLES:
-                fail(f"tensor argument {a['name']!r} has role {a['role']!r}; expected one of {ROLES}")
-            for key in ("shape", "strides"):
-                if key in a and not (isinstance(a[key], list) and 1 <= len(a[key]) <= 8 and all(_is_size(s) for s in a[key])):
-                    fail(f"tensor argument {a['name']!r}: {key} must be a list of 1 to 8 size expressions, got {a[key]!r}")
-            if "strides" in a and len(a["strides"]) != len(a["shape"]):
-                fail(f"tensor argument {a['name']!r} has {len(a['shape'])} dims but {len(a['strides'])} strides")
+            _check_tensor(fail, a)
         elif "value" not in a:
             fail(f"{a['kind']} argument {a['name']!r} is missing its 'value' (launch info)")
+        elif a["kind"] == "constexpr" and isinstance(a["value"], bool):
+            continue    # a flag: `HAS_BIAS: tl.constexpr` launched with True or False
         elif not (_is_size(a["value"]) or _is_number(a["value"])):
-            fail(f"{a['kind']} argument {a['name']!r} has value {a['value']!r}; expected a size expression or a finite number")
+            what = "a size expression, a finite number, true/false or a quoted string" if a["kind"] == "constexpr" else "a size expression or a finite number"
+            fail(f"{a['kind']} argument {a['name']!r} has value {a['value']!r}; expected {what}")
+
+def _check_tensor(fail, a):
+    missing = [k for k in ("dtype", "shape", "role") if k not in a]
+    if missing:
+        fail(f"tensor argument {a['name']!r} is missing {missing}")
+    if a["dtype"] not in DTYPE_FACTS:
+        fail(f"tensor argument {a['name']!r} has dtype {a['dtype']!r}; expected one of {list(DTYPE_FACTS)}")
+    if a["role"] not in ROLES:
+        fail(f"tensor argument {a['name']!r} has role {a['role']!r}; expected one of {ROLES}")
+    for key in ("shape", "strides"):
+        if key in a and not (isinstance(a[key], list) and 1 <= len(a[key]) <= 8 and all(_is_size(s) for s in a[key])):
+            fail(f"tensor argument {a['name']!r}: {key} must be a list of 1 to 8 size expressions, got {a[key]!r}")
+    if "strides" in a and len(a["strides"]) != len(a["shape"]):
+        fail(f"tensor argument {a['name']!r} has {len(a['shape'])} dims but {len(a['strides'])} strides")
 
 # %% ../nbs/litmus/06_corpus.ipynb #bd367c4a
 def _check_meta(fail, litmus: dict, has_reference: bool):
@@ -218,9 +263,12 @@ def _check_meta(fail, litmus: dict, has_reference: bool):
         fail(f"LITMUS['dims'] must map dim names to non-negative integers, got {dims!r}")
     if not (isinstance(litmus["grid"], list) and 1 <= len(litmus["grid"]) <= 3 and all(_is_size(g) for g in litmus["grid"])):
         fail(f"LITMUS['grid'] must be a list of 1 to 3 size expressions, got {litmus['grid']!r}")
-    for key, kind in [("spec", str), ("reduce", (str, int)), ("sibling", str), ("accumulate", str)]:
+    for key, kind in [("spec", (str, list)), ("reduce", (str, int)), ("sibling", str), ("accumulate", str), ("assume", list)]:
         if litmus.get(key) is not None and not isinstance(litmus[key], kind):
             fail(f"LITMUS[{key!r}] must be a {kind}, got {litmus[key]!r}")
+    for key in ("spec", "assume"):
+        if isinstance(litmus.get(key), list) and not all(isinstance(s, str) for s in litmus[key]):
+            fail(f"LITMUS[{key!r}] must list strings, got {litmus[key]!r}")
     if litmus.get("accumulate") is not None and litmus["accumulate"] not in DTYPE_FACTS:
         fail(f"LITMUS['accumulate'] is {litmus['accumulate']!r}; expected one of {list(DTYPE_FACTS)}")
     domain = litmus.get("domain", {})
@@ -263,6 +311,41 @@ class LaunchLimits:
     block: int = 1 << 20        # lanes in one block (tl.arange, tl.zeros), Triton's own TRITON_MAX_TENSOR_NUMEL
 
 LIMITS = LaunchLimits()
+
+# %% ../nbs/litmus/06_corpus.ipynb #f23c614e
+class AssumptionError(LaunchError):
+    "A launch whose sizes violate one of the kernel's `assume` preconditions: outside the contract, never run."
+
+def _constexpr_value(name: str, value, env: dict):
+    """A constexpr's launch value: a flag (True/False), a string (written quoted, '"leaky_relu"'), or a size expression.
+    An unquoted string is always a size expression: 'relu' naming no size is refused, never guessed to be a string."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip()[:1] in ("'", '"'):
+        try:
+            text = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
+            text = None
+        if not isinstance(text, str):
+            raise ValueError(f"constexpr {name!r} has value {value!r}: a quoted value must be exactly one string literal")
+        return text
+    try:
+        return evaluate(value, env)
+    except ValueError as e:
+        if not isinstance(value, str):
+            raise
+        raise ValueError(f"{e}. constexpr {name!r} is read as a size expression; a string constexpr is written quoted, "
+                         f"\"value\": {json.dumps(json.dumps(value))}") from None
+
+def _environment(kernel: Kernel, full: dict) -> tuple[dict, dict]:
+    "(env, constexpr values) at the dims `full`: sizes and flags (as 0/1) in env for the size language; strings only in values."
+    env, values = dict(full), {}
+    for a in kernel.args:
+        if a["kind"] == "constexpr":
+            values[a["name"]] = v = _constexpr_value(a["name"], a["value"], env)
+            if not isinstance(v, str):
+                env[a["name"]] = int(v) if isinstance(v, bool) else v
+    return env, values
 
 # %% ../nbs/litmus/06_corpus.ipynb #5d0143de
 @dataclass
@@ -330,7 +413,8 @@ def _check_limits(launch: Launch, limits: LaunchLimits):
 
 # %% ../nbs/litmus/06_corpus.ipynb #bda46985
 def resolve(kernel: Kernel, dims: dict | None = None, limits: LaunchLimits | None = LIMITS) -> Launch:
-    "Evaluate `kernel`'s launch at its default dims overridden by `dims`, checked against `limits` (None: structure only)."
+    """Evaluate `kernel`'s launch at its default dims overridden by `dims`, checked against `limits` (None: structure only).
+    Sizes that violate an `assume` precondition raise `AssumptionError`: no such launch is ever built."""
     dims = dict(dims or {})
     unknown = sorted(set(dims) - set(kernel.dims))
     if unknown:
@@ -339,11 +423,11 @@ def resolve(kernel: Kernel, dims: dict | None = None, limits: LaunchLimits | Non
     if bad:
         raise LaunchError(f"resolve: dims must be non-negative integers, got {bad}")
     full = {**kernel.dims, **{k: int(v) for k, v in dims.items()}}
-    env, values = dict(full), {}
     try:
-        for a in kernel.args:
-            if a["kind"] == "constexpr":
-                env[a["name"]] = values[a["name"]] = evaluate(a["value"], env)
+        env, values = _environment(kernel, full)
+        broken = [text for text in kernel.assume if not holds(text, env)]
+        if broken:
+            raise AssumptionError(f"dims {full} violate the assumption {broken[0]!r}: outside the kernel's contract")
         for a in kernel.args:
             if a["kind"] == "scalar":
                 values[a["name"]] = evaluate(a["value"], env)
@@ -356,10 +440,16 @@ def resolve(kernel: Kernel, dims: dict | None = None, limits: LaunchLimits | Non
         if limits is not None:
             _check_limits(launch, limits)
     except LaunchError as e:
-        raise LaunchError(f"kernel file {kernel.path}: launch info: {e}") from None
+        raise type(e)(f"kernel file {kernel.path}: launch info: {e}") from None
     except ValueError as e:
         raise ValueError(f"kernel file {kernel.path}: launch info: {e}") from None
     return launch
+
+# %% ../nbs/litmus/06_corpus.ipynb #ddb9edc1
+def violated(kernel: Kernel, dims: dict | None = None) -> list[str]:
+    "The assumptions of `kernel` (its LITMUS['assume']) that fail at `dims` (default dims overridden): [] inside the contract."
+    env, _ = _environment(kernel, {**kernel.dims, **(dims or {})})
+    return [text for text in kernel.assume if not holds(text, env)]
 
 # %% ../nbs/litmus/06_corpus.ipynb #5b29ab5d
 def load(path) -> Kernel:
@@ -379,8 +469,10 @@ def load(path) -> Kernel:
                     dims=dict(litmus["dims"]), args=litmus["args"], grid=litmus["grid"], spec=litmus.get("spec"),
                     domain=litmus.get("domain", {}), answer_key=litmus.get("answer_key"), has_reference=bool(references),
                     reduce=str(litmus.get("reduce", "1")), accumulate=litmus.get("accumulate"), pads=tuple(litmus.get("pads", ())),
-                    ranges=litmus.get("ranges", {}), sibling=litmus.get("sibling"), meta=litmus)
+                    ranges=litmus.get("ranges", {}), sibling=litmus.get("sibling"), assume=tuple(litmus.get("assume", ())),
+                    meta=litmus)
     try:
+        kernel.specs    # one spec per output, or a ValueError saying how many were given
         resolve(kernel, limits=None)
     except ValueError as e:
         fail(str(e).removeprefix(f"kernel file {path}: "))
@@ -536,14 +628,14 @@ def _integer_recipe(kernel: Kernel, name: str, recipe: dict | None) -> dict:
 
 # %% ../nbs/litmus/06_corpus.ipynb #15975483
 def make_inputs(kernel: Kernel, dims: dict | None = None, recipe: dict | None = None, seed: int = 0) -> dict:
-    "Input arrays by argument name for `kernel` at `dims`, drawn per `recipe` and rounded to each tensor's dtype."
+    "Input arrays by argument name (an 'inout' tensor's initial contents too) at `dims`, drawn per `recipe`, rounded to each dtype."
     launch, recipe = resolve(kernel, dims), dict(recipe or {})
     unknown = sorted(set(recipe) - set(kernel.inputs))
     if unknown:
         raise ValueError(f"make_inputs: recipe names {unknown}, which are not inputs of {kernel.name} ({kernel.inputs})")
     rng, out = np.random.default_rng(seed), {}
     for t in launch.tensors:
-        if t.role != "in":
+        if t.role not in READ:
             continue
         facts = DTYPE_FACTS[t.dtype]
         r = recipe.get(t.name) if facts.is_float else _integer_recipe(kernel, t.name, recipe.get(t.name))
@@ -553,12 +645,23 @@ def make_inputs(kernel: Kernel, dims: dict | None = None, recipe: dict | None = 
     return out
 
 # %% ../nbs/litmus/06_corpus.ipynb #fde401b0
+def default_accumulator(fmt: str) -> str:
+    """The accumulator a correct kernel uses for values in `fmt` when its launch declares none: float32 for the
+    half-width formats (float16, bfloat16: real kernels accumulate those in float32, so a half-width accumulator is
+    outside the default contract and its error is held against the float32 bound), else `fmt` itself."""
+    facts = DTYPE_FACTS[fmt]
+    return "float32" if facts.is_float and facts.digits < DTYPE_FACTS["float32"].digits else fmt
+
 def tolerance(kernel: Kernel, dims: dict | None = None) -> float:
-    "rtol = 16 (n u_acc + 4 u_out) of `kernel` at `dims`: n the reduction length, u_* unit roundoffs (0 for integers)."
+    """rtol = 16 (n u_acc + 4 u_out) of `kernel` at `dims`: n the reduction length, u_* unit roundoffs (0 for integers);
+    the accumulator is the declared one, else `default_accumulator` of the narrowest float output (it only tightens)."""
     launch = resolve(kernel, dims, None)
     n = evaluate(kernel.reduce, launch.env)
-    u_out = max(DTYPE_FACTS[t.dtype].u for t in launch.tensors if t.role != "in")
-    u_acc = min(DTYPE_FACTS[kernel.accumulate].u, u_out) if kernel.accumulate else u_out   # a declaration only tightens
+    outs = [t.dtype for t in launch.tensors if t.role in WRITTEN]
+    u_out = max(DTYPE_FACTS[d].u for d in outs)
+    floats = [d for d in outs if DTYPE_FACTS[d].is_float]
+    acc = kernel.accumulate or (default_accumulator(min(floats, key=lambda d: DTYPE_FACTS[d].digits)) if floats else None)
+    u_acc = min(DTYPE_FACTS[acc].u, u_out) if acc else u_out
     return 16 * (n * u_acc + 4 * u_out)
 
 # %% ../nbs/litmus/06_corpus.ipynb #178a5ab1
@@ -589,18 +692,23 @@ def _pow2_floor(n: int) -> int:
     return 1 << (max(int(n), 1).bit_length() - 1)
 
 def standard_dims(kernel: Kernel) -> dict:
-    "Condition A's shape: every dim rounded down to a power of two, padding dims 0."
-    return {d: 0 if d in kernel.pads else _pow2_floor(v) for d, v in kernel.dims.items()}
+    "Condition A's shape: every dim rounded down to a power of two, padding dims 0 (the declared dims where that violates `assume`)."
+    dims = {d: 0 if d in kernel.pads else _pow2_floor(v) for d, v in kernel.dims.items()}
+    return dims if not violated(kernel, dims) else dict(kernel.dims)
 
 # %% ../nbs/litmus/06_corpus.ipynb #cc92d6e7
-def fuzz_dims(kernel: Kernel, rng: np.random.Generator) -> dict:
-    "One of condition B's shapes: each dim uniform in its range, redrawn while it is a power of two; padding dims 0."
-    dims = {}
-    for d, v in kernel.dims.items():
-        if d in kernel.pads:
-            dims[d] = 0
-            continue
-        lo, hi = kernel.ranges.get(d, (1, max(2 * v, 3)))
-        choices = [n for n in range(lo, hi + 1) if n & (n - 1)] or list(range(lo, hi + 1))
-        dims[d] = int(rng.choice(choices))
-    return dims
+def fuzz_dims(kernel: Kernel, rng: np.random.Generator, tries: int = 64) -> dict:
+    """One of condition B's shapes: each dim uniform in its range, redrawn while it is a power of two; padding dims 0.
+    A draw that violates an `assume` precondition is redrawn (`tries` times, then the declared dims, which satisfy them)."""
+    for _ in range(tries):
+        dims = {}
+        for d, v in kernel.dims.items():
+            if d in kernel.pads:
+                dims[d] = 0
+                continue
+            lo, hi = kernel.ranges.get(d, (1, max(2 * v, 3)))
+            choices = [n for n in range(lo, hi + 1) if n & (n - 1)] or list(range(lo, hi + 1))
+            dims[d] = int(rng.choice(choices))
+        if not violated(kernel, dims):
+            return dims
+    return dict(kernel.dims)

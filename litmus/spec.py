@@ -6,11 +6,11 @@ This module is the language in which a reference is stated, and the two ground t
 
 # %% auto #0
 __all__ = ['UNARY', 'BINARY', 'REDUCE', 'NORM', 'SCAN', 'UNSUPPORTED', 'MAX_TEXT', 'MAX_DEPTH', 'MAX_NODES', 'exp', 'log', 'sqrt',
-           'rsqrt', 'tanh', 'sigmoid', 'erf', 'MAX_RENDER', 'MAX_DIM', 'DTYPES', 'ORDERS', 'LIBM_ULPS', 'Expr', 'lift',
-           'var', 'const', 'maximum', 'minimum', 'relu', 'row_sum', 'row_mean', 'row_max', 'row_min', 'softmax',
-           'log_softmax', 'logsumexp', 'cumsum', 'cummax', 'layernorm', 'rmsnorm', 'matmul', 'describe', 'render',
-           'draw', 'parse', 'parse_domain', 'parse_dims', 'Fragment', 'classify', 'normalise', 'DType', 'dtype_info',
-           'dtype_name', 'parse_dtypes', 'Spec', 'reduce_sum', 'scan_sum']
+           'rsqrt', 'tanh', 'sigmoid', 'erf', 'MAX_RENDER', 'MAX_OUTPUTS', 'MAX_DIM', 'DTYPES', 'ORDERS', 'LIBM_ULPS',
+           'Expr', 'lift', 'var', 'const', 'maximum', 'minimum', 'relu', 'row_sum', 'row_mean', 'row_max', 'row_min',
+           'softmax', 'log_softmax', 'logsumexp', 'cumsum', 'cummax', 'layernorm', 'rmsnorm', 'matmul', 'describe',
+           'render', 'draw', 'parse', 'output_specs', 'parse_domain', 'parse_dims', 'Fragment', 'classify', 'normalise',
+           'DType', 'dtype_info', 'dtype_name', 'parse_dtypes', 'Spec', 'reduce_sum', 'scan_sum']
 
 # %% ../nbs/litmus/01_spec.ipynb #bf09bbd0
 import ast, math, re, weakref
@@ -404,6 +404,30 @@ def _call(n, text, bad):
     if f in _FUNCS1 and len(args) == 1:
         return Expr(_FUNCS1[f], (args[0],))
     raise bad(f"unknown function {f!r} or wrong number of arguments")
+
+# %% ../nbs/litmus/01_spec.ipynb #a7d08189
+MAX_OUTPUTS = 16
+
+def output_specs(spec) -> list[str]:
+    """The spec text of each output, in order: a list of DSL strings, or one string whose top level is a tuple of
+    expressions ('layernorm(x), mean(x)'), or one expression (a single output). Each piece is parsed later by `parse`."""
+    if isinstance(spec, (list, tuple)):
+        if not 1 <= len(spec) <= MAX_OUTPUTS or not all(isinstance(s, str) for s in spec):
+            raise ValueError(f"a list of specs holds 1 to {MAX_OUTPUTS} DSL strings, one per output, got {spec!r}"[:300])
+        return list(spec)
+    if not isinstance(spec, str):
+        raise TypeError(f"a spec is DSL text or a list of DSL texts, got {type(spec).__name__}")
+    if len(spec) > MAX_TEXT * MAX_OUTPUTS:
+        raise ValueError(f"spec text is {len(spec)} characters long; the limit is {MAX_TEXT} per output")
+    try:
+        body = ast.parse(spec.strip(), mode="eval").body
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return [spec]          # parse() names the problem when the piece is read
+    if not isinstance(body, ast.Tuple):
+        return [spec]
+    if not 1 <= len(body.elts) <= MAX_OUTPUTS:
+        raise ValueError(f"spec {spec[:80]!r} is a tuple of {len(body.elts)} expressions; 1 to {MAX_OUTPUTS} are allowed")
+    return [ast.get_source_segment(spec.strip(), e) for e in body.elts]
 
 # %% ../nbs/litmus/01_spec.ipynb #dcbe86e0
 MAX_DIM = 2 ** 53   # a dim beyond it has no exact float: the bound's arithmetic could not state it
