@@ -1634,6 +1634,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'litmus.launcher._bases': ('litmus/launcher.html#_bases', 'litmus/launcher.py'),
                                  'litmus.launcher._binop': ('litmus/launcher.html#_binop', 'litmus/launcher.py'),
                                  'litmus.launcher._boolop': ('litmus/launcher.html#_boolop', 'litmus/launcher.py'),
+                                 'litmus.launcher._broadcast': ('litmus/launcher.html#_broadcast', 'litmus/launcher.py'),
                                  'litmus.launcher._call': ('litmus/launcher.html#_call', 'litmus/launcher.py'),
                                  'litmus.launcher._compare': ('litmus/launcher.html#_compare', 'litmus/launcher.py'),
                                  'litmus.launcher._concrete': ('litmus/launcher.html#_concrete', 'litmus/launcher.py'),
