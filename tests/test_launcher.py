@@ -1,0 +1,285 @@
+"""The launcher reader (issue 27, chapter nbs/litmus/14_launcher): a kernel file checked as it ships.
+
+Held to oracles above the reader: Triton's interpreter running the file's own launcher (the derived launch must
+compute what the real launch computes), the hand-written LITMUS literals of the real-kernel suite (the same
+verdicts), and the trust rules (nothing in a launcher runs; a launcher whose defaults or decorators would run code
+is refused). Cheap by default; the whole real-kernel comparison is marked long."""
+import json, os, subprocess, sys, textwrap
+from pathlib import Path
+import numpy as np
+import pytest
+from litmus import corpus, simulate
+from litmus.cli import EXAMPLE_LAUNCHER, main
+from litmus.launcher import (LauncherError, read_launches, kernel_from, parse_shapes, check_entry, launchers,
+                             literal_text, infer_spec)
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = ROOT / "tests" / "real_kernels"
+HEAD = "import torch\nimport triton\nimport triton.language as tl\n"
+
+ADD = HEAD + '''
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+
+def add(x, y):
+    output = torch.empty_like(x)
+    n_elements = output.numel()
+    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    add_kernel[grid](x, y, output, n_elements, BLOCK_SIZE=256)
+    return output
+'''
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    return path
+
+
+# ---- the derived launch computes what the real launch computes (Triton's interpreter runs the real one) ----
+
+ORACLE = r'''
+import importlib.util, json, sys
+import numpy as np, torch
+answers = []
+for path, entry, inputs in json.loads(sys.argv[1]):
+    spec = importlib.util.spec_from_file_location("k", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = getattr(module, entry)(*[torch.tensor(np.array(v), dtype=torch.float32) for v in inputs.values()])
+    answers.append(out.double().numpy().ravel().tolist())
+print(json.dumps(answers))
+'''
+
+CASES = [("softmax", EXAMPLE_LAUNCHER, "softmax", {"x": ["M", "N"]}, {"M": 5, "N": 300}, "output_ptr"),
+         ("add", ADD, "add", {"x": ["N"], "y": ["N"]}, {"N": 1000}, "output_ptr")]
+
+
+def test_derived_launch_computes_what_the_launcher_computes(tmp_path):
+    "Triton's interpreter runs each file's own launcher; the model runs the derived launch; the outputs agree."
+    rng, jobs, derived = np.random.default_rng(0), [], []
+    for name, text, entry, shapes, dims, out in CASES:
+        path = write(tmp_path, name, text)
+        arrays = {p: rng.uniform(-3, 3, [dims[d] for d in s]).astype(np.float32) for p, s in shapes.items()}
+        jobs.append((str(path), entry, {k: v.tolist() for k, v in arrays.items()}))
+        metas, _ = read_launches(path, entry, {p: (s, "float32") for p, s in shapes.items()}, dims)
+        inputs = {a["name"]: arrays[a["from"]].astype(np.float64) for a in metas[0]["args"] if a.get("role") == "in"}
+        derived.append(np.asarray(simulate.run_model_here(kernel_from(path, metas[0]), None, inputs).outputs[out]).ravel())
+    ran = subprocess.run([sys.executable, "-c", ORACLE, json.dumps(jobs)], capture_output=True, text=True,
+                         env={**os.environ, "TRITON_INTERPRET": "1"}, timeout=120)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    for real, mine in zip(json.loads(ran.stdout.strip().splitlines()[-1]), derived):
+        np.testing.assert_allclose(mine, np.array(real), rtol=1e-5, atol=1e-6)
+
+
+# ---- the trust rules on the launcher path ----
+
+def test_nothing_in_the_file_runs_and_hostile_launchers_are_refused(tmp_path):
+    marker = tmp_path / "ran"
+    top = f"open({str(marker)!r}, 'w').write('top level')\nimport sys\nsys.exit(0)\n"
+    path = write(tmp_path, "softmax", EXAMPLE_LAUNCHER.replace("import torch\n", "import torch\n" + top, 1))
+    metas, _ = read_launches(path, "softmax")
+    assert metas[0]["grid"] == ["n_rows"] and not marker.exists()
+    for bad, what in [("def softmax(x, n=open(%r, 'w')):" % str(marker), "would run"),
+                      ("@functools.lru_cache\ndef softmax(x):", "decorator"),
+                      ("def softmax(*x):", "named parameters")]:
+        hostile = write(tmp_path, "hostile", EXAMPLE_LAUNCHER.replace("def softmax(x):", bad))
+        with pytest.raises(LauncherError, match=what):
+            read_launches(hostile, "softmax")
+    tuned = EXAMPLE_LAUNCHER.replace("@triton.jit", "@triton.autotune(configs=[], key=[], prune_configs_by={'f': open(%r)})\n@triton.jit" % str(marker))
+    with pytest.raises(LauncherError, match="would run"):
+        read_launches(write(tmp_path, "tuned", tuned), "softmax")
+    assert not marker.exists()
+
+
+def test_the_file_cannot_choose_the_exit_code_on_the_launcher_path(tmp_path, capsys):
+    "A kernel file that calls sys.exit(0) at its top level, with a planted bug: litmus check --entry still exits 1."
+    bad = EXAMPLE_LAUNCHER.replace("import torch\n", "import torch\nimport sys\nsys.exit(0)\n", 1)
+    bad = bad.replace("row_minus_max = row - tl.max(row, axis=0)", "row_minus_max = row")
+    path = write(tmp_path, "bad_softmax", bad)
+    code = main(["check", str(path), "--entry", "softmax", "--ref", "torch.softmax(x, dim=-1)", "--shape", "x: [M, N]",
+                 "--dims", "M=4,N=300", "--domain", "x in [-1000, 1000]", "--quick", "--json"])
+    assert code == 1 and json.loads(capsys.readouterr().out)["verdict"] == "REJECT"
+
+
+# ---- what it cannot read is a usage error naming the construct and the line ----
+
+@pytest.mark.parametrize("old,new,missing", [
+    ("softmax_kernel[(n_rows,)]", "softmax_kernel[(int(x.sum().item()),)]", "grid"),
+    ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    while n_rows > 1:\n        n_rows = n_rows // 2\n", "while"),
+    ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    if n_rows > 64:\n        softmax_kernel[(1,)](y, x, 0, 0, n_cols, BLOCK_SIZE=BLOCK_SIZE)\n", "condition"),
+    ("x.stride(0), y.stride(0)", "x.stride(0), numpy.float32(2)", "args"),
+])
+def test_unreadable_launchers_are_usage_errors(tmp_path, capsys, old, new, missing):
+    path = write(tmp_path, "softmax", EXAMPLE_LAUNCHER.replace(old, new))
+    assert main(["init", str(path), "--entry", "softmax"]) == 3
+    err = capsys.readouterr().err
+    assert "line " in err and missing in err and "LITMUS literal" in err
+
+
+def test_a_literal_fills_what_the_launcher_leaves_unreadable(tmp_path):
+    "The grid the launcher computes from the data comes from a LITMUS literal holding just that; nothing else changes."
+    text = EXAMPLE_LAUNCHER.replace("softmax_kernel[(n_rows,)]", "softmax_kernel[(int(x.sum().item()),)]")
+    path = write(tmp_path, "softmax", text + '\nLITMUS = {"grid": ["n_rows"]}\n')
+    metas, _ = read_launches(path, "softmax", literal={"grid": ["n_rows"]})
+    plain, _ = read_launches(write(tmp_path, "plain", EXAMPLE_LAUNCHER), "softmax")
+    assert metas[0]["args"] == plain[0]["args"] and metas[0]["grid"] == ["n_rows"]
+
+
+# ---- roles come from what the kernel does ----
+
+ROLES = HEAD + '''
+
+@triton.jit
+def k(a_ptr, b_ptr, c_ptr, d_ptr, e_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(a_ptr + offs, mask=m)
+    tl.store(b_ptr + offs, x, mask=m)
+    tl.store(c_ptr + offs, tl.load(c_ptr + offs, mask=m) + x, mask=m)
+    tl.atomic_add(d_ptr, tl.sum(x, axis=0))
+    tl.atomic_add(e_ptr, tl.sum(x, axis=0))
+
+
+def run(a, b, c):
+    total = torch.zeros(1, dtype=torch.float32)
+    garbage = torch.empty(1, dtype=torch.float32)
+    n = a.numel()
+    k[(triton.cdiv(n, 128),)](a, b, c, total, garbage, n, BLOCK=128)
+    return total
+'''
+
+def test_roles_follow_the_kernel(tmp_path):
+    metas, _ = read_launches(write(tmp_path, "roles", ROLES), "run")
+    roles = {a["name"]: a["role"] for a in metas[0]["args"] if a["kind"] == "tensor"}
+    inout = "inout" if "inout" in corpus.ROLES else None
+    assert roles == {"a_ptr": "in", "b_ptr": "out", "c_ptr": inout or roles["c_ptr"], "d_ptr": "acc", "e_ptr": "out"}
+
+
+# ---- autotune configs, several launches ----
+
+TUNED = ADD.replace("@triton.jit", '@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 128}), '
+                    'triton.Config({"BLOCK_SIZE": 512}, num_warps=8)], key=["n_elements"])\n@triton.jit', 1).replace(", BLOCK_SIZE=256)", ")")
+
+def test_every_autotune_config_is_a_launch_the_check_covers(tmp_path):
+    path = write(tmp_path, "tuned", TUNED)
+    metas, _ = read_launches(path, "add", dims={"n_elements": 1000})
+    assert [m["config"] for m in metas] == [{"BLOCK_SIZE": 128}, {"BLOCK_SIZE": 512}]
+    assert [corpus.resolve(kernel_from(path, m)).grid for m in metas] == [(8,), (2,)]
+    r = check_entry(path, "add", None, dims="n_elements=1000", quick=True)       # static: safety of each config
+    assert [x.split("[")[-1] for x in r.checked] == ["BLOCK_SIZE=128]", "BLOCK_SIZE=512]"] and len(r.results) == 2
+    assert "BLOCK_SIZE=512" in str(r)
+
+
+TWO_PASS = HEAD + '''
+
+@triton.jit
+def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+@triton.jit
+def shift(y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(z_ptr + offs, tl.load(y_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+def two_pass(x):
+    y = torch.empty_like(x)
+    z = torch.empty_like(x)
+    n = x.numel()
+    scale[(triton.cdiv(n, 64),)](x, y, n, BLOCK=64)
+    shift[(triton.cdiv(n, 64),)](y, z, n, BLOCK=64)
+    return z
+'''
+
+def test_several_launches_each_found_by_the_launch_that_names_it(tmp_path):
+    path = write(tmp_path, "two_pass", TWO_PASS)
+    assert launchers(path) == ["two_pass"]
+    metas, _ = read_launches(path, "two_pass")
+    assert [m["kernel"] for m in metas] == ["scale", "shift"]
+    assert metas[1]["args"][0]["from"].startswith("empty at line") and metas[1]["args"][0]["role"] == "in"
+
+
+def test_init_prints_a_literal_that_loads_as_the_same_launch(tmp_path):
+    "The printed literal, kept in the file, is read by chapter 06's loader into the launch the reader derived."
+    path = write(tmp_path, "softmax", EXAMPLE_LAUNCHER)
+    metas, notes = read_launches(path, "softmax", parse_shapes("x: [M, N] float16"), {"M": 8, "N": 1000})
+    text = literal_text(metas, notes)
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    kept = write(tmp_path, "softmax_kernel", EXAMPLE_LAUNCHER + "\n" + body + "\n")
+    loaded = corpus.resolve(corpus.load(kept))
+    derived = corpus.resolve(kernel_from(path, metas[0]))
+    assert loaded.grid == derived.grid == (8,)
+    assert {k: v for k, v in loaded.values.items() if not hasattr(v, "shape")} == \
+           {k: v for k, v in derived.values.items() if not hasattr(v, "shape")}
+    assert [(t.name, t.dtype, t.shape, t.role) for t in loaded.tensors] == [(t.name, t.dtype, t.shape, t.role) for t in derived.tensors]
+
+
+def test_a_torch_reference_is_a_spec_only_where_it_agrees():
+    assert infer_spec("torch.softmax(x, dim=-1)", {"x": "input_ptr"}) == "softmax(input_ptr)"
+    assert infer_spec("torch.relu(a @ b)", {"a": "a_ptr", "b": "b_ptr"}) == "max(matmul(a_ptr, b_ptr), 0.0)"
+    assert infer_spec("torch.cumsum(x, dim=0)", {"x": "x"}) is None and infer_spec("x.numpy()", {"x": "x"}) is None
+
+
+# ---- acceptance: the real-kernel suite's upstream kernels, launcher vs literal ----
+
+REFS = {'fg_addmm': ('mat1 @ mat2 + bias', ''), 'fg_argmax': ('torch.argmax(inp, dim=-1).double()', 'dim=-1'),
+        'fg_dot': ('(x * y).sum()', ''), 'fg_index_select': ('torch.index_select(inp, 1, index.long())', 'dim=1'),
+        'fg_l2norm': ('torch.linalg.vector_norm(x, dim=-1)', 'dim=-1'), 'fg_mean_dim': ('inp.mean(dim=-1)', 'dim=-1'),
+        'fg_softmax': ('torch.softmax(self, dim=-1)', 'dim=-1'), 'fg_transpose': ('inp.T', ''),
+        'fg_vdot': ('(input * other).sum()', ''), 'liger_cross_entropy': ('F.cross_entropy(_input, target.long())', ''),
+        'liger_dyt': ('torch.tanh(alpha * x) * gamma + beta', ''), 'liger_geglu': ('F.gelu(a, approximate="tanh") * b', ''),
+        'liger_layernorm': ('F.layer_norm(X, (X.shape[-1],), W, B, eps)', 'eps=1e-5'),
+        'liger_rmsnorm': ('X * torch.rsqrt((X * X).mean(-1, keepdim=True) + eps) * W', 'eps=1e-6'),
+        'liger_softmax': ('torch.softmax(x, dim=-1)', ''), 'liger_swiglu': ('F.silu(a) * b', '')}
+
+
+def launcher_and_literal_verdicts(case: str) -> tuple[str, str]:
+    """(the verdict from the unmodified launcher, with --entry, a torch reference and the --shape/--dims/--domain a user
+    would give to name the literal's sizes; the verdict from the file's hand-written literal). ERROR: refused."""
+    from litmus.check import check
+    from litmus.launcher import _file_literal, _parse_sizes
+    path = sorted((REAL / case).glob("*.py"))[0]
+    literal = _file_literal(path)
+    ref, extra = next(v for k, v in sorted(REFS.items(), key=lambda kv: -len(kv[0])) if case.startswith(k))
+    extra = _parse_sizes(extra)
+    out = []
+    try:
+        entry = launchers(path)[0]
+        metas, _ = read_launches(path, entry, None, extra, literal)
+        by_name = {a["name"]: a for a in literal["args"]}
+        shapes = {a["from"]: (by_name[a["name"]]["shape"], by_name[a["name"]]["dtype"]) for m in metas for a in m["args"]
+                  if a["kind"] == "tensor" and " " not in a.get("from", " ") and a["from"] != "LITMUS" and a["name"] in by_name}
+        out.append(check_entry(path, entry, ref, shapes, {**literal["dims"], **extra}, literal.get("domain"), quick=True).verdict)
+    except ValueError:
+        out.append("ERROR")
+    try:
+        out.append(check(path, quick=True).verdict)
+    except ValueError:
+        out.append("ERROR")
+    return tuple(out)
+
+
+def upstream_cases():
+    return sorted(p.name for p in REAL.iterdir() if p.is_dir() and p.name.startswith(("fg_", "liger_")))
+
+
+@pytest.mark.parametrize("case", ["liger_softmax", "liger_softmax_nomaxsub", "fg_dot", "fg_dot_mask"])
+def test_upstream_kernels_get_their_literals_verdict_short(case):
+    launcher, literal = launcher_and_literal_verdicts(case)
+    assert launcher == literal != "ERROR"
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("case", upstream_cases() if REAL.is_dir() else [])
+def test_upstream_kernels_get_their_literals_verdict(case):
+    launcher, literal = launcher_and_literal_verdicts(case)
+    assert launcher == literal
