@@ -1154,6 +1154,8 @@ def _arg(self: Reader, param, value, uses, call) -> dict:
         a["from"] = root.param if root.param else f"{root.alloc} at line {root.line}"
         return a
     kind = "constexpr" if _is_constexpr(param) else "scalar"
+    if kind == "constexpr" and isinstance(value, (bool, str)) and "inout" in corpus.ROLES:
+        return {"name": param.arg, "kind": kind, "value": value if isinstance(value, bool) else json.dumps(value)}
     if isinstance(value, bool):
         value = int(value)
     if is_size(value) or (isinstance(value, float) and math.isfinite(value)):

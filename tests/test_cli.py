@@ -1,9 +1,10 @@
-"""The `litmus` command line (chapter 12), run as a subprocess the way a user and CI run it: exit codes 0/1/2/3,
---json, the documented example, `run`, `support`, and a kernel file that tries to choose the exit code."""
+"""The `litmus` command line (chapter 15), run as a subprocess the way a user and CI run it: exit codes 0/1/2/3,
+--json, the documented examples (the launcher form and the literal form), `init`, `run`, `support`, and a kernel file
+that tries to choose the exit code."""
 import contextlib, io, json, os, subprocess, sys, tomllib
 from pathlib import Path
 import pytest
-from litmus.cli import EXAMPLE_KERNEL, main
+from litmus.cli import EXAMPLE_KERNEL, EXAMPLE_LAUNCHER, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,3 +103,33 @@ def test_the_kernel_file_cannot_choose_the_exit_code(tmp_path):
     code, out, err = litmus("check", path, "--quick")
     assert code == 3 and "line 17" in err, (code, out, err)       # refused by the loader: an error, never exit 0
     assert main(["check", str(path), "--quick"]) == 3            # in-process too: the verifier survives and decides
+
+
+SHIPPED = ["--ref", "torch.softmax(x, dim=-1)", "--shape", "x: [M, N] float32", "--dims", "M=4,N=300",
+           "--domain", "x in [-1000, 1000]", "--quick", "--json"]
+
+
+def test_documented_launcher_example_is_checked_as_shipped(tmp_path):
+    "The tutorial's softmax with its launcher: ACCEPT with a certified bound; without its max shift: REJECT."
+    good = tmp_path / "tutorial_softmax.py"
+    good.write_text(EXAMPLE_LAUNCHER)
+    code, out, err = litmus("check", good, *SHIPPED)          # one launcher in the file: no --entry needed
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == "ACCEPT" and data["launches"][0]["certified"], err[-2000:]
+    bad = tmp_path / "tutorial_softmax_bad.py"
+    bad.write_text(EXAMPLE_LAUNCHER.replace("row_minus_max = row - tl.max(row, axis=0)", "row_minus_max = row"))
+    with contextlib.redirect_stdout(io.StringIO()) as shown:
+        assert main(["check", str(bad), "--entry", "softmax", *SHIPPED]) == 1
+    assert json.loads(shown.getvalue())["launches"][0]["falsification"]["counterexample"]["kind"] == "numeric"
+
+
+def test_init_prints_the_derived_launch_and_refuses_what_it_cannot_read(tmp_path, capsys):
+    path = tmp_path / "tutorial_softmax.py"
+    path.write_text(EXAMPLE_LAUNCHER)
+    assert main(["init", str(path), "--entry", "softmax"]) == 0
+    printed = capsys.readouterr().out
+    assert '"grid": ["n_rows"]' in printed and '"value": "next_pow2(n_cols)"' in printed and '"role": "out"' in printed
+    assert main(["init", str(path), "--entry", "nope"]) == 3
+    assert "no launcher named 'nope'" in capsys.readouterr().err
+    assert main(["check", str(path), "--entry", "softmax", "--shape", "x: M, N"]) == 3
+    assert "should read like" in capsys.readouterr().err

@@ -283,3 +283,13 @@ def test_upstream_kernels_get_their_literals_verdict_short(case):
 def test_upstream_kernels_get_their_literals_verdict(case):
     launcher, literal = launcher_and_literal_verdicts(case)
     assert launcher == literal
+
+
+def test_flag_and_string_constexprs_are_described_as_chapter_06_reads_them(tmp_path):
+    text = ADD.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr, EVEN: tl.constexpr, ACT: tl.constexpr):")
+    text = text.replace("BLOCK_SIZE=256)", 'BLOCK_SIZE=256, EVEN=n_elements % 256 == 0 if False else True, ACT="relu")')
+    path = write(tmp_path, "flags", text)
+    metas, _ = read_launches(path, "add", dims={"n_elements": 1000})
+    values = {a["name"]: a["value"] for a in metas[0]["args"] if a["kind"] == "constexpr"}
+    assert values == {"BLOCK_SIZE": 256, "EVEN": True, "ACT": '"relu"'}
+    assert corpus.resolve(kernel_from(path, metas[0])).values["ACT"] == "relu"
