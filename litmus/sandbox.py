@@ -12,7 +12,7 @@ from litmus.spec import DTYPES as DTYPE_FACTS
 
 # %% auto #0
 __all__ = ['PR_SET_PDEATHSIG', 'PR_SET_NO_NEW_PRIVS', 'PR_SET_KEEPCAPS', 'CLONE_NEWNET', 'BOX_UID_BASE', 'BOX_UID_RANGE',
-           'CAP_DAC_READ_SEARCH', 'Limits', 'Boxed', 'kill_tree', 'Box', 'boxed', 'box_call']
+           'CAP_DAC_READ_SEARCH', 'Limits', 'Boxed', 'kill_tree', 'Box', 'boxed', 'box_call', 'exchange']
 
 # %% ../nbs/litmus/04_sandbox.ipynb #bfe18f9b
 @dataclass(frozen=True)
@@ -35,11 +35,11 @@ class Boxed:
     seconds: float = 0.0
 
 # %% ../nbs/litmus/04_sandbox.ipynb #0abf666f
-_MAGIC, _FRAME = b"LTMS", struct.Struct("<4s16sQQ")
+_MAGIC, _FRAME = b"LTMS", struct.Struct("<4s16sQQQ")      # magic, token, request id, header and data bytes
 _ARRAY_DTYPES = {**{name: row.dtype for name, row in DTYPE_FACTS.items()}, "bool": np.dtype(np.bool_)}
 
-def _encode(token: bytes, value: dict) -> bytes:
-    "One answer frame: JSON with arrays replaced by references into the raw bytes that follow."
+def _encode(token: bytes, value: dict, request: int = 0) -> bytes:
+    "One answer frame (to request id `request`): JSON with arrays replaced by references into the raw bytes that follow."
     chunks: list = []
     def enc(v):
         if isinstance(v, (np.ndarray, np.generic)):
@@ -56,7 +56,7 @@ def _encode(token: bytes, value: dict) -> bytes:
         return v
     header = json.dumps(enc(value)).encode()
     data = b"".join(chunks)
-    return _FRAME.pack(_MAGIC, token, len(header), len(data)) + header + data
+    return _FRAME.pack(_MAGIC, token, request, len(header), len(data)) + header + data
 
 # %% ../nbs/litmus/04_sandbox.ipynb #7d008d19
 def _decode(header: bytes, data: bytes):
@@ -236,9 +236,9 @@ def _write_all(fd: int, data: bytes):
 
 # %% ../nbs/litmus/04_sandbox.ipynb #3ce299f7
 def _serve(fn, items, request_fd: int, answer_fd: int, token: bytes, limits: Limits, cpu: int):
-    "Answer requests until EOF: each is an index into `items` (known from the fork) or a pickled item."
+    "Answer requests until EOF: each is its id and an index into `items` (known from the fork) or a pickled item."
     while True:
-        size = struct.unpack("<Q", _read_exact(request_fd, 8))[0]
+        request_id, size = struct.unpack("<QQ", _read_exact(request_fd, 16))
         request = pickle.loads(_read_exact(request_fd, size))
         item = items[request] if isinstance(request, int) else request[0]
         used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
@@ -249,9 +249,9 @@ def _serve(fn, items, request_fd: int, answer_fd: int, token: bytes, limits: Lim
         except BaseException as e:
             answer = {"ok": False, "error": f"{type(e).__name__}: {str(e)[:2000]}"}
         try:
-            frame = _encode(token, answer)
+            frame = _encode(token, answer, request_id)
         except Exception as e:
-            frame = _encode(token, {"ok": False, "error": f"unencodable answer: {type(e).__name__}: {e}"})
+            frame = _encode(token, {"ok": False, "error": f"unencodable answer: {type(e).__name__}: {e}"}, request_id)
         _write_all(answer_fd, frame)
 
 # %% ../nbs/litmus/04_sandbox.ipynb #68996035
@@ -323,12 +323,14 @@ def kill_tree(pid: int, uid: int | None = None, reaped: bool = False, rounds: in
 
 # %% ../nbs/litmus/04_sandbox.ipynb #14e2fa3a
 class Box:
-    "A forked, isolated child that answers `fn(item)` one item at a time (`box(item)` -> Boxed); `close()` kills its tree."
+    """A forked, isolated child that answers `fn(item)` one item at a time (`box(item)` -> Boxed, or `send` then `receive`
+    by request id); `close()` kills its tree."""
     def __init__(self, fn, limits: Limits | None = None, items=None):
         if not callable(fn):
             raise TypeError(f"Box: fn must be callable, got {type(fn).__name__}")
         self.fn, self.limits, self.items = fn, limits or Limits(), items
         self.pid, self.isolation, self.starts = None, [], 0
+        self.last_id, self._sent, self._done = 0, {}, {}     # ids are never reused, across restarts too
 
     def _start(self):
         req_read, self._req = os.pipe()
@@ -343,10 +345,11 @@ class Box:
             _child(self.fn, self.items, req_read, ans_write, self.token, self.limits, self.folder, self.uid, count)
         os.close(req_read)
         os.close(ans_write)
+        os.set_blocking(self._req, False)     # a child that stops reading cannot hold the parent past its deadline
         self._buffer = bytearray()
-        hello = self._answer(time.monotonic(), self.limits.timeout)
-        if not hello.ok:
-            raise OSError(f"the box did not start: {hello.error}")
+        request, hello = self._frame(time.monotonic(), self.limits.timeout)
+        if not hello.ok or request != 0:
+            raise OSError(f"the box did not start: {hello.error or 'its first frame was not the isolation report'}")
         self.isolation = list(hello.value.get("isolation") or []) if isinstance(hello.value, dict) else []
 
 # %% ../nbs/litmus/04_sandbox.ipynb #2299025c
@@ -364,7 +367,7 @@ def _frame_size(buffer, token: bytes, limit: int):
     "(total bytes of the first frame, None) once its header is in, or (None, why it is refused); (None, None) to wait."
     if len(buffer) < _FRAME.size:
         return None, None
-    magic, got, n_header, n_data = _FRAME.unpack_from(buffer)
+    magic, got, _, n_header, n_data = _FRAME.unpack_from(buffer)
     if magic != _MAGIC or got != token:
         return None, "the boxed child sent a frame without its token (forged or corrupt)"
     if n_header + n_data > limit:
@@ -373,11 +376,12 @@ def _frame_size(buffer, token: bytes, limit: int):
 
 # %% ../nbs/litmus/04_sandbox.ipynb #a4b3077a
 @patch
-def _answer(self: Box, clock: float, timeout: float) -> Boxed:
-    "Read one frame from the child, or fail (and stop the child) on a timeout, its death or a malformed frame."
+def _frame(self: Box, clock: float, timeout: float) -> tuple:
+    """(request id, Boxed) for the child's next frame, or (None, why not) after stopping the child on a timeout, its death
+    or a malformed frame."""
     def fail(message, timed_out=False):
         self.stop()
-        return Boxed(False, error=message, timed_out=timed_out, seconds=time.monotonic() - clock)
+        return None, Boxed(False, error=message, timed_out=timed_out, seconds=time.monotonic() - clock)
     poller = select.poll()
     poller.register(self._ans, select.POLLIN | select.POLLHUP | select.POLLERR)
     while True:
@@ -385,7 +389,7 @@ def _answer(self: Box, clock: float, timeout: float) -> Boxed:
         if refused:
             return fail(refused)
         if total is not None and len(self._buffer) >= total:
-            n_header = _FRAME.unpack_from(self._buffer)[2]
+            request, n_header = _FRAME.unpack_from(self._buffer)[2:4]
             header, data = bytes(self._buffer[_FRAME.size:_FRAME.size + n_header]), bytes(self._buffer[_FRAME.size + n_header:total])
             del self._buffer[:total]
             try:
@@ -395,7 +399,7 @@ def _answer(self: Box, clock: float, timeout: float) -> Boxed:
             if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool):
                 return fail("the boxed child's answer has no 'ok' flag")
             error = None if answer["ok"] else str(answer.get("error"))[:2000]
-            return Boxed(answer["ok"], answer.get("value"), error, seconds=time.monotonic() - clock)
+            return request, Boxed(answer["ok"], answer.get("value"), error, seconds=time.monotonic() - clock)
         left = timeout - (time.monotonic() - clock)
         if left <= 0:
             return fail(f"no answer within {timeout:g} s: the boxed child was killed", True)
@@ -410,20 +414,68 @@ def _answer(self: Box, clock: float, timeout: float) -> Boxed:
 
 # %% ../nbs/litmus/04_sandbox.ipynb #e2cf86c8
 @patch
-def call(self: Box, item, by_index: bool = False) -> Boxed:
-    "`fn(item)` in the child (a fresh one if the last died). `by_index`: `item` indexes the `items` the child was forked with."
-    clock = time.monotonic()
+def send(self: Box, item, by_index: bool = False) -> int:
+    """Send `fn(item)` to the child (a fresh one if the last died) and return its request id without waiting for the
+    answer. One request is out at a time: send the next after receiving this one. `by_index`: `item` indexes `items`."""
+    if self._sent:
+        raise RuntimeError(f"request {next(iter(self._sent))} to this box is not received yet; receive it before sending another")
+    clock, self.last_id = time.monotonic(), self.last_id + 1
+    request = self.last_id
     if self.pid is None:
         try:
             self._start()
         except OSError as e:
-            return Boxed(False, error=str(e), seconds=time.monotonic() - clock)
+            self._done[request] = Boxed(False, error=str(e), seconds=time.monotonic() - clock)
+            return request
     payload = pickle.dumps(item if by_index else (item,), protocol=5)
-    try:
-        _write_all(self._req, struct.pack("<Q", len(payload)) + payload)
-    except (BrokenPipeError, OSError):
-        pass                                  # the child died; reading says how
-    return self._answer(clock, self.limits.timeout)
+    self._sent[request] = clock
+    self._push(struct.pack("<QQ", request, len(payload)) + payload, clock)
+    return request
+
+# %% ../nbs/litmus/04_sandbox.ipynb #7c1d0e01
+@patch
+def _push(self: Box, data: bytes, clock: float):
+    "Write a request to the child before its deadline; a child that stops reading fails the request (and is stopped)."
+    view, poller = memoryview(data), select.poll()
+    poller.register(self._req, select.POLLOUT | select.POLLERR)
+    while view:
+        try:
+            view = view[os.write(self._req, view):]
+            continue
+        except BlockingIOError:
+            pass
+        except OSError:
+            return                                   # the child died: receiving says how
+        left = self.limits.timeout - (time.monotonic() - clock)
+        if left <= 0:
+            request = next(iter(self._sent))
+            self._sent.clear()
+            self.stop()
+            self._done[request] = Boxed(False, error=f"the boxed child took no request within {self.limits.timeout:g} s: it was killed",
+                                        timed_out=True, seconds=time.monotonic() - clock)
+            return
+        poller.poll(int(min(left, 1.0) * 1000) + 1)
+
+# %% ../nbs/litmus/04_sandbox.ipynb #7c1d0e02
+@patch
+def receive(self: Box, request: int) -> Boxed:
+    "The answer to `request` (an id `send` returned), under its wall-clock limit; a frame for any other id is refused."
+    if request in self._done:
+        return self._done.pop(request)
+    if request not in self._sent:
+        raise ValueError(f"request {request} was not sent to this box, or its answer was already received")
+    got, outcome = self._frame(self._sent[request], self.limits.timeout)
+    self._sent.pop(request)
+    if got is not None and got != request:
+        self.stop()
+        return Boxed(False, error=f"the boxed child answered request {got} when request {request} was due (forged or out of order)",
+                     seconds=outcome.seconds)
+    return outcome
+
+@patch
+def call(self: Box, item, by_index: bool = False) -> Boxed:
+    "`fn(item)` in the child (a fresh one if the last died). `by_index`: `item` indexes the `items` the child was forked with."
+    return self.receive(self.send(item, by_index))
 
 # %% ../nbs/litmus/04_sandbox.ipynb #200b4e2e
 @patch
@@ -462,3 +514,25 @@ def boxed(fn, items: list, limits: Limits | None = None) -> list[Boxed]:
 def box_call(fn, item, limits: Limits | None = None) -> Boxed:
     "`fn(item)` in one boxed child."
     return boxed(fn, [item], limits)[0]
+
+# %% ../nbs/litmus/04_sandbox.ipynb #7c1d0e06
+def exchange(calls) -> list[Boxed]:
+    """`[box.call(item) for box, item in calls]`, overlapped: every box gets its first request before any answer is read.
+    Answers come back in the order of `calls`, each matched by its request id."""
+    calls = list(calls)
+    queues, sent, out = {}, {}, [None] * len(calls)
+    for i, (box, _) in enumerate(calls):
+        if not isinstance(box, Box):
+            raise TypeError(f"exchange: calls[{i}] must be (Box, item), got {type(box).__name__}")
+        queues.setdefault(id(box), []).append(i)
+    for queue in queues.values():
+        first = queue.pop(0)
+        sent[first] = calls[first][0].send(calls[first][1])
+    while sent:
+        i = min(sent)
+        box = calls[i][0]
+        out[i] = box.receive(sent.pop(i))
+        if queues[id(box)]:
+            j = queues[id(box)].pop(0)
+            sent[j] = box.send(calls[j][1])
+    return out

@@ -121,8 +121,8 @@ def test_flooding_stdout_or_the_answer_pipe(tmp_path, capfd):
 def test_a_trickle_does_not_reset_the_watchdog(tmp_path):
     "A child that keeps writing (a valid-looking frame, one byte a tenth of a second) is cut at its wall clock."
     def trickle(_):
-        token = sys._getframe(1).f_locals["token"]
-        frame = struct.pack("<4s16sQQ", b"LTMS", token, 1000, 0)
+        serving = sys._getframe(1).f_locals
+        frame = struct.pack("<4s16sQQQ", b"LTMS", serving["token"], serving["request_id"], 1000, 0)
         for byte in frame + b" " * 1000:
             os.write(3, bytes([byte])); time.sleep(0.1)
         return {}
@@ -133,9 +133,9 @@ def test_a_trickle_does_not_reset_the_watchdog(tmp_path):
 
 def test_forged_answers_are_errors(tmp_path):
     "A forged frame and a lying one, sent by boxed functions (a kernel file cannot even import os: the loader refuses it)."
-    refused(tmp_path, "forged", "import os\nos.write(3, b'LTMS' + bytes(16) + bytes(16))\nos._exit(0)\n")
+    refused(tmp_path, "forged", "import os\nos.write(3, b'LTMS' + bytes(16) + bytes(24))\nos._exit(0)\n")
     def forge(_):
-        os.write(3, b"LTMS" + bytes(16) + bytes(16)); os._exit(0)
+        os.write(3, b"LTMS" + bytes(16) + bytes(24)); os._exit(0)
     (r1,) = corpus.boxed(forge, [None], FAST)
     assert not r1.ok and "token" in r1.error
     t = tmp_path / "lying.py"
@@ -143,14 +143,14 @@ def test_forged_answers_are_errors(tmp_path):
     lying_body = ("import os, sys, json, struct\nf = sys._getframe()\n"
                   "while 'token' not in f.f_locals:\n    f = f.f_back\n"
                   "h = json.dumps({'ok': True, 'value': {'outputs': {'out_ptr': [1.0]}}}).encode()\n"
-                  "os.write(3, struct.pack('<4s16sQQ', b'LTMS', f.f_locals['token'], len(h), 0) + h)\nos._exit(0)\n")
+                  "os.write(3, struct.pack('<4s16sQQQ', b'LTMS', f.f_locals['token'], f.f_locals['request_id'], len(h), 0) + h)\nos._exit(0)\n")
     refused(tmp_path, "lying", lying_body)
     def lie(_):
         import json
         f = sys._getframe()
         while "token" not in f.f_locals: f = f.f_back
         h = json.dumps({"ok": True, "value": {"outputs": {"out_ptr": [1.0]}}}).encode()
-        os.write(3, struct.pack("<4s16sQQ", b"LTMS", f.f_locals["token"], len(h), 0) + h); os._exit(0)
+        os.write(3, struct.pack("<4s16sQQQ", b"LTMS", f.f_locals["token"], f.f_locals["request_id"], len(h), 0) + h); os._exit(0)
     (lied,) = corpus.boxed(lie, [None], FAST)
     run = simulate._checked_run(corpus.get("vadd"), None, lied, "model")       # what a caller does with the answer
     assert lied.ok and run.failed and "malformed result" in run.error
