@@ -6,13 +6,16 @@
 from __future__ import annotations
 import __future__
 import ast, builtins, copy, importlib, weakref
+from dataclasses import dataclass, field
 from pathlib import Path
+from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['MAX_SOURCE_BYTES', 'MAX_AST_DEPTH', 'SAFE_BUILTINS', 'TRITON_ATTRS', 'KernelFileError', 'parse_kernel_source',
-           'read_source', 'dotted_name', 'module_bindings', 'is_jit_decorator', 'trusted_roots', 'literal_value',
-           'definition_code', 'body_code', 'module_literals', 'global_reads', 'kernel_function', 'launch_literal',
-           'build_namespace', 'function_from']
+__all__ = ['MAX_SOURCE_BYTES', 'MAX_AST_DEPTH', 'MAX_CONFIGS', 'MAX_STATIC_STEPS', 'SAFE_BUILTINS', 'TRITON_ATTRS',
+           'KernelFileError', 'parse_kernel_source', 'read_source', 'dotted_name', 'module_bindings',
+           'is_jit_decorator', 'trusted_roots', 'literal_value', 'definition_code', 'decorator_kind', 'Config',
+           'evaluate_static', 'Decorations', 'read_decorations', 'body_code', 'module_literals', 'global_reads',
+           'kernel_function', 'kernel_decorations', 'launch_literal', 'build_namespace', 'function_from']
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #1f8f37d1
 class KernelFileError(ValueError):
@@ -62,6 +65,9 @@ def read_source(path, max_bytes: int = MAX_SOURCE_BYTES) -> tuple[str, ast.Modul
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #f2e04ad0
 _CANONICAL = {'tl': {'triton.language'}, 'triton': {'triton'}, 'jit': {'triton.jit'},
+              'autotune': {'triton.autotune', 'triton.runtime.autotune', 'triton.runtime.autotuner.autotune'},
+              'heuristics': {'triton.heuristics', 'triton.runtime.heuristics', 'triton.runtime.autotuner.heuristics'},
+              'Config': {'triton.Config', 'triton.runtime.Config', 'triton.runtime.autotuner.Config'},
               'libdevice': {f'triton.language.{p}libdevice' for p in ('extra.', 'extra.cuda.', 'extra.hip.', 'math.', '')}}
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #fa864a15
@@ -142,21 +148,11 @@ def _jit_functions(tree):
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #26eb4a05
 def definition_code(fn, roots, where):
-    "Refuse (KernelFileError naming the line) anything in `fn`'s `def` line that would run when the def runs."
+    """Refuse (KernelFileError naming the line) anything in `fn`'s `def` line that would run when the def runs: defaults
+    and annotations here, decorators by `read_decorations` (later in this chapter)."""
     def refuse(node, what):
         raise KernelFileError(f"{where}: line {node.lineno}: {what} `{ast.unparse(node)[:60]}` of {fn.name} runs at "
                               "definition time; only literals (or tl.constexpr of a literal) are allowed")
-    if len(fn.decorator_list) != 1 or not is_jit_decorator(fn.decorator_list[0]):
-        d = next((d for d in fn.decorator_list if not is_jit_decorator(d)), fn.decorator_list[-1])
-        raise KernelFileError(f"{where}: line {d.lineno}: decorator @{ast.unparse(d)} on {fn.name}: only @triton.jit is "
-                              "analysed, exactly once (another decorator may replace the function)")
-    d = fn.decorator_list[0]
-    if isinstance(d, ast.Call):
-        for a in d.args:
-            refuse(a, "decorator argument")
-        for k in d.keywords:
-            if k.arg is None or not literal_value(k.value)[0]:
-                refuse(k.value, "decorator argument")
     a = fn.args
     for default in a.defaults + [x for x in a.kw_defaults if x is not None]:
         if not literal_value(default, roots)[0]:
@@ -167,6 +163,397 @@ def definition_code(fn, roots, where):
             name = dotted_name(e)
             if name is None or any(part.startswith('_') for part in name.split('.')):
                 refuse(e, "annotation")
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #ba0e89c3
+_DECORATORS = {'jit': ('triton.jit', 'jit'), 'autotune': ('triton.autotune', 'autotune'),
+               'heuristics': ('triton.heuristics', 'heuristics')}
+_CONFIG_CALLS = ('triton.Config', 'Config')
+
+def decorator_kind(d, roots=None):
+    """'jit', 'autotune' or 'heuristics' for a decorator litmus reads (bare or called), else None. With `roots`, the
+    name's root must be one this file binds by Triton's imports alone (`trusted_roots`)."""
+    name = dotted_name(d.func if isinstance(d, ast.Call) else d)
+    for kind, names in _DECORATORS.items():
+        if name in names and (roots is None or name.split('.')[0] in roots or kind == 'jit'):
+            return kind
+    return None
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #f4fed5d9
+@dataclass(frozen=True)
+class Config:
+    "One `triton.Config`: the constexpr values it assigns (`constexprs`) and its launch options (num_warps, ...)."
+    constexprs: dict
+    options: dict = field(default_factory=dict)
+    line: int = 0
+    def __repr__(self):
+        opts = ''.join(f", {k}={v!r}" for k, v in self.options.items())
+        return f"Config({self.constexprs}{opts})"
+
+MAX_CONFIGS, MAX_STATIC_STEPS = 4096, 100_000  # a config list litmus reads is bounded before it is built
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #00995ccd
+class _Static:
+    "Reads a decorator argument as a value without running it: each node kind has one rule; anything else is refused."
+    def __init__(self, tree, roots, where, what):
+        self.roots, self.where, self.what, self.steps = roots, where, what, 0
+        body = tree.body if tree is not None else []
+        self.module = {n: s.value for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                       for n in [getattr(s.targets[0], 'id', None)] if n}
+        self.defs = {s.name for s in body if isinstance(s, ast.FunctionDef)}
+        self.bound = {}
+        for name, node, _ in module_bindings(tree) if tree is not None else []:
+            self.bound[name] = self.bound.get(name, 0) + 1
+        self.reading, self.functions = set(), {}
+    def refuse(self, node, why):
+        raise KernelFileError(f"{self.where}: line {node.lineno}: `{ast.unparse(node)[:60]}` in {self.what}: {why}; "
+                              "litmus reads decorator arguments statically (literals, lists, dicts, range, comprehensions, "
+                              "triton.Config) and runs none of them")
+    def tick(self, node):
+        self.steps += 1
+        if self.steps > MAX_STATIC_STEPS:
+            self.refuse(node, f"more than {MAX_STATIC_STEPS} steps to read")
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #36a716b4
+@patch
+def value(self:_Static, node, env=None):
+    "The value `node` stands for, with comprehension variables in `env`."
+    env = env or {}
+    self.tick(node)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        out = []
+        for e in node.elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.iterable(e.value, env))
+            else:
+                out.append(self.value(e, env))
+        return out if isinstance(node, ast.List) else tuple(out)
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            self.refuse(node, "a `**` in a dict literal")
+        return {self.value(k, env): self.value(v, env) for k, v in zip(node.keys, node.values)}
+    if isinstance(node, ast.Name):
+        return self.name(node, env)
+    rule = {ast.BinOp: self.binop, ast.UnaryOp: self.unary, ast.Compare: self.compare, ast.BoolOp: self.boolop,
+            ast.IfExp: self.ifexp, ast.Call: self.call, ast.ListComp: self.listcomp}.get(type(node))
+    if rule is None:
+        self.refuse(node, f"{type(node).__name__} is not a form litmus reads")
+    return rule(node, env)
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #62637ce8
+@patch
+def name(self:_Static, node, env):
+    "A comprehension variable, or a module-level name bound once to a value this reader can read."
+    if node.id in env:
+        return env[node.id]
+    if node.id in ('True', 'False', 'None'):
+        return {'True': True, 'False': False, 'None': None}[node.id]
+    if self.bound.get(node.id) != 1 or node.id not in self.module or node.id in self.reading:
+        self.refuse(node, f"`{node.id}` is neither given ({', '.join(sorted(env)) or 'nothing'}) nor a module-level "
+                    "name bound once to a readable value")
+    self.reading.add(node.id)
+    try:
+        return self.value(self.module[node.id])
+    finally:
+        self.reading.discard(node.id)
+
+@patch
+def iterable(self:_Static, node, env):
+    v = self.value(node, env)
+    if not isinstance(v, (list, tuple, range, str, dict)):
+        self.refuse(node, f"iterates over a {type(v).__name__}")
+    return list(v)
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #c0616790
+_STATIC_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+                  ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b, ast.Pow: lambda a, b: a ** b,
+                  ast.Div: lambda a, b: a / b}
+_STATIC_CMPS = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+                ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+                ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+@patch
+def binop(self:_Static, node, env):
+    a, b = self.value(node.left, env), self.value(node.right, env)
+    op = _STATIC_BINOPS.get(type(node.op))
+    numbers = all(isinstance(x, (int, float)) for x in (a, b))
+    sequences = isinstance(a, (list, tuple)) and (isinstance(b, type(a)) or isinstance(b, int) and not isinstance(b, bool))
+    if op is None or not (numbers or sequences and type(node.op) in (ast.Add, ast.Mult)):
+        self.refuse(node, f"operator {type(node.op).__name__} on {type(a).__name__} and {type(b).__name__}")
+    if isinstance(node.op, ast.Pow) and not (isinstance(b, int) and 0 <= b <= 64 and abs(a) <= 2**16):
+        self.refuse(node, "a power outside 0..64 of a base up to 2**16")
+    if sequences and isinstance(b, int) and len(a) * b > MAX_CONFIGS:
+        self.refuse(node, f"a repeated list longer than {MAX_CONFIGS}")
+    try:
+        return op(a, b)
+    except (ZeroDivisionError, OverflowError) as e:
+        self.refuse(node, f"{type(e).__name__}")
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #be2fd773
+@patch
+def unary(self:_Static, node, env):
+    v = self.value(node.operand, env)
+    if isinstance(node.op, ast.Not):
+        return not v
+    if isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(v, (int, float)):
+        return -v if isinstance(node.op, ast.USub) else v
+    self.refuse(node, f"unary {type(node.op).__name__} on {type(v).__name__}")
+
+@patch
+def compare(self:_Static, node, env):
+    left = self.value(node.left, env)
+    for op, right_node in zip(node.ops, node.comparators):
+        right = self.value(right_node, env)
+        if type(op) not in _STATIC_CMPS:
+            self.refuse(node, f"comparison {type(op).__name__}")
+        if not _STATIC_CMPS[type(op)](left, right):
+            return False
+        left = right
+    return True
+
+@patch
+def boolop(self:_Static, node, env):
+    values = [self.value(v, env) for v in node.values]  # both sides are read: none of them runs anything
+    out = values[0]
+    for v in values[1:]:
+        out = (out and v) if isinstance(node.op, ast.And) else (out or v)
+    return out
+
+@patch
+def ifexp(self:_Static, node, env):
+    return self.value(node.body if self.value(node.test, env) else node.orelse, env)
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #75ae0892
+@patch
+def listcomp(self:_Static, node, env):
+    "`[e for x in xs if c ...]` over readable iterables, at most `MAX_CONFIGS` items."
+    out = []
+    def walk(gens, env):
+        if not gens:
+            out.append(self.value(node.elt, env))
+            if len(out) > MAX_CONFIGS:
+                self.refuse(node, f"more than {MAX_CONFIGS} items")
+            return
+        g = gens[0]
+        if g.is_async:
+            self.refuse(node, "an async comprehension")
+        for item in self.iterable(g.iter, env):
+            inner = dict(env)
+            self.bind(g.target, item, inner)
+            if all(self.value(c, inner) for c in g.ifs):
+                walk(gens[1:], inner)
+    walk(node.generators, env)
+    return out
+
+@patch
+def bind(self:_Static, target, item, env):
+    if isinstance(target, ast.Name):
+        env[target.id] = item
+    elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(item, (list, tuple)) and len(item) == len(target.elts):
+        for t, v in zip(target.elts, item):
+            self.bind(t, v, env)
+    else:
+        self.refuse(target, "a comprehension target that is not a name or a tuple of names")
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #afc2a692
+_CONFIG_OPTIONS = ('num_warps', 'num_stages', 'num_ctas', 'maxnreg', 'num_buffers_warp_spec', 'num_consumer_groups',
+                   'reg_dec_producer', 'reg_inc_consumer', 'ir_override', 'minRegAutoWS', 'maxRegAutoWS', 'pingpongAutoWS')
+
+@patch
+def call(self:_Static, node, env):
+    "`triton.Config(...)`, `range(...)`, `dict(k=v)`, `list(...)`, `tuple(...)`: the only calls read, none of them made."
+    name = dotted_name(node.func)
+    trusted = name is not None and (name.split('.')[0] in self.roots or name in ('range', 'dict', 'list', 'tuple'))
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        self.refuse(node, "a `*` or `**` argument")
+    args = [self.value(a, env) for a in node.args]
+    kw = {k.arg: self.value(k.value, env) for k in node.keywords}
+    if name in self.functions:
+        return self.functions[name](*args, **kw)
+    if trusted and name in _CONFIG_CALLS:
+        return self.config(node, args, kw)
+    if name == 'range' and not kw and 1 <= len(args) <= 3 and all(type(a) is int for a in args):
+        if len(range(*args)) > MAX_CONFIGS:
+            self.refuse(node, f"a range longer than {MAX_CONFIGS}")
+        return range(*args)
+    if name == 'dict' and not args:
+        return kw
+    if name in ('list', 'tuple') and len(args) == 1 and not kw and isinstance(args[0], (list, tuple, range, dict, str)):
+        return (list if name == 'list' else tuple)(args[0])
+    self.refuse(node, f"a call to `{name or ast.unparse(node.func)[:30]}`")
+
+@patch
+def config(self:_Static, node, args, kw):
+    constexprs = args[0] if args else kw.pop('kwargs', None)
+    if len(args) > 1 or not isinstance(constexprs, dict) or not all(isinstance(k, str) for k in constexprs):
+        self.refuse(node, "a triton.Config needs one dict of constexpr names to values, then keyword options")
+    for k, v in kw.items():
+        if k == 'pre_hook' and v is None:
+            continue
+        if k not in _CONFIG_OPTIONS or not isinstance(v, (int, str, type(None))):
+            self.refuse(node, f"triton.Config option {k}={v!r} (options: {', '.join(_CONFIG_OPTIONS)}, integers)")
+    return Config(dict(constexprs), {k: v for k, v in kw.items() if k != 'pre_hook'}, node.lineno)
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #54ea9af5
+_HEURISTIC_CALLS = {'triton.next_power_of_2': 'next_pow2', 'triton.cdiv': 'cdiv', 'min': 'min', 'max': 'max',
+                    'int': 'int', 'bool': 'bool'}
+
+@patch
+def heuristic(self:_Static, node, arg):
+    "A heuristic lambda's body as an expression of the launch language: `args['N']` becomes the name `N`."
+    self.tick(node)
+    def again(n):
+        return self.heuristic(n, arg)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+        return node
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == arg:
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and node.slice.value.isidentifier():
+            return ast.Name(node.slice.value, ast.Load())
+        self.refuse(node, "an argument is read as args['NAME']")
+    if isinstance(node, ast.Name) and node.id not in (arg,):
+        value = self.name(node, {})
+        if isinstance(value, (int, float, bool)):
+            return ast.Constant(value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _STATIC_BINOPS:
+        return ast.BinOp(again(node.left), node.op, again(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Not)):
+        return ast.UnaryOp(node.op, again(node.operand))
+    if isinstance(node, ast.Compare) and all(type(o) in _STATIC_CMPS and not isinstance(o, (ast.In, ast.NotIn)) for o in node.ops):
+        return ast.Compare(again(node.left), node.ops, [again(c) for c in node.comparators])
+    if isinstance(node, ast.BoolOp):
+        return ast.BoolOp(node.op, [again(v) for v in node.values])
+    if isinstance(node, ast.IfExp):
+        return ast.IfExp(again(node.test), again(node.body), again(node.orelse))
+    if isinstance(node, ast.Call) and not node.keywords:
+        name = dotted_name(node.func)
+        if name in _HEURISTIC_CALLS and (name.split('.')[0] in self.roots or '.' not in name):
+            return ast.Call(ast.Name(_HEURISTIC_CALLS[name], ast.Load()), [again(a) for a in node.args], [])
+        self.refuse(node, f"a heuristic calls `{name or ast.unparse(node.func)[:30]}` (it may read only "
+                    f"{', '.join(_HEURISTIC_CALLS)})")
+    self.refuse(node, "not an expression over args[...] that litmus reads")
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #ce33128a
+_LAUNCH_FUNCTIONS = {'next_pow2': lambda n: 1 if n <= 1 else 1 << (int(n) - 1).bit_length(),
+                     'cdiv': lambda a, b: -(-a // b), 'min': min, 'max': max, 'int': int, 'bool': bool}
+
+def evaluate_static(text, env):
+    """The value of a heuristic's expression (`Decorations.heuristics`) with the arguments' values in `env`, by this
+    reader's rules (Python's host arithmetic, as the heuristic would compute it), never by running the file's code."""
+    body = parse_kernel_source(text, 'a heuristic expression').body
+    if len(body) != 1 or not isinstance(body[0], ast.Expr):
+        raise KernelFileError(f"a heuristic expression is one expression, got {text[:60]!r}")
+    reader = _Static(None, frozenset(), 'a heuristic expression', f'the heuristic {text[:60]!r}')
+    reader.functions = _LAUNCH_FUNCTIONS
+    return reader.value(body[0].value, dict(env))
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #f215abd7
+@dataclass(frozen=True)
+class Decorations:
+    """What a jit function's decorators say, read statically. `order`: the decorator kinds, outermost first (the order
+    Triton applies them at a launch). `configs`: the autotune configs (each a launch to check). `heuristics`: constexpr
+    name -> expression over the arguments (`evaluate_static`), in the order Triton computes them. `autotune`: its
+    other arguments (a function is recorded by name, `('function', name)`, and never called). `jit`: jit's keywords."""
+    order: tuple = ('jit',)
+    configs: tuple = ()
+    key: tuple = ()
+    heuristics: dict = field(default_factory=dict)
+    heuristic_groups: tuple = ()  # the names each @triton.heuristics sets, outermost decorator first
+    autotune: dict = field(default_factory=dict)
+    jit: dict = field(default_factory=dict)
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #d761c7b8
+@patch
+def constexpr_sets(self:Decorations, args: dict) -> list:
+    """The constexpr values of each launch the decorators make from `args` (argument name -> value): one dict per
+    config (one in all without autotune), config values and heuristics applied outermost decorator first, as Triton does."""
+    sets = []
+    for config in self.configs or (None,):
+        env, out, groups = dict(args), {}, iter(self.heuristic_groups)
+        for kind in self.order:
+            if kind == 'autotune':
+                env.update(config.constexprs)
+                out.update(config.constexprs)
+            elif kind == 'heuristics':
+                for name in next(groups):
+                    env[name] = out[name] = evaluate_static(self.heuristics[name], env)
+        sets.append(out)
+    return sets
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #75d48a06
+def _function_name(reader, node):
+    "A hook or pruning function: the name of a module-level def, recorded and never called; None and literals as they are."
+    if isinstance(node, ast.Name) and node.id in reader.defs and reader.bound.get(node.id) == 1:
+        return ('function', node.id)
+    if isinstance(node, ast.Dict):
+        return {reader.value(k): _function_name(reader, v) for k, v in zip(node.keys, node.values) if k is not None}
+    return reader.value(node)
+
+_AUTOTUNE_ARGS = ('configs', 'key', 'prune_configs_by', 'reset_to_zero', 'restore_value', 'pre_hook', 'post_hook',
+                  'warmup', 'rep', 'use_cuda_graph', 'do_bench', 'cache_results')
+
+def _autotune(reader, d):
+    given = dict(zip(_AUTOTUNE_ARGS, d.args))
+    given.update({k.arg: k.value for k in d.keywords})
+    unknown = sorted(set(given) - set(_AUTOTUNE_ARGS)) + (['*args'] if len(d.args) > 2 else [])
+    if unknown or 'configs' not in given or 'key' not in given:
+        reader.refuse(d, f"@triton.autotune takes configs and key (and {', '.join(_AUTOTUNE_ARGS[2:])}); got {unknown or 'no configs or key'}")
+    configs = reader.value(given['configs'])
+    if not isinstance(configs, (list, tuple)) or not configs or not all(isinstance(c, Config) for c in configs):
+        reader.refuse(given['configs'], "configs must be a non-empty list of triton.Config")
+    key = reader.value(given['key'])
+    if not isinstance(key, (list, tuple)) or not all(isinstance(k, str) for k in key):
+        reader.refuse(given['key'], "key must be a list of argument names")
+    rest = {k: _function_name(reader, v) for k, v in given.items() if k not in ('configs', 'key')}
+    return tuple(configs), tuple(key), rest
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #8bc8fc20
+def _heuristics(reader, d):
+    values = d.args[0] if len(d.args) == 1 and not d.keywords else \
+        d.keywords[0].value if not d.args and len(d.keywords) == 1 and d.keywords[0].arg == 'values' else None
+    if not isinstance(values, ast.Dict) or any(k is None for k in values.keys):
+        reader.refuse(d, "@triton.heuristics takes one dict literal of constexpr name -> lambda args: expression")
+    out = {}
+    for k, lam in zip(values.keys, values.values):
+        name = reader.value(k)
+        a = getattr(lam, 'args', None)
+        if not isinstance(name, str) or not isinstance(lam, ast.Lambda) or len(a.args) != 1 or a.defaults or \
+                a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            reader.refuse(lam, "a heuristic is `\"NAME\": lambda args: expression`")
+        out[name] = ast.unparse(reader.heuristic(lam.body, a.args[0].arg))
+    return out
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #8255e933
+def read_decorations(tree, fn, roots, where) -> Decorations:
+    "`fn`'s decorators read where they stand, or KernelFileError naming the line; nothing in them runs."
+    kinds = [decorator_kind(d, roots) for d in fn.decorator_list]
+    for d, kind in zip(fn.decorator_list, kinds):
+        if kind is None:
+            raise KernelFileError(f"{where}: line {d.lineno}: decorator @{ast.unparse(d)[:60]} on {fn.name}: only "
+                                  "@triton.jit, @triton.autotune and @triton.heuristics are read (another decorator may "
+                                  "replace the function)")
+    if kinds.count('jit') != 1 or kinds.count('autotune') > 1:
+        d = fn.decorator_list[-1]
+        raise KernelFileError(f"{where}: line {d.lineno}: {fn.name} has {kinds.count('jit')} @triton.jit and "
+                              f"{kinds.count('autotune')} @triton.autotune; each is read exactly once (autotune at most)")
+    reader = _Static(tree, roots, where, f"a decorator of {fn.name}")
+    out = {'order': tuple(kinds), 'heuristics': {}, 'heuristic_groups': ()}
+    for d, kind in zip(fn.decorator_list, kinds):
+        if kind != 'jit' and not isinstance(d, ast.Call):
+            reader.refuse(d, f"@{kind} needs its arguments")
+        reader.what = f"@{ast.unparse(d.func if isinstance(d, ast.Call) else d)} of {fn.name}"
+        if kind == 'jit' and isinstance(d, ast.Call):
+            for a in d.args + [k for k in d.keywords if k.arg is None or not literal_value(k.value)[0]]:
+                raise KernelFileError(f"{where}: line {a.lineno}: decorator argument `{ast.unparse(a)[:60]}` of {fn.name} "
+                                      "runs at definition time; only literals (or tl.constexpr of a literal) are allowed")
+            out['jit'] = {k.arg: literal_value(k.value)[1] for k in d.keywords}
+        elif kind == 'autotune':
+            out['configs'], out['key'], out['autotune'] = _autotune(reader, d)
+        elif kind == 'heuristics':
+            group = _heuristics(reader, d)
+            out['heuristics'].update(group)
+            out['heuristic_groups'] += (tuple(group),)
+    return Decorations(**out)
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #f650823e
 SAFE_BUILTINS = ('abs', 'all', 'any', 'bool', 'divmod', 'enumerate', 'float', 'int', 'isinstance', 'len', 'list', 'max',
@@ -200,6 +587,11 @@ TRITON_ATTRS = frozenset({  # public attributes of triton.language's classes (te
     'int_signedness', 'address_space', 'const', 'element_ty', 'value'})
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #1c7fa4ac
+def _body_nodes(fn):
+    "Every node of `fn`'s body (its decorators are read by `read_decorations`, its defaults by `definition_code`)."
+    for s in fn.body:
+        yield from ast.walk(s)
+
 def _root(node):
     while isinstance(node, ast.Attribute):
         node = node.value
@@ -210,9 +602,7 @@ def body_code(fn, where, roots=frozenset()):
     """Refuse (KernelFileError naming the line) what a jit body may not contain. An attribute of anything but a Triton
     root (`tl.`, `triton.`, `libdevice.`) must be one a Triton object has: on a numpy block of the model `x.ndim` or
     `x.flags` would run, on a GPU it would not compile, and the model would have judged a different program."""
-    for node in ast.walk(fn):
-        if node is fn:
-            continue
+    for node in _body_nodes(fn):
         what = _BODY_REFUSED.get(type(node))
         if what:
             raise KernelFileError(f"{where}: line {node.lineno}: {what} in the jit function {fn.name}: Triton compiles none, "
@@ -228,7 +618,7 @@ def body_code(fn, where, roots=frozenset()):
 def _locals(fn) -> set:
     a = fn.args
     names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
-    return names | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    return names | {n.id for n in _body_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #54525098
 def module_literals(tree, roots) -> dict:
@@ -251,7 +641,7 @@ def global_reads(tree, jits, roots, where):
     literals, jit_names = module_literals(tree, roots), {f.name for f in jits}
     for fn in jits:
         local = _locals(fn)
-        for n in ast.walk(fn):
+        for n in _body_nodes(fn):
             if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)) or n.id in local:
                 continue
             bound = binds.get(n.id, [])
@@ -302,6 +692,7 @@ def _bound_once(tree, jits, where):
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #602bdfe3
 _ACCEPTED = weakref.WeakKeyDictionary()  # tree -> {fn_name: function} for trees that passed: a check of a kernel asks many times
+_DECORATIONS = weakref.WeakKeyDictionary()  # tree -> {jit function name: Decorations}, filled by the same check
 def kernel_function(tree, fn_name=None, where='kernel source'):
     """The top-level `@triton.jit` function Python binds to `fn_name` (default: the only jit function), after every rule of
     this chapter. Refused with `KernelFileError`, naming the line. A tree that passed is not checked again (a refusal is)."""
@@ -309,6 +700,12 @@ def kernel_function(tree, fn_name=None, where='kernel source'):
     if fn_name not in accepted:
         accepted[fn_name] = _checked_kernel_function(tree, fn_name, where)
     return accepted[fn_name]
+
+# %% ../nbs/litmus/03_kernelfile.ipynb #b1c48e01
+def kernel_decorations(tree, fn_name=None, where='kernel source') -> Decorations:
+    "The `Decorations` of the jit function `kernel_function` returns (its autotune configs, heuristics, jit keywords)."
+    fn = kernel_function(tree, fn_name, where)
+    return _DECORATIONS[tree][fn.name]
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #b4af29fd
 def _checked_kernel_function(tree, fn_name, where):
@@ -320,6 +717,7 @@ def _checked_kernel_function(tree, fn_name, where):
     _bound_once(tree, jits, where)
     roots = trusted_roots(tree)
     for f in jits:
+        _DECORATIONS.setdefault(tree, {})[f.name] = read_decorations(tree, f, roots, where)
         definition_code(f, roots, where)
         body_code(f, where, roots)
     global_reads(tree, jits, roots, where)
@@ -383,6 +781,8 @@ def _compiled(tree, path, stripped: bool):
             node = copy.copy(fn)
             if stripped:
                 node.decorator_list = []                  # keeps the def's line number
+            else:  # Triton's own jit only: autotune and heuristics were read statically, and run nowhere
+                node.decorator_list = [d for d in fn.decorator_list if decorator_kind(d) == 'jit']
             module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
             codes.append(compile(module, str(path), 'exec', flags=__future__.annotations.compiler_flag, dont_inherit=True))
         _COMPILED[key] = (tree, module_literals(tree, roots), codes)

@@ -718,7 +718,7 @@ class KernelModel:
 # %% ../nbs/litmus/05_tritonsource.ipynb #7cbab2ec
 from litmus.kernelfile import (KernelFileError, MAX_SOURCE_BYTES, MAX_AST_DEPTH, parse_kernel_source, module_bindings,
                                trusted_roots, kernel_function, launch_literal, read_source, _imported,
-                               is_jit_decorator as _is_jit_decorator)
+                               is_jit_decorator as _is_jit_decorator, kernel_decorations, decorator_kind)
 
 # %% ../nbs/litmus/05_tritonsource.ipynb #f7b2a72b
 def _check_launch(where, meta, params):
@@ -772,6 +772,14 @@ class KernelSource:
     @property
     def ranges(self):
         return dict(self.meta.get('ranges', {}))  # declared [lo, hi] per size (shape classes respect them)
+    @property
+    def decorations(self):
+        "What the kernel's @triton.autotune / @triton.heuristics / @triton.jit say, read statically (`kernelfile.Decorations`)."
+        return kernel_decorations(self.module_ast, self.fn_name)
+    @property
+    def configs(self):
+        "The autotune configs: each a `kernelfile.Config` (constexpr values and options), a launch to check."
+        return self.decorations.configs
     @property
     def reduce(self):
         return self.meta.get('reduce')  # the reduction length's name, when the file gives one
@@ -1961,8 +1969,13 @@ def jit_only_source(kernel):
             continue
         if isinstance(s, ast.FunctionDef) and any(map(_is_jit_decorator, s.decorator_list)):
             a = s.args
-            evaluated = [k.value for d in s.decorator_list if isinstance(d, ast.Call) for k in d.keywords] + \
-                [x for d in s.decorator_list if isinstance(d, ast.Call) for x in d.args] + a.defaults + [x for x in a.kw_defaults if x]
+            jits = [d for d in s.decorator_list if decorator_kind(d) == 'jit']
+            for d in s.decorator_list:  # autotune and heuristics were read statically; Triton's front end gets the jit alone
+                if d not in jits:
+                    for k in range(d.lineno - 1, d.end_lineno):
+                        lines[k] = ''
+            evaluated = [k.value for d in jits if isinstance(d, ast.Call) for k in d.keywords] + \
+                [x for d in jits if isinstance(d, ast.Call) for x in d.args] + a.defaults + [x for x in a.kw_defaults if x]
             for e in evaluated:
                 try:
                     ast.literal_eval(e)

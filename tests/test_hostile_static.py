@@ -329,3 +329,63 @@ def test_triton_emits_no_write_the_model_missed(tmp_path):
         missed = [(kind, line) for kind, line in ops if kind in ('store', 'atomic') and line not in seen]
         assert not missed, (body, missed, model.unsupported)
     assert compiled >= 20, compiled  # the oracle really ran: 28 of the spellings compile with triton 3.9
+
+# ---- decorators as shipped: read where they stand, never run (issue 26) ----
+
+TUNED = '''
+@triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=4) for b in (64, 128)], key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+'''
+TUNED_LAUNCH = LAUNCH.replace('{"name": "BLOCK", "kind": "constexpr", "value": "128"}]',
+                              '{"name": "BLOCK", "kind": "constexpr", "value": "128"},\n'
+                              '                   {"name": "EVEN", "kind": "constexpr", "value": 0}]')
+
+def test_tuned_kernel_is_read_in_any_decorator_order(tmp_path):
+    "autotune, heuristics and jit stacked in any order: the kernel is read, its configs are data, nothing ran."
+    lines = TUNED.strip().split('\n')
+    autotune, heuristics, jit, body = lines[0], lines[1], lines[2], '\n'.join(lines[3:])
+    for order in [(autotune, heuristics, jit), (heuristics, autotune, jit), (autotune, jit, heuristics), (jit, heuristics, autotune)]:
+        path = tmp_path / 'k.py'
+        path.write_text(HEAD + '\n'.join(order) + '\n' + body + '\n' + TUNED_LAUNCH)
+        ks = read_kernel(path)
+        assert [c.constexprs for c in ks.configs] == [{'BLOCK': 64}, {'BLOCK': 128}], order
+        assert ks.decorations.heuristics == {'EVEN': 'n % BLOCK == 0'}
+        assert verdict(path).verdict == 'ACCEPT'
+
+HOSTILE_DECORATORS = {
+    'heuristic_calls': ('@triton.heuristics({"EVEN": lambda args: open(MARK, "w")})', 'a heuristic calls `open`'),
+    'heuristic_attribute': ('@triton.heuristics({"EVEN": lambda args: args["x_ptr"].dtype})', 'not an expression over args'),
+    'heuristic_default': ('@triton.heuristics({"EVEN": lambda args, f=open(MARK, "w"): 1})', 'lambda args: expression'),
+    'config_value_calls': ('@triton.autotune(configs=[triton.Config({"BLOCK": len(open(MARK, "w").name)})], key=[])',
+                           'Attribute is not a form'),
+    'configs_from_a_function': ('@triton.autotune(configs=make_configs(), key=["n"])', 'a call to `make_configs`'),
+    'configs_from_a_rebound_name': ('@triton.autotune(configs=CONFIGS, key=["n"])', '`CONFIGS` is neither given'),
+    'pre_hook_lambda': ('@triton.autotune(configs=[triton.Config({"BLOCK": 64})], key=[], pre_hook=lambda a: open(MARK, "w"))',
+                        'Lambda is not a form litmus reads'),
+    'config_option_code': ('@triton.autotune(configs=[triton.Config({"BLOCK": 64}, num_warps=__import__("os").getpid())], key=[])',
+                           '`__import__` can rewrite'),
+    'huge_comprehension': ('@triton.autotune(configs=[triton.Config({"BLOCK": b}) for a in range(4000) for b in range(4000)], key=[])',
+                           'more than'),
+    'power_bomb': ('@triton.autotune(configs=[triton.Config({"BLOCK": 10 ** 10 ** 10})], key=[])', 'a power outside'),
+    'fake_autotune': ('@autotune(configs=[], key=[])', 'decorator @autotune'),
+}
+
+@pytest.mark.parametrize('case', sorted(HOSTILE_DECORATORS))
+def test_hostile_decorator_arguments_are_refused_before_anything_runs(tmp_path, case):
+    decorator, message = HOSTILE_DECORATORS[case]
+    marker = tmp_path / 'ran'
+    extra = (f'MARK = {str(marker)!r}\ndef make_configs():\n    open(MARK, "w")\n    return []\n'
+             'CONFIGS = []\nCONFIGS = make_configs()\ndef autotune(**kw):\n    return lambda f: f\n')
+    src = kernel_file(tmp_path, 'tl.store(out_ptr + offs, x, mask=offs < n)', head=HEAD + extra).read_text()
+    path = tmp_path / 'k.py'
+    path.write_text(src.replace('@triton.jit\n', decorator + '\n@triton.jit\n'))
+    with pytest.raises(KernelFileError, match='line') as e:
+        read_kernel(path)
+    assert message in str(e.value), str(e.value)
+    with pytest.raises(KernelFileError):
+        GPUSafetyCheck(path)
+    assert not marker.exists()
