@@ -16,7 +16,8 @@ from .schedule import schedule, Schedule
 from .codegen import lower, format_kernel, interpret
 
 # %% auto #0
-__all__ = ['graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'CustomCall', 'Prepared', 'JitDevice']
+__all__ = ['WARM_BYTES', 'WARM_PLANS', 'graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'CustomCall',
+           'Prepared', 'Warm', 'JitDevice']
 
 # %% ../nbs/limn/07_executor.ipynb #a6cc76c6
 def _arg_key(node: Node, slot):
@@ -118,6 +119,7 @@ class Executor:
         self.programs: dict = {}
         self.stats = {"plans": 0, "compiles": 0, "kernels": 0}
         self.recorder: list | None = None              # set by limn.capture to record the plans a call runs
+        self.warm: dict | None = None                  # {} keeps warm plans (below; a JitDevice's executor does)
 
     def programs_for(self, kernels: list) -> list:
         "One program per kernel; the sources never seen before are compiled together, in one `compile_many` call."
@@ -191,8 +193,11 @@ def realize(self: Executor, sinks: list[Node]) -> list[Buffer]:
     plan = self.plans.get(key)
     if plan is None:
         plan = self.plans[key] = self.build_plan(sinks, buffers)
-    memories = self.bind(plan, buffers)
-    self.run(plan, memories)
+    warm = self.warm is not None and self.recorder is None
+    memories = self.run_warm(plan, buffers) if warm else None   # below: a repeated plan's memory
+    if memories is None:
+        memories = self.bind(plan, buffers)
+        self.run(plan, memories)
     out, handed, copies = [], set(), []
     for sink, (index, shape, dtype, kind) in zip(sinks, plan.sinks):
         if kind == "assign":
@@ -303,6 +308,50 @@ def run_prepared(self: Executor, prepared: Prepared) -> None:
     for target, staged in prepared.plan.assigns:
         self.backend.copy(prepared.memories[target], prepared.memories[staged])
 
+# %% ../nbs/limn/07_executor.ipynb #5be1a011
+WARM_BYTES = 64 << 20             # the most temporary memory one plan keeps alive between its realizes
+WARM_PLANS = 32                   # plans that keep theirs, the least recently run let go first
+
+@dataclass
+class Warm:
+    "A plan's last memory and launchers, and what the next realize of the plan must bind afresh."
+    prepared: Prepared
+    arrays: list                  # the host array bound to each of plan.inputs, in order: the same object, the same bytes
+    handed: list                  # (memory index, numel, dtype) of temporaries handed back as sinks: new memory each run
+
+def _handed_temps(plan: Plan) -> list:
+    "The temporaries a realize of `plan` hands back: the caller keeps them, so each run needs new ones."
+    handed = {index for index, _, _, kind in plan.sinks if kind == "temp"}
+    return [(index, numel, dtype) for index, numel, dtype in plan.temps if index in handed]
+
+def _warmable(backend: Backend, plan: Plan) -> bool:
+    temp_bytes = sum(numel * dtype.itemsize for _, numel, dtype in plan.temps)
+    return type(backend).upload is Backend.upload and temp_bytes <= WARM_BYTES
+
+# %% ../nbs/limn/07_executor.ipynb #5be1a012
+@patch
+def run_warm(self: Executor, plan: Plan, buffers: list[Buffer]) -> list | None:
+    """Run `plan` on its warm memory (made on its first run), swapping in what changed; its memory list, or None where
+    the plan cannot be kept warm (then the caller binds and runs it plainly)."""
+    warm = self.warm.pop(id(plan), None)          # id(plan) -> Warm, least recently run first
+    if warm is None:
+        if not _warmable(self.backend, plan):
+            return None
+        prepared = self.prepare(plan, self.bind(plan, buffers))
+        warm = Warm(prepared, [buffers[slot].array for _, slot in plan.inputs], _handed_temps(plan))
+    else:
+        for n, (index, slot) in enumerate(plan.inputs):
+            if buffers[slot].array is not warm.arrays[n]:
+                warm.arrays[n] = buffers[slot].array
+                self.swap(warm.prepared, index, self.backend.upload(buffers[slot]))
+        for index, numel, dtype in warm.handed:
+            self.swap(warm.prepared, index, self.backend.alloc(numel, dtype))
+    self.warm[id(plan)] = warm                       # (re)inserted last: the dict's order is least recently run first
+    while len(self.warm) > WARM_PLANS:
+        del self.warm[next(iter(self.warm))]
+    self.run_prepared(warm.prepared)
+    return warm.prepared.memories
+
 # %% ../nbs/limn/07_executor.ipynb #08e3668a
 class JitDevice(Device):
     "A device whose realize is the shared executor over `backend`."
@@ -310,6 +359,7 @@ class JitDevice(Device):
         super().__init__()
         self.custom_kernels.update(CUSTOM_KERNELS.get(backend.name, {}))
         self.backend, self.executor = backend, Executor(backend, check, self.custom_kernels)
+        self.executor.warm = {}
         self.name = backend.name
     def realize(self, sinks):
         return self.executor.realize(sinks)

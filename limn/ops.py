@@ -149,10 +149,17 @@ class Node:
         return f"<{self.op.name}{arg} {self.dtype.name}{list(self.shape)}>"
 
 # %% ../nbs/limn/00_ops.ipynb #2f50d496
+_HANDOFF: list = [None, None]     # (roots, order): a full walk substitute_realized (below) just made, for the next toposort
+
 def toposort(roots, stop=None) -> list[Node]:
     """Every node reachable from `roots` (a Node or an iterable of them), each after all of its srcs, each once.
     A node for which `stop(node)` is true is listed but its srcs are not walked (it is a leaf for this walk)."""
     roots = [roots] if isinstance(roots, Node) else list(roots)
+    if _HANDOFF[0] is not None:
+        held, handed = _HANDOFF
+        _HANDOFF[0] = _HANDOFF[1] = None
+        if stop is None and len(held) == len(roots) and all(a is b for a, b in zip(held, roots)):
+            return handed
     order, visited, nothing = [], set(), ()
     for root in roots:
         if root in visited:
@@ -181,6 +188,7 @@ def resolve(node: Node) -> Node:
 def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
     """`roots` with every realized node replaced by `resolve(node)`, walking no deeper than it, and the unrealized ASSIGN
     nodes of the original graph, sources first. Nodes above a replacement are rebuilt; untouched ones are returned as they are."""
+    roots = list(roots)
     order = toposort(roots, stop=lambda n: n.realized is not None)
     replaced, assigns = {}, []                        # only the nodes that change: most graphs have few realized nodes
     for node in order:
@@ -191,6 +199,8 @@ def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
             assigns.append(node)
         if replaced and any(s in replaced for s in node.srcs):
             replaced[node] = Node(node.op, tuple(replaced.get(s, s) for s in node.srcs), node.arg, node.dtype, node.shape)
+    if not replaced:                                  # nothing stopped the walk: it is the full toposort of `roots`
+        _HANDOFF[0], _HANDOFF[1] = roots, order
     return [replaced.get(r, r) for r in roots], assigns
 
 # %% ../nbs/limn/00_ops.ipynb #0be10002

@@ -191,21 +191,32 @@ def realize(*tensors) -> None:
         return
     for joiner in _JOINERS:
         flat.extend(joiner(flat))
-    joined = _joining(flat)
+    joined, walked = _joining(flat)
     if not joined:
-        _realize_now(flat, drop=True)
+        _realize_now(flat, drop=True, walked=walked)
         return
     try:
-        _realize_now(flat + joined, drop=False)
+        _realize_now(flat + joined, drop=False, walked=walked)
     except Exception:                                  # a reader that cannot be computed must not sink the assigns
         _FAILED.update(resolve(t.node) for t in joined)
         _realize_now(flat, drop=True)
 
 # %% ../nbs/limn/04_tensor.ipynb #a1cac69e
-def _joining(flat: list[Tensor]) -> list[Tensor]:
-    "The held readers of the buffers `flat`'s ASSIGNs write, and the readers of what those readers' own ASSIGNs write."
+def _pending(flat: list[Tensor]) -> list[Node]:
+    "The distinct unrealized nodes of `flat`, in order: the roots one device call computes."
+    pending, seen = [], set()
+    for t in flat:
+        if t.node.op is not Ops.BUFFER and id(t.node) not in seen:
+            seen.add(id(t.node))
+            pending.append(t.node)
+    return pending
+
+def _joining(flat: list[Tensor]) -> tuple[list[Tensor], tuple]:
+    """The held readers of the buffers `flat`'s ASSIGNs write, and the readers of what those readers' own ASSIGNs write;
+    and the walk of the call `flat` and they make, (pending roots, their substituted sinks, its assigns), for reuse."""
     joined, seen = [], {id(t.node) for t in flat}
-    _, assigns = substitute_realized([t.node for t in flat if t.node.op is not Ops.BUFFER])
+    pending = _pending(flat)
+    sinks, assigns = substitute_realized(pending)
     checked = 0
     while len(assigns) > checked:
         checked = len(assigns)
@@ -215,18 +226,15 @@ def _joining(flat: list[Tensor]) -> list[Tensor]:
             seen.add(id(t.node))
             joined.append(t)
         if more:
-            _, assigns = substitute_realized([t.node for t in flat + joined if t.node.op is not Ops.BUFFER])
-    return joined
+            pending = _pending(flat + joined)
+            sinks, assigns = substitute_realized(pending)
+    return joined, (pending, sinks, assigns)
 
 # %% ../nbs/limn/04_tensor.ipynb #1e7e0a02
-def _realize_now(flat: list[Tensor], drop: bool) -> None:
-    "One device call for `flat`; on failure nothing was written, and with `drop` the call's ASSIGNs are let go."
-    pending, seen = [], set()
-    for t in flat:
-        if t.node.op is not Ops.BUFFER and id(t.node) not in seen:
-            seen.add(id(t.node))
-            pending.append(t.node)
-    sinks, assigns = substitute_realized(pending)
+def _realize_now(flat: list[Tensor], drop: bool, walked: tuple | None = None) -> None:
+    """One device call for `flat`; on failure nothing was written, and with `drop` the call's ASSIGNs are let go.
+    `walked` is `_joining`'s walk of this very call when it made one (nothing is realized in between, so it holds)."""
+    pending, sinks, assigns = walked if walked is not None else (p := _pending(flat), *substitute_realized(p))
     try:
         buffers = get_device().realize(sinks)
     except Exception as error:
