@@ -1,4 +1,4 @@
-"""A certified bound (chapter 02) says how far a correct kernel may stray; this chapter goes looking for an input on which the kernel strays further. Thirteen aimed generators, derived from the spec's domain and the kernel's dtypes, are crossed with the shape classes of chapter 10 and run in the GPU-free model of chapter 08; SPSA ascent takes over when they miss, and every violation is delta-debugged down to a minimal counterexample. The check pipeline (later, in chapter 13) turns what is found here into REJECT.
+"""A certified bound (chapter 02) says how far a correct kernel may stray; this chapter goes looking for an input on which the kernel strays further. Fourteen aimed generators, derived from the spec's domain and the kernel's dtypes, are crossed with the shape classes of chapter 10 and run in the GPU-free model of chapter 08; SPSA ascent takes over when they miss, and every violation is delta-debugged down to a minimal counterexample. The check pipeline (later, in chapter 13) turns what is found here into REJECT.
 
 This module searches; it proves nothing. It builds on the spec and its exact reference (chapter 01), the bound (chapter 02), the shape classes (chapter 10), the launch description of a kernel file (chapter 06) and the GPU-free model (chapter 08), and it runs a kernel only through that model, each launch in the box of chapter 04 (`litmus.sandbox`), whose answers it checks as data: the search itself, the reference of a spec and every comparison run in the verifier's process, a reference function in a box of its own. It never reads a kernel's label or answer key, and it does not decide verdicts (chapter 13 does, later); it reports every shape class it could not run."""
 
@@ -16,13 +16,14 @@ import numpy as np
 import ml_dtypes
 from litmus import corpus, simulate
 from litmus.sandbox import Box, Boxed, Limits
-from litmus.spec import Spec, DType, DTYPES, dtype_info, UNARY, BINARY, render
+from litmus.spec import Spec, DType, DTYPES, dtype_info, UNARY, BINARY, render, output_specs
 from litmus.bounds import ToleranceBound
 from litmus.shapes import SymbolicShapeSpace
 
 # %% ../nbs/litmus/12_falsify.ipynb #f9f6a801
 GENERATORS = ("large_magnitude", "exp_overflow", "all_negative", "all_positive", "one_side_of_init", "same_sign_run",
-              "cancellation", "subnormal", "nonfinite", "constant", "sorted", "saturating", "tail_extreme")
+              "cancellation", "subnormal", "nonfinite", "constant", "sorted", "saturating", "tail_extreme",
+              "past_identity")
 INDEX_GENERATORS = ("duplicate", "boundary", "uniform")
 
 def _rows(shape):
@@ -152,11 +153,24 @@ def _nonfinite(d: _Draw):
     x.flat[d.rng.integers(0, x.size)] = [np.nan, np.inf, -np.inf][d.variant % 3]
     return x
 
+# %% ../nbs/litmus/12_falsify.ipynb #526003bd
+def _past_identity(d: _Draw):
+    "Whole rows where a reduction's seed would win: the far negative end, the far positive end, zeros, ones (the variant picks)."
+    sliver = (d.hi - d.lo) / 64
+    kind = d.variant % 4
+    if kind == 0:
+        return d.uniform(d.lo, d.lo + sliver)
+    if kind == 1:
+        return d.uniform(d.hi - sliver, d.hi)
+    seed = 0.0 if kind == 2 else 1.0
+    return np.full(d.size, min(max(seed, d.lo), d.hi))     # the identity, or the domain's value nearest it
+
 # %% ../nbs/litmus/12_falsify.ipynb #c21a3da3
 _AIMED = {"large_magnitude": _large_magnitude, "exp_overflow": _exp_overflow, "all_negative": _all_negative,
           "all_positive": _all_positive, "one_side_of_init": _one_side_of_init, "same_sign_run": _same_sign_run,
           "cancellation": _cancellation, "subnormal": _subnormal, "nonfinite": _nonfinite, "constant": _constant,
-          "sorted": _sorted, "saturating": _saturating, "tail_extreme": _tail_extreme}
+          "sorted": _sorted, "saturating": _saturating, "tail_extreme": _tail_extreme,
+          "past_identity": _past_identity}
 _UNCLIPPED = {"nonfinite"}   # NaN and Inf are the point: clipping would turn an Inf into the domain's end
 
 def generate(kind: str, shape, lo: float, hi: float, fmt: DType, rng: np.random.Generator, variant: int = 0,
@@ -248,13 +262,14 @@ def max_error(out, ref) -> tuple[float, int]:
 
 # %% ../nbs/litmus/12_falsify.ipynb #4353b4ef
 def retyped(kernel: corpus.Kernel, dtype: str) -> corpus.Kernel:
-    "The same kernel with every floating-point tensor argument declared as `dtype` (a dtype class of chapter 10)."
+    """The same kernel with every floating-point tensor argument declared as `dtype` (a dtype class of chapter 10). Its
+    contract is all-`dtype` (accumulator included): a kernel written for float32 and run in float16 computes in float16."""
     args = [{**a, "dtype": dtype} if a["kind"] == "tensor" and _float_dtype(a["dtype"]) else a for a in kernel.args]
-    return dataclasses.replace(kernel, args=args)
+    return dataclasses.replace(kernel, args=args, accumulate=kernel.accumulate or dtype)
 
-def _domain_of(name, spec_name, spec, raw):
-    if spec is not None and spec_name in spec.domain:
-        return tuple(spec.domain[spec_name])
+def _domain_of(name, spec_name, spec_domain: dict, raw):
+    if spec_name in spec_domain:
+        return tuple(spec_domain[spec_name])
     for key in (name, name[:-4] if name.endswith("_ptr") else None):
         if key is not None and key in raw:
             return tuple(float(v) for v in raw[key])
@@ -262,8 +277,9 @@ def _domain_of(name, spec_name, spec, raw):
 
 # %% ../nbs/litmus/12_falsify.ipynb #01e78bfe
 class Target:
-    """What a kernel is held to: a spec (with a certified or heuristic threshold per launch size) or a numpy reference
-    function (with chapter 06's relative tolerance), the domain of every input tensor, and the output compared."""
+    """What a kernel is held to: a spec per output (each with a certified or heuristic threshold per launch size) or a
+    numpy reference function (with chapter 06's relative tolerance), the domain of every input tensor (an 'inout'
+    tensor's initial contents included), and the outputs compared (an 'inout' tensor's final contents included)."""
     def __init__(self, kernel: corpus.Kernel, spec=None, domain=None, reference=None, dims=None):
         from litmus.spec import parse_domain, parse_dims
         if dims:
@@ -274,75 +290,106 @@ class Target:
         self.reference_fn = reference if text is None else None     # a function, a .py path, or None: the file's own
         if text is None and reference is None and not getattr(kernel, "has_reference", False):
             raise ValueError(f"kernel {kernel.name}: no reference; give a spec (e.g. 'softmax(x)') or a reference function")
-        self.spec, self.names, self._bounds = None, {}, {}
+        self.spec, self.specs, self.names, self._bounds = None, {}, {}, {}
         if text is not None:
-            base = Spec(text, raw, {"N": 1, "K": 1})
-            self.names = {t: _spec_name(t, base.inputs) for t in kernel.inputs}
-            spare, free = [x for x in base.inputs if x not in self.names.values()], [t for t in kernel.inputs if self.names[t] is None]
-            if len(spare) == len(free) == 1:
-                self.names[free[0]] = spare[0]      # one input each side: no doubt which is which
-            missing = [s for s in base.inputs if s not in self.names.values()]
-            if missing:
-                raise ValueError(f"spec {render(base.expr)!r} names inputs {missing} that are not tensor arguments of {kernel.name} ({kernel.inputs})")
-            if len(kernel.outputs) != 1:
-                raise ValueError(f"a spec describes one output; {kernel.name} writes {kernel.outputs} (use a reference function)")
-            self.spec = base
+            self._read_specs(output_specs(text), raw)
         self.domains = {}
         for t in kernel.inputs:
-            d = _domain_of(t, self.names.get(t), self.spec, raw)
+            d = _domain_of(t, self.names.get(t), self.spec_domain, raw)
             if d is None:
                 raise ValueError(f"input {t!r} of {kernel.name} has no declared domain; add e.g. '{t.removesuffix('_ptr')} in [-1, 1]'")
             self.domains[t] = d
-        self.float_inputs = [a["name"] for a in kernel.args if a["kind"] == "tensor" and a["role"] == "in" and _float_dtype(a["dtype"])]
+        self.float_inputs = [a["name"] for a in kernel.args if a["kind"] == "tensor" and a["role"] in corpus.READ and _float_dtype(a["dtype"])]
         self.index_inputs = [t for t in kernel.inputs if t not in self.float_inputs]
         self.sandbox, self.limits, self._reference_box = True, Limits(), None     # a reference function runs in a box
+
+# %% ../nbs/litmus/12_falsify.ipynb #9af6d3e8
+@patch
+def _read_specs(self: Target, texts: list, raw: dict):
+    "One Spec per output argument, in order; every spec input named after a kernel input tensor (or its `_ptr` name)."
+    kernel = self.kernel
+    if len(texts) != len(kernel.outputs):
+        raise ValueError(f"the spec gives {len(texts)} expression{'s' if len(texts) != 1 else ''} for the {len(kernel.outputs)} "
+                         f"outputs {kernel.outputs} of {kernel.name} (one per output argument, in argument order)")
+    specs = [Spec(t, raw, {"N": 1, "K": 1}) for t in texts]
+    wanted = sorted({x for s in specs for x in s.inputs})
+    self.names = {t: _spec_name(t, wanted) for t in kernel.inputs}
+    spare, free = [x for x in wanted if x not in self.names.values()], [t for t in kernel.inputs if self.names[t] is None]
+    if len(spare) == len(free) == 1:
+        self.names[free[0]] = spare[0]      # one input each side: no doubt which is which
+    missing = [s for s in wanted if s not in self.names.values()]
+    if missing:
+        raise ValueError(f"spec {' ; '.join(render(s.expr) for s in specs)!r} names inputs {missing} that are not tensor arguments of {kernel.name} ({kernel.inputs})")
+    self.specs = dict(zip(kernel.outputs, specs))
+    self.spec = specs[0]
+
+@patch(as_prop=True)
+def spec_domain(self: Target) -> dict:
+    "The declared domain of every spec input, over all outputs' specs."
+    return {k: v for s in self.specs.values() for k, v in s.domain.items()}
 
 # %% ../nbs/litmus/12_falsify.ipynb #672e92be
 _ELEMENTWISE = set(UNARY) | set(BINARY) | {"input", "const", "neg"}
 
 @patch
-def _spec_dims(self: Target, launch) -> dict:
-    "N (row length) or K (contraction length) of the spec at this launch, read off the tensors' shapes."
+def _spec_dims(self: Target, launch, spec=None) -> dict:
+    "N (row length) or K (contraction length) of `spec` (default: the first output's) at this launch, read off the tensors' shapes."
+    spec = spec or self.spec
     shapes = {t.name: t.shape for t in launch.tensors}
     by_spec = {s: t for t, s in self.names.items() if s is not None}
-    nodes = self.spec.expr.walk()
+    nodes = spec.expr.walk()
     mm = next((n for n in nodes if n.op == "matmul"), None)
     if mm is not None:
         return {"K": max(1, shapes[by_spec[mm.srcs[0].arg]][-1])}
     along_rows = [m.arg for n in nodes if n.op not in _ELEMENTWISE for m in n.walk() if m.op == "input"]   # reductions, norms, scans
-    first = (along_rows or self.spec.inputs)[0]
+    first = (along_rows or spec.inputs)[0]
     shape = shapes[by_spec[first]]
     return {"N": max(1, shape[-1] if shape else 1)}
 
+# %% ../nbs/litmus/12_falsify.ipynb #2a547fbc
+@patch
+def bounds(self: Target, launch) -> dict:
+    """The ToleranceBound of each output's spec at this launch's sizes and dtypes ({} for a reference function). Inputs
+    arrive in the first float input's format; the accumulator is the kernel's declared one, else the spec's, else chapter
+    06's `default_accumulator` of the narrower of input and output (float32 for float16 and bfloat16)."""
+    out = {}
+    dtypes = {t.name: t.dtype for t in launch.tensors}
+    floats = [d for d in dtypes.values() if _float_dtype(d)]
+    for name, spec in self.specs.items():
+        ins = [dtypes[t] for t, s in self.names.items() if s in spec.inputs and _float_dtype(dtypes[t])]
+        dtype = ins[0] if ins else (floats[0] if floats else "float32")
+        stored = dtypes[name] if _float_dtype(dtypes[name]) else dtype
+        narrow = min((dtype, stored), key=lambda d: DTYPES[d].digits)
+        acc = launch.kernel.accumulate or spec.dtypes.get("acc") or corpus.default_accumulator(narrow)
+        key = (name, dtype, acc, stored, tuple(sorted(self._spec_dims(launch, spec).items())))
+        if key not in self._bounds:
+            self._bounds[key] = ToleranceBound(spec, dtype, acc, dims={**spec.dims, **dict(key[4])}, out_dtype=stored)
+        out[name] = self._bounds[key]
+    return out
+
 @patch
 def bound(self: Target, launch) -> ToleranceBound | None:
-    "The ToleranceBound of the spec at this launch's sizes and dtypes (None for a reference function)."
-    if self.spec is None:
+    "The bound that decides whether the launch's outputs are certified: the first output's not certified, else the first's."
+    bounds = list(self.bounds(launch).values())
+    if not bounds:
         return None
-    floats = [t.dtype for t in launch.tensors if _float_dtype(t.dtype)]
-    ins = [t.dtype for t in launch.tensors if self.names.get(t.name) and _float_dtype(t.dtype)]
-    outs = [t.dtype for t in launch.tensors if t.role != "in" and _float_dtype(t.dtype)]
-    dtype = ins[0] if ins else (floats[0] if floats else "float32")
-    out = outs[0] if outs else dtype
-    acc = self.kernel.accumulate or self.spec.dtypes.get("acc") or min((dtype, out), key=lambda d: DTYPES[d].digits)
-    key = (dtype, acc, out, tuple(sorted(self._spec_dims(launch).items())))
-    if key not in self._bounds:
-        self._bounds[key] = ToleranceBound(self.spec, dtype, acc, dims={**self.spec.dims, **dict(key[3])}, out_dtype=out)
-    return self._bounds[key]
+    return next((b for b in bounds if not b.certified), bounds[0])
 
 # %% ../nbs/litmus/12_falsify.ipynb #5e35d84d
 @patch
 def reference(self: Target, case: Case, launch) -> dict:
-    """The exact outputs by output name: the spec's float64 reference (litmus's own code, computed here), or the
-    reference function's, computed in a box of its own and checked as data (a file's `def reference` is untrusted)."""
-    if self.spec is not None:
+    """The exact outputs by output name: each output's spec's float64 reference (litmus's own code, computed here), or
+    the reference function's, computed in a box of its own and checked as data (a file's `def reference` is untrusted)."""
+    if self.specs:
         ins = {self.names[t]: case.inputs[t] for t in self.kernel.inputs if self.names.get(t)}
-        out = self.kernel.outputs[0]
-        shape = next(t.shape for t in launch.tensors if t.name == out)
-        ref = np.asarray(self.spec.reference(ins), np.float64)
-        if ref.size != int(np.prod(shape)):
-            ref = np.broadcast_to(ref.reshape(-1) if ref.size == 1 else ref, shape)
-        return {out: ref.reshape(shape)}
+        shapes, out = {t.name: t.shape for t in launch.tensors}, {}
+        for name, spec in self.specs.items():
+            ref = np.asarray(spec.reference({k: ins[k] for k in spec.inputs}), np.float64)
+            if ref.size != int(np.prod(shapes[name])):
+                ref = np.broadcast_to(ref.reshape(-1) if ref.size == 1 else ref, shapes[name])
+            out[name] = ref.reshape(shapes[name])
+        return out
+
     if not self.sandbox:
         return self._reference_job(case.inputs)
     if self._reference_box is None:
@@ -371,7 +418,6 @@ def close(self: Target):
     if box is not None:
         box.close()
 
-
 # %% ../nbs/litmus/12_falsify.ipynb #8bd2f314
 def load_reference(path):
     """The `reference` function of a Python file (or its only function). This executes the file: litmus calls it only
@@ -387,13 +433,14 @@ def load_reference(path):
 # %% ../nbs/litmus/12_falsify.ipynb #24e37c28
 @patch
 def compare(self: Target, case: Case, run, launch=None) -> Outcome:
-    "The worst output element against the threshold at this launch (a certified bound, or a tolerance)."
+    "The worst output element, over every output, against its threshold at this launch (a certified bound, or a tolerance)."
     launch = launch or corpus.resolve(case.kernel, case.dims)
-    refs, tb = self.reference(case, launch), self.bound(launch)
+    refs, bounds = self.reference(case, launch), self.bounds(launch)
     worst = Outcome(0.0, math.inf)
     for name, ref in refs.items():
         out = np.asarray(run.outputs[name], np.float64).ravel()
         ref = np.asarray(ref, np.float64).ravel()
+        tb = bounds.get(name)
         if tb is not None:
             allowance = np.full(out.shape, tb.threshold)
         else:
@@ -545,7 +592,7 @@ def _run_model(kernel, dims, inputs, trace=False):
     return simulate.run_model_here(kernel, dims, inputs, trace=trace)
 
 class TargetedFalsification:
-    """Search for an input on which `kernel` breaks its threshold: 13 aimed generators x shape classes x dtype classes,
+    """Search for an input on which `kernel` breaks its threshold: 14 aimed generators x shape classes x dtype classes,
     then SPSA ascent, every hit delta-debugged to a minimal counterexample (claims C1 detection, metric 5 minimality).
     `kernel` is a corpus name, a kernel file or a `corpus.Kernel`; `spec` (DSL text) or `reference` (a numpy function of
     the kernel's inputs) says what it should compute, `domain` where its inputs live (default: the kernel file's).
@@ -715,17 +762,20 @@ _MAX_ELEMENTS, _MAX_PROGRAMS = 1 << 20, 1 << 14   # a configuration larger than 
 
 @patch
 def _fits(self: TargetedFalsification, kernel, dims) -> bool:
+    "Small enough for the model, and inside the kernel's `assume` preconditions (a launch outside them is never built)."
+    if corpus.violated(kernel, dims):
+        return False
     launch = self._launch(kernel, dims)
     return sum(t.span for t in launch.tensors) <= _MAX_ELEMENTS and math.prod(launch.grid) <= _MAX_PROGRAMS
 
 @patch
 def make_case(self: TargetedFalsification, kernel, dims, config, dtype, generator, variant, seed) -> Case | None:
-    "Inputs for every input tensor at `dims`: the aimed generator for floats, an index generator for integers."
+    "Inputs for every input tensor (and the initial contents of an inout one) at `dims`: aimed for floats, index generators for integers."
     launch = self._launch(kernel, dims)
     rng = np.random.default_rng(seed)
     inputs, gi = {}, GENERATORS.index(generator)
     for t in launch.tensors:
-        if t.role != "in":
+        if t.role not in corpus.READ:
             continue
         lo, hi = self.target.domains[t.name]
         if _float_dtype(t.dtype):
@@ -741,12 +791,18 @@ def make_case(self: TargetedFalsification, kernel, dims, config, dtype, generato
 # %% ../nbs/litmus/12_falsify.ipynb #c691c441
 @patch
 def _configs(self: TargetedFalsification) -> list:
-    "(label, dims) of the shape space's configurations; the declared dims alone if the space cannot be laid out."
+    """(label, dims) of the shape space's configurations that satisfy the kernel's `assume` preconditions (a class
+    outside them is outside the contract: dropped, with a note); the declared dims alone if none is left."""
     try:
-        return [(c.label, c.dims) for c in self.space.configs()]
+        configs = [(c.label, c.dims) for c in self.space.configs()]
     except (IndexError, ValueError) as e:
         self.notes.append(f"shape classes unavailable ({type(e).__name__}: {e}); searched at the declared dims only")
         return [("declared", dict(self.kernel.dims))]
+    kept = [(label, dims) for label, dims in configs if not corpus.violated(self.kernel, dims)]
+    dropped = [label for label, dims in configs if (label, dims) not in kept]
+    if dropped and not any(n.startswith("shape classes outside") for n in self.notes):
+        self.notes.append(f"shape classes outside the kernel's assumptions, not launched: {', '.join(dropped)}")
+    return kept or [("declared", dict(self.kernel.dims))]
 
 _DTYPE_GENERATORS = ("large_magnitude", "same_sign_run", "exp_overflow", "cancellation", "tail_extreme")
 
@@ -758,6 +814,7 @@ def plan(self: TargetedFalsification) -> list:
     configs = self._configs()
     (base_label, base), rest = configs[0], configs[1:]
     items = [(base_label, base, None, g, 0) for g in gens]
+    items += [(base_label, base, None, "past_identity", v) for v in (1, 2, 3) if "past_identity" in gens]   # every seed's far side
     for i, (label, dims) in enumerate(rest):
         if self.thorough:
             chosen = gens
@@ -772,6 +829,7 @@ def plan(self: TargetedFalsification) -> list:
         items += [(label, dims, None, g, i % 3) for g in chosen]
     # the declared dims (the task's, or the file's) are always launched: a kernel wrong only there is caught there
     items += [("declared", dict(self.kernel.dims), None, g, 0) for g in ("large_magnitude", "all_negative", "tail_extreme") if g in gens]
+    items += [("declared", dict(self.kernel.dims), None, "past_identity", v) for v in range(4) if "past_identity" in gens]
     floats = {a["dtype"] for a in self.kernel.args if a["kind"] == "tensor" and _float_dtype(a["dtype"])}
     if self.dtypes and self.target.float_inputs and len(floats) == 1 and not self.kernel.accumulate:
         for dt in self.dtype_classes:   # only narrower formats: a kernel's own casts stay inside the looser bound
@@ -783,7 +841,7 @@ def plan(self: TargetedFalsification) -> list:
                 continue
             items += [(base_label, base, dt, g, 0) for g in (gens if self.thorough else [g for g in _DTYPE_GENERATORS if g in gens])]
     items += [(base_label, base, None, g, 1) for g in gens]
-    return items
+    return [item for item in items if not corpus.violated(self.kernel, item[1])]   # outside `assume`: never launched
 
 # %% ../nbs/litmus/12_falsify.ipynb #19bbbf13
 @patch
@@ -902,7 +960,7 @@ def _resized(self: TargetedFalsification, case, dims, tail=False):
     launch = self._launch(case.kernel, dims)
     ins = {}
     for t in launch.tensors:
-        if t.role != "in":
+        if t.role not in corpus.READ:
             continue
         x = case.inputs[t.name]
         if len(t.shape) != x.ndim or any(a > b for a, b in zip(t.shape, x.shape)):
