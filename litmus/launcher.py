@@ -23,8 +23,8 @@ from litmus.check import check, EXIT_CODES, _jsonable
 __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'TENSOR_ATTRS', 'DEFAULT_DIM',
            'LauncherError', 'Unreadable', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod', 'Tensor',
            'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'Method',
-           'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers', 'literal_text',
-           'TorchReference', 'infer_spec', 'check_entry', 'EntryResult']
+           'Ratio', 'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers',
+           'literal_text', 'TorchReference', 'infer_spec', 'check_entry', 'EntryResult']
 
 # %% ../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -323,7 +323,7 @@ def pointer_uses(jits: dict, name: str, _seen=()) -> dict:
 TENSOR_ATTRS = {'shape', 'stride', 'size', 'numel', 'dtype', 'device', 'view', 'reshape', 'contiguous', 'is_contiguous',
                 'dim', 'ndim', 'element_size', 'flatten', 'data_ptr', 'is_cuda', 'new_empty', 'new_zeros', 'new_ones',
                 'new_full', 'T', 'transpose', 'permute', 'to', 'view_as', 'reshape_as', 'unsqueeze', 'squeeze',
-                'broadcast_to', 'expand'}
+                'broadcast_to', 'expand', 'float', 'half', 'bfloat16', 'double', 'int', 'long'}
 
 # %% ../nbs/litmus/14_launcher.ipynb #9b78734c
 @patch
@@ -468,6 +468,8 @@ def _binop(self, e, env):
     op = _BIN.get(type(e.op))
     if op and is_size(a) and is_size(b):
         return size_op(op, a, b)
+    if isinstance(e.op, ast.Div) and is_size(a) and is_size(b) and (isinstance(a, Size) or isinstance(b, Size)):
+        return Ratio(a, b, e.lineno)      # n / BLOCK: only math.ceil, math.floor or int of it is a size
     number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 2 ** 64
     arith = _ARITH.get(type(e.op))
     if arith and number(a) and number(b) and not (isinstance(e.op, ast.Pow) and abs(b) > 64):
@@ -534,6 +536,9 @@ def statement(self: Reader, s, env: dict):
         self.branch(s, env)
     elif isinstance(s, ast.For):
         self.loop(s, env)
+    elif isinstance(s, ast.FunctionDef):
+        self._refuse_running_code(s)
+        env[s.name] = Closure(s, env)         # `def grid(meta): ...`, read when called, with the entry's names
     elif isinstance(s, ast.With):
         self.run_body(s.body, env)       # `with torch.cuda.device(x.device):` changes no launch litmus reads
     elif isinstance(s, ast.Assert):
@@ -839,9 +844,33 @@ def _minmax(name):
         return out
     return f
 
-# %% ../nbs/litmus/14_launcher.ipynb #bbfebd19
+# %% ../nbs/litmus/14_launcher.ipynb #d6c48fd2
+@dataclass(frozen=True)
+class Ratio:
+    "a / b of two sizes: `math.ceil` of it is cdiv(a, b), `math.floor` or `int` of it is a // b; nothing else reads it."
+    num: object
+    den: object
+    line: int
+
+# %% ../nbs/litmus/14_launcher.ipynb #8580e7b0
+def _ceil(self, args, kwargs, e):
+    v = args[0] if len(args) == 1 and not kwargs else None
+    if isinstance(v, Ratio):
+        return size_call('cdiv', v.num, v.den)
+    return v if is_size(v) else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+
+# %% ../nbs/litmus/14_launcher.ipynb #2f7312ec
+def _floor(self, args, kwargs, e):
+    v = args[0] if len(args) == 1 and not kwargs else None
+    if isinstance(v, Ratio):
+        return size_op('//', v.num, v.den)
+    return v if is_size(v) else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+
+# %% ../nbs/litmus/14_launcher.ipynb #267ae815
 def _int(self, args, kwargs, e):
     v = args[0] if len(args) == 1 and not kwargs else None
+    if isinstance(v, Ratio):
+        return size_op('//', v.num, v.den)
     if is_size(v) or isinstance(v, Unreadable):
         return v
     if isinstance(v, float) and math.isfinite(v):
@@ -896,6 +925,7 @@ _LIBRARY = {'triton.cdiv': _sized(lambda a, b: size_call('cdiv', a, b)), 'triton
             'builtins.tuple': lambda self, a, k, e: tuple(a[0]) if len(a) == 1 and isinstance(a[0], (tuple, list)) else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno),
             'builtins.dict': lambda self, a, k, e: dict(k) if not a else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)}
 _LIBRARY.update({f'triton.{m}.cdiv': _LIBRARY['triton.cdiv'] for m in ('language',)})
+_LIBRARY.update({'math.ceil': _ceil, 'math.floor': _floor, 'triton.language.cdiv': _LIBRARY['triton.cdiv']})
 _LIBRARY.update({f'torch.{n}': _allocate(kind, n.endswith('_like')) for n, kind in _ALLOC.items() if not n.startswith('new_')})
 _BUILTINS = {'min', 'max', 'int', 'float', 'len', 'range', 'tuple', 'list', 'dict'}
 
@@ -917,6 +947,18 @@ def _reshape(self, t, shape, e):
             rest = size_op('//', size_prod(dims), size_prod(known))
         shape = tuple(rest if s == -1 else s for s in shape)
     return Tensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
+
+_CASTS = {'float': 'float32', 'half': 'float16', 'bfloat16': 'bfloat16', 'double': 'float64', 'int': 'int32', 'long': 'int64'}
+
+# %% ../nbs/litmus/14_launcher.ipynb #3b19d909
+def _cast(self, t, name, args, kwargs, e):
+    """`x.float()`, `x.to(torch.float16)`, `x.to(x.device)`: the same tensor of the launcher's, in the new dtype (its
+    values, converted: the kernel reads them as the parameter's, so the reference is still held to the parameter)."""
+    dtype = _CASTS.get(name) or next((a.name for a in list(args) + [kwargs.get('dtype')] if isinstance(a, DType)), None)
+    if dtype is None:
+        other = [a for a in args if not isinstance(a, (Module, str))]
+        return t if not other else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+    return Tensor(t.shape, dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
 
 # %% ../nbs/litmus/14_launcher.ipynb #57f59f3c
 def _broadcast(self, t, shape, e):
@@ -972,6 +1014,8 @@ def _tensor_method(self, m, args, kwargs, e):
         return True                       # every tensor litmus builds here is row-major and contiguous
     if name in ('view', 'reshape') and not any(isinstance(a, DType) for a in args):
         return _reshape(self, t, _shape_arg(self, args, e), e)
+    if name in _CASTS or name == 'to':
+        return _cast(self, t, name, args, kwargs, e)
     if name in ('broadcast_to', 'expand'):
         return _broadcast(self, t, _shape_arg(self, args, e), e)
     if name == 'flatten' and not args:

@@ -293,3 +293,31 @@ def test_flag_and_string_constexprs_are_described_as_chapter_06_reads_them(tmp_p
     values = {a["name"]: a["value"] for a in metas[0]["args"] if a["kind"] == "constexpr"}
     assert values == {"BLOCK_SIZE": 256, "EVEN": True, "ACT": '"relu"'}
     assert corpus.resolve(kernel_from(path, metas[0])).values["ACT"] == "relu"
+
+
+LLM_STYLE = HEAD.replace("import torch", "import math\nimport torch") + '''
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=offs < n), 0.0), mask=offs < n)
+
+
+def triton_relu(x: torch.Tensor) -> torch.Tensor:
+    assert x.is_cuda
+    x = x.contiguous().float()
+    out = torch.empty_like(x)
+    n = x.numel()
+    def grid(meta):
+        return (math.ceil(n / meta["BLOCK"]),)
+    relu_kernel[grid](x, out, n, BLOCK=1024)
+    return out
+'''
+
+def test_the_forms_a_generated_launcher_takes(tmp_path):
+    "A nested grid def, math.ceil of a ratio (cdiv), a cast to float32: read, and at every size the grid is cdiv."
+    path = write(tmp_path, "relu", LLM_STYLE)
+    metas, _ = read_launches(path, "triton_relu", parse_shapes("x: [N] float16"), {"N": 5000})
+    assert metas[0]["grid"] == ["cdiv(N, 1024)"] and metas[0]["args"][0]["dtype"] == "float32"
+    for n in (0, 1, 1023, 1024, 1025, 99999):
+        assert corpus.evaluate(metas[0]["grid"][0], {"N": n}) == -(-n // 1024)
