@@ -6,7 +6,7 @@ This module holds fused attention: the composed form a model would write, the fl
 
 # %% ../nbs/limn/12_attention.ipynb #e1d9bb99
 from __future__ import annotations
-import ctypes, math, re
+import ctypes, functools, math, re
 from dataclasses import dataclass
 import numpy as np
 from fastcore.basics import patch
@@ -18,12 +18,12 @@ from .device import get_device, register_custom
 
 # %% auto #0
 __all__ = ['TILE', 'SDPA_KERNELS', 'ROWS', 'batch', 'tq', 'tk', 'd', 'dv', 'SDPA_SIZES', 'b', 'blk', 'i', 'j', 'c', 'r', 't',
-           'j0', 'i0', 'i1', 'kend', 'n', 'C_SDPA_NESTS', 'C_SDPA_SOURCE', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS',
-           'composed_attention', 'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv',
-           'composed_backward', 'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv', 'Buf', 'Ref', 'Line', 'Let',
-           'Local', 'For', 'line', 'Described', 'Touch', 'touches', 'check_described', 'render_described',
-           'transpose_tile', 'tile_dots', 'row_blocks', 'attention_operands', 'c_sdpa_source', 'described_counts',
-           'c_builder', 'cuda_builder']
+           'j0', 'i0', 'i1', 'kend', 'n', 'C_SDPA_NESTS', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS', 'composed_attention',
+           'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv', 'composed_backward',
+           'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv', 'Buf', 'Ref', 'Line', 'Let', 'Local', 'For', 'line',
+           'Described', 'Touch', 'touches', 'check_described', 'render_described', 'transpose_tile', 'tile_dots',
+           'row_blocks', 'attention_operands', 'c_sdpa_kernels', 'c_sdpa_source', 'described_counts', 'c_builder',
+           'cuda_builder']
 
 # %% ../nbs/limn/12_attention.ipynb #62cfa2ea
 def _visible(tq: int, tk: int, causal: bool, key_mask: Tensor | None) -> Tensor | None:
@@ -643,9 +643,14 @@ def _backward_kv() -> Described:
 
 # %% ../nbs/limn/12_attention.ipynb #36cd38f4
 C_SDPA_NESTS = {"sdpa": _forward(), "sdpa_bwd_q": _backward_q(), "sdpa_bwd_kv": _backward_kv()}
-C_SDPA_SOURCE = ("#include <stdint.h>\n#include <math.h>\n"
-                 "static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n"
-                 + "\n".join(render_described(nest) for nest in C_SDPA_NESTS.values()))
+
+@functools.cache
+def c_sdpa_kernels() -> str:
+    """The three kernels' C, dtype-generic (T, EXP, LOG left as macros): rendered, and so checked, on first use rather
+    than at `import limn`, where the checks would cost a tenth of a second every start."""
+    return ("#include <stdint.h>\n#include <math.h>\n"
+            "static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n"
+            + "\n".join(render_described(nest) for nest in C_SDPA_NESTS.values()))
 
 # %% ../nbs/limn/12_attention.ipynb #65e1d696
 def c_sdpa_source(dtype: DType) -> str:
@@ -654,7 +659,7 @@ def c_sdpa_source(dtype: DType) -> str:
     if dtype.name not in spell:
         raise TypeError(f"the c device's attention kernels take float32 or float64, got {dtype.name}")
     T, EXP, LOG = spell[dtype.name]
-    return f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n" + C_SDPA_SOURCE
+    return f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n" + c_sdpa_kernels()
 
 # %% ../nbs/limn/12_attention.ipynb #fbdabe35
 def _c_function(backend, dtype: DType, name: str, n_pointers: int):

@@ -16,8 +16,8 @@ from .schedule import schedule, Schedule
 from .codegen import lower, format_kernel, interpret
 
 # %% auto #0
-__all__ = ['WARM_BYTES', 'WARM_PLANS', 'graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record', 'Executor', 'CustomCall',
-           'Prepared', 'Warm', 'JitDevice']
+__all__ = ['log', 'COMPILE_THREADS', 'WARM_BYTES', 'WARM_PLANS', 'graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record',
+           'Executor', 'batches', 'CustomCall', 'Prepared', 'Warm', 'JitDevice']
 
 # %% ../nbs/limn/07_executor.ipynb #a6cc76c6
 def _arg_key(node: Node, slot):
@@ -122,7 +122,7 @@ class Executor:
         self.warm: dict | None = None                  # {} keeps warm plans (below; a JitDevice's executor does)
 
     def programs_for(self, kernels: list) -> list:
-        "One program per kernel; the sources never seen before are compiled together, in one `compile_many` call."
+        "One program per kernel; the sources never seen before are compiled together (`compile_new`, below)."
         digests, new = [], {}
         for k in kernels:
             source = self.backend.render(k)
@@ -131,10 +131,39 @@ class Executor:
             if digest not in self.programs and digest not in new:
                 new[digest] = (source, k)
         if new:
-            for digest, program in zip(new, self.backend.compile_many(list(new.values()))):
+            for digest, program in zip(new, self.compile_new(list(new.values()))):
                 self.programs[digest] = program
             self.stats["compiles"] += len(new)
         return [self.programs[d] for d in digests]
+
+# %% ../nbs/limn/07_executor.ipynb #3b47991d
+import logging, os, time
+log = logging.getLogger("limn")
+COMPILE_THREADS = os.cpu_count() or 1            # batches compiled at once, where the backend's compiler is a process
+
+def batches(items: list, n: int) -> list[list]:
+    "`items` cut into at most `n` runs of consecutive items whose lengths differ by at most one."
+    n = max(1, min(n, len(items)))
+    size, extra = divmod(len(items), n)
+    cuts = [i * size + min(i, extra) for i in range(n + 1)]
+    return [items[a:b] for a, b in zip(cuts, cuts[1:])]
+
+@patch
+def compile_new(self: Executor, items: list) -> list:
+    "Programs for the (source, kernel) pairs `items`, in order: one batch per core in threads where the backend batches."
+    start = time.perf_counter()
+    threaded = type(self.backend).compile_many is not Backend.compile_many and COMPILE_THREADS > 1 and len(items) > 1
+    groups = batches(items, COMPILE_THREADS if threaded else 1)
+    log.info("limn %s: compiling %d kernels in %d batch(es): %s", self.backend.name, len(items), len(groups),
+             ", ".join(f"{k.name} {k.op.name}{list(k.loop_shape)}" for _, k in items))
+    if len(groups) == 1:
+        programs = self.backend.compile_many(items)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(len(groups)) as pool:
+            programs = [p for done in pool.map(self.backend.compile_many, groups) for p in done]
+    log.info("limn %s: compiled %d kernels in %.2f s", self.backend.name, len(items), time.perf_counter() - start)
+    return programs
 
 # %% ../nbs/limn/07_executor.ipynb #a5d5d381
 @patch
