@@ -46,7 +46,7 @@ LITMUS = {
     "domain": {"logits_ptr": [-1000.0, 1000.0], "target_ptr": [0, 999]},
     "reduce": "N",
     "sibling": "tut_cross_entropy",
-    "answer_key": {"dims": {"M": 4, "N": 300}, "inputs": {"logits_ptr": {"dist": "uniform", "low": 100.0, "high": 1000.0}}, "seed": 0, "observable": "numeric"},
+    "answer_key": {"dims": {"M": 4, "N": 1000}, "inputs": {"logits_ptr": {"dist": "uniform", "low": 100.0, "high": 1000.0}}, "seed": 0, "observable": "numeric"},
 }
 
 

@@ -91,7 +91,7 @@ LITMUS = {
     "reduce": "K",
     "accumulate": "float32",
     "sibling": "tut_matmul_leaky",
-    "answer_key": {"dims": {"M": 32, "N": 32, "K": 1000}, "inputs": {"a_ptr": {"dist": "uniform", "low": 0.0, "high": 4.0}, "b_ptr": {"dist": "uniform", "low": 0.0, "high": 4.0}}, "seed": 0, "observable": "numeric"},
+    "answer_key": {"dims": {"M": 32, "N": 32, "K": 4000}, "inputs": {"a_ptr": {"dist": "uniform", "low": 0.0, "high": 4.0}, "b_ptr": {"dist": "uniform", "low": 0.0, "high": 4.0}}, "seed": 0, "observable": "numeric"},
 }
 
 
