@@ -172,7 +172,7 @@ LITMUS = {
         {"name": "BLOCK_SIZE", "kind": "constexpr", "value": "next_pow2(N)"},
     ],
     "grid": ["M"],
-    "spec": None,
+    "spec": ["layernorm(X, W, B, eps=1e-5)", "mean(X)", "rsqrt(mean((X - mean(X)) * (X - mean(X))) + 1e-05)"],
     "domain": {"X_ptr": [-10.0, 10.0], "W_ptr": [-10.0, 10.0], "B_ptr": [-10.0, 10.0]},
     "reduce": "N",
     "sibling": "liger_layernorm",

@@ -202,7 +202,7 @@ LITMUS = {
         {"name": "BLOCK_SIZE", "kind": "constexpr", "value": "next_pow2(N)"},
     ],
     "grid": ["M"],
-    "spec": None,
+    "spec": ["rmsnorm(X, eps=1e-6) * W", "rsqrt(mean(X * X) + 1e-06)"],
     "domain": {"X_ptr": [-10.0, 10.0], "W_ptr": [-10.0, 10.0]},
     "reduce": "N",
     "answer_key": None,
