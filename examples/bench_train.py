@@ -150,7 +150,8 @@ def main(argv=None):
             subprocess.run([sys.executable, __file__, "--threads", n.strip(), *rest], check=True)
         return
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus | OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')} "
-          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset (one per core)')} | torch {torch.__version__} with {torch.get_num_threads()} threads")
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset (one per core)')} | torch {torch.__version__} with {torch.get_num_threads()} threads"
+          f" | load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (the machine may be shared)")
     print(f"{'workload':8} {'variant':20} {'ms/step':>10} {'vs torch':>9}")
     for name in ["mlp", "gpt"] if args.only is None else [args.only]:
         runners = {"torch cpu": torch_runner(name)}
