@@ -13,7 +13,7 @@ import argparse, json, math, os, sys, time
 from pathlib import Path
 from litmus import corpus
 
-# %% ../nbs/litmus/15_cli.ipynb #ad6cbd1d
+# %% ../nbs/litmus/15_cli.ipynb #26a66213
 EXAMPLE_LAUNCHER = '''\
 """Triton's tutorial fused softmax: one program per row, the row in one BLOCK_SIZE = next_pow2(n_cols) tile."""
 import torch
@@ -192,7 +192,7 @@ def cmd_check(args) -> int:
     return r.exit_code
 
 
-# %% ../nbs/litmus/15_cli.ipynb #6661058b
+# %% ../nbs/litmus/15_cli.ipynb #739c6067
 def cmd_init(args) -> int:
     "Print the launches chapter 14 reads from the launcher, as LITMUS literals; exit 0, or 3 naming what it cannot read."
     from litmus.launcher import read_launches, parse_shapes, literal_text, _file_literal, _parse_sizes
