@@ -1,6 +1,6 @@
 """The corpus: the parse-only loader and its errors, launches and their limits, inputs, the boxed reference, and (through
 litmus.simulate) the answer keys under the model and the interpreter and conditions A and B."""
-import re
+import dataclasses, re
 from pathlib import Path
 
 import numpy as np
@@ -207,3 +207,30 @@ def test_a_users_file_needs_no_label_spec_or_reference(tmp_path):
     assert k.label is None and not k.buggy and k.family is None and not k.has_reference
     with pytest.raises(ValueError, match="has no `def reference"):
         corpus.reference_outputs(k, {"x_ptr": np.ones(4), "y_ptr": np.ones(4)})
+
+
+def test_assumptions_bound_every_generated_size(tmp_path):
+    "A kernel whose launcher guarantees N % BLOCK == 0: condition A's and B's sizes, and every resolved launch, obey it."
+    text = (corpus.KERNEL_DIR / "vadd.py").read_text().replace('"dims": {"N": 1000}', '"dims": {"N": 992}')
+    text = text.replace('"grid":', '"assume": ["N % 32 == 0", "N >= 64"],\n    "grid":', 1)
+    (tmp_path / "vadd.py").write_text(text)
+    k = corpus.load(tmp_path / "vadd.py")
+    assert k.assume == ("N % 32 == 0", "N >= 64") and corpus.violated(k, {"N": 96}) == []
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        dims = corpus.fuzz_dims(k, rng)
+        assert dims["N"] % 32 == 0 and dims["N"] >= 64, dims
+    assert not corpus.violated(k, corpus.standard_dims(k))
+    with pytest.raises(corpus.AssumptionError, match="N >= 64"):
+        corpus.resolve(k, {"N": 32})
+
+
+def test_boolean_and_string_constexprs_reach_the_launch(tmp_path):
+    k = corpus.get("vadd")
+    flag = dataclasses.replace(k, args=[{**a, "value": True} if a["name"] == "BLOCK" else a for a in k.args])
+    assert corpus.resolve(flag).values["BLOCK"] is True and corpus.resolve(flag).env["BLOCK"] == 1
+    word = dataclasses.replace(k, args=[{**a, "value": "'gelu'"} if a["name"] == "BLOCK" else a for a in k.args])
+    env, values = corpus._environment(word, word.dims)
+    assert values["BLOCK"] == "gelu" and "BLOCK" not in env        # a string is a value, never a size
+    with pytest.raises(ValueError, match="unknown name 'BLOCK'"):
+        corpus.resolve(word)                                           # so a grid that divides by it is refused
