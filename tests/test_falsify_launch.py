@@ -89,3 +89,11 @@ def test_half_width_tensors_are_held_to_a_float32_accumulator_by_default(tmp_pat
         out = simulate.run_model_here(kernel, cx.dims, cx.inputs).outputs["out_ptr"]
         exact = np.asarray(cx.inputs["x_ptr"], np.float64).sum(axis=-1)
         assert np.abs(out - exact).max() > tb.at({"N": cx.dims["N"]}).threshold
+
+
+def test_an_online_softmax_seeded_with_zero_is_found_by_the_identity_generator_alone():
+    "Over the file's own domain [-1e3, 1e3], no narrowing: whole very negative rows make every exp(x - 0) underflow."
+    result = TargetedFalsification("softmax_online_zeroinit", generators=["past_identity"], dtypes=False, spsa_steps=0).run()
+    assert result.found and result.counterexample.generator == "past_identity", str(result)
+    clean = TargetedFalsification("softmax_online", generators=["past_identity"], dtypes=False, spsa_steps=0).run()
+    assert not clean.found and not clean.failure, str(clean)
