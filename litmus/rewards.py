@@ -6,15 +6,18 @@
 __all__ = ['SAFETY_WEIGHT', 'BOUND_WEIGHT', 'SEARCH_WEIGHT', 'PARTIAL', 'UNKNOWN_CAP', 'COUNTEREXAMPLE_CAP', 'UNMODELLED_CAP',
            'STATIC_CAP', 'SAFETY_KINDS', 'TASK_KEYS', 'LAUNCH_KEYS', 'OWN_LAUNCH_KEYS', 'RewardBreakdown', 'breakdown',
            'completion_text', 'extract_kernel', 'task_of', 'checked_task', 'pinned_sizes', 'load_completion',
-           'score_source', 'LitmusReward', 'litmus_reward', 'litmus_reward_func']
+           'score_source', 'LitmusReward', 'litmus_reward', 'litmus_reward_func', 'FileCache', 'RayPool',
+           'nearest_rank', 'BatchCheck', 'check_many']
 
 # %% ../nbs/litmus/16_rewards.ipynb #3247ed28
-import ast, dataclasses, hashlib, json, os, re, tempfile, time, multiprocessing
+import ast, dataclasses, hashlib, hmac, json, math, os, re, secrets, tempfile, time, multiprocessing
+from collections import Counter
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
+import litmus
 from litmus import corpus
 
 # %% ../nbs/litmus/16_rewards.ipynb #150fd997
@@ -229,7 +232,8 @@ def score_source(source: str | None, task: dict, quick: bool = True, budget: int
 class LitmusReward:
     "A TRL-style reward function: `reward(prompts, completions, **columns) -> list[float]`; breakdowns in `.last`."
     def __init__(self, spec=None, domain=None, dims=None, launch=None, *, workers: int | None = None, quick: bool = True,
-                 budget: int = 60, timeout: float = 60.0, memory_mb: int = 2048, seed: int = 0, cache_size: int = 4096, log=None):
+                 budget: int = 60, timeout: float = 60.0, memory_mb: int = 2048, seed: int = 0, cache_size: int = 4096, log=None,
+                 backend: str = "local", ray_address: str | None = None, cache_dir=None, deadline: float | None = None):
         self.__name__ = "litmus_reward"                     # TRL names the logged reward after this
         self.defaults = checked_task({"spec": spec, "domain": domain, "dims": dims, "launch": launch})
         if not (isinstance(budget, int) and budget > 0):
@@ -237,7 +241,11 @@ class LitmusReward:
         if not (0 < timeout <= 3600):
             raise ValueError(f"timeout must be in (0, 3600] seconds, got {timeout!r}")
         self.options = dict(quick=quick, budget=budget, timeout=float(timeout), memory_mb=int(memory_mb), seed=int(seed))
+        if backend not in ("local", "ray"):
+            raise ValueError(f"backend must be 'local' (a process pool) or 'ray' (Ray actors), got {backend!r}")
+        self.backend, self.ray_address, self.ray_workers, self._ray_pool = backend, ray_address, workers, None
         self.workers = max(1, int(workers if workers is not None else min(4, os.cpu_count() or 1)))
+        self.file_cache, self.deadline = FileCache(cache_dir) if cache_dir is not None else None, deadline
         self.cache, self.cache_size, self.log = OrderedDict(), int(cache_size), log
         self.last, self.hits, self.misses, self._pool = [], 0, 0, None
 
@@ -256,8 +264,9 @@ class LitmusReward:
         return checked_task(task)
 
     def key(self, source, task) -> str:
-        "The cache key: a hash of the kernel source, the task and the options."
-        blob = json.dumps({"source": source, "task": task, "options": self.options}, sort_keys=True, default=str)
+        "The cache key: a hash of the kernel source, the task, the options and litmus's version."
+        blob = json.dumps({"source": source, "task": task, "options": self.options, "litmus": litmus.__version__},
+                          sort_keys=True, default=str)
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
     def __call__(self, prompts=None, completions=None, **columns) -> list[float]:
@@ -277,6 +286,9 @@ def score(self: LitmusReward, completions: list, tasks: list) -> list[RewardBrea
     "One breakdown per completion: cached ones at once, the distinct rest in the pool."
     sources = [extract_kernel(c) for c in completions]
     keys = [self.key(s, t) for s, t in zip(sources, tasks)]
+    for k in dict.fromkeys(keys) if self.file_cache is not None else ():
+        if k not in self.cache and (b := self.file_cache.get(k)) is not None:
+            self.cache[k] = b                   # written by this cache (its HMAC holds), perhaps by another process
     todo = {k: (s, t) for k, s, t in zip(keys, sources, tasks) if k not in self.cache}
     fresh, out = self._run(todo), []
     for k in keys:
@@ -296,6 +308,8 @@ def score(self: LitmusReward, completions: list, tasks: list) -> list[RewardBrea
 @patch
 def _remember(self: LitmusReward, key: str, b: RewardBreakdown):
     self.cache[key] = b
+    if self.file_cache is not None:
+        self.file_cache.put(key, b)
     self.misses += 1
     while len(self.cache) > self.cache_size:
         self.cache.popitem(last=False)
@@ -327,6 +341,8 @@ def _pool_start(self: LitmusReward) -> ProcessPoolExecutor:
 def _run(self: LitmusReward, todo: dict) -> dict:
     """Score the cache misses: in this process for one job or one worker, else in the pool under a deadline. A pool that
     breaks (a worker that cannot start or dies) is replaced and its jobs are scored here: never a silent zero."""
+    if self.backend == "ray" and todo:
+        return self._run_ray(todo)
     if self.workers == 1 or len(todo) <= 1:
         return {k: self._here(k, s, t) for k, (s, t) in todo.items()}
     from litmus.rewards import score_source as job     # by its module's name, so a worker process can import it
@@ -336,7 +352,7 @@ def _run(self: LitmusReward, todo: dict) -> dict:
         self.close()
         return {k: self._here(k, s, t) for k, (s, t) in todo.items()}
     start, out, retry = time.monotonic(), {}, []
-    done, late = wait(futures, timeout=-(-len(todo) // self.workers) * (2 * self.options["timeout"] + 30))
+    done, late = wait(futures, timeout=self.deadline or -(-len(todo) // self.workers) * (2 * self.options["timeout"] + 30))
     for f in done:
         k, (s, t) = futures[f], todo[futures[f]]
         try:
@@ -358,7 +374,10 @@ def _run(self: LitmusReward, todo: dict) -> dict:
 # %% ../nbs/litmus/16_rewards.ipynb #87c85c05
 @patch
 def close(self: LitmusReward):
-    "Stop the pool's worker processes (a new pool starts on the next batch)."
+    "Stop the pool's worker processes, or the Ray actors (a new pool starts on the next batch)."
+    ray_pool, self._ray_pool = self._ray_pool, None
+    if ray_pool is not None:
+        ray_pool.close()
     pool, self._pool = self._pool, None
     if pool is None:
         return
@@ -387,3 +406,229 @@ def litmus_reward_func(completion, answer=None, info=None, state=None, **kwargs)
     if isinstance(state, dict):
         state["litmus"] = b.as_dict()
     return b.score
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a00002
+class FileCache:
+    """RewardBreakdowns on disk, shared by every process that opens `folder`; an entry is served only if its HMAC under
+    the folder's secret (made once, mode 0600, by the first cache to open it) holds for its key and body."""
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        secret = self.folder / "secret"
+        if not secret.exists():
+            fd, draft = tempfile.mkstemp(dir=self.folder)
+            os.write(fd, secrets.token_bytes(32))
+            os.close(fd)
+            try:
+                os.link(draft, secret)          # atomic: a secret appears whole, and only the first one wins
+            except FileExistsError:
+                pass
+            os.unlink(draft)
+        self.secret = secret.read_bytes()
+        if len(self.secret) != 32:
+            raise ValueError(f"{secret} is not a cache secret (32 bytes): pick another cache_dir")
+
+    def _mac(self, key: str, body: str) -> str:
+        return hmac.new(self.secret, f"{key}\n{body}".encode(), hashlib.sha256).hexdigest()
+
+    def get(self, key: str) -> RewardBreakdown | None:
+        "The breakdown stored under `key`, or None (absent, or not written by a holder of this cache's secret)."
+        try:
+            entry = json.loads((self.folder / f"{key}.json").read_text())
+            if hmac.compare_digest(str(entry["mac"]), self._mac(key, entry["body"])):
+                return dataclasses.replace(RewardBreakdown(**json.loads(entry["body"])), cached=True)
+        except (OSError, ValueError, TypeError, KeyError):
+            pass
+        return None
+
+    def put(self, key: str, b: RewardBreakdown):
+        body = json.dumps(b.as_dict(), sort_keys=True)
+        fd, draft = tempfile.mkstemp(dir=self.folder)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"mac": self._mac(key, body), "body": body}, f)
+        os.replace(draft, self.folder / f"{key}.json")
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a00005
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("the Ray backend needs Ray: pip install 'limn[ray]' (ray>=2.9)") from None
+    return ray
+
+class _Worker:
+    "A Ray actor's body: a warm process with litmus imported, each job checked in boxes forked from it."
+    def __init__(self):
+        import litmus.check    # noqa: F401  (imported once, here, not per job)
+    def pid(self) -> int:
+        return os.getpid()
+    def score(self, source, task, options) -> dict:
+        return score_source(source, task, **options)
+    def check(self, path, quick) -> dict:
+        return _check_job(path, quick)
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a00006
+class RayPool:
+    "Warm Ray actors, one job at a time each; `map` runs a batch under a deadline, replacing any actor that is lost."
+    def __init__(self, workers: int | None = None, address: str | None = None):
+        ray = _ray()
+        if not ray.is_initialized():
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+        self.actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_Worker)
+        n = int(workers) if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.actors, self.pids, self.busy = [], [], {}
+        for _ in range(n):
+            self._spawn()
+
+    def _spawn(self, slot: int | None = None):
+        "A fresh actor (in `slot`, or appended), started and its pid known before it gets a job."
+        ray, actor = _ray(), self.actor.remote()
+        pid = ray.get(actor.pid.remote())
+        if slot is None:
+            self.actors.append(actor)
+            self.pids.append(pid)
+        else:
+            self.actors[slot], self.pids[slot] = actor, pid
+
+    def close(self):
+        ray = _ray()
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors, self.pids, self.busy = [], [], {}
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a00007
+@patch
+def map(self: RayPool, method: str, jobs: dict, deadline: float, done=None) -> dict:
+    """{key: ("ok", value) or ("lost", why)} for `jobs` ({key: args of the actor's `method`}); `done(key, status, value)`
+    is called as each finishes. A lost actor or the deadline costs only the jobs it held."""
+    ray, queue, pending, out = _ray(), list(jobs.items()), {}, {}
+    free, end = list(range(len(self.actors))), time.monotonic() + deadline
+    def finish(key, status, value):
+        out[key] = (status, value)
+        if done is not None:
+            done(key, status, value)
+    while (queue or pending) and time.monotonic() < end:
+        while queue and free:
+            (key, args), slot = queue.pop(0), free.pop()
+            pending[getattr(self.actors[slot], method).remote(*args)] = (key, slot)
+            self.busy[key] = slot
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, min(end - time.monotonic(), 1.0)))
+        for ref in ready:
+            key, slot = pending.pop(ref)
+            self.busy.pop(key, None)
+            try:
+                finish(key, "ok", ray.get(ref))
+            except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.ObjectLostError) as e:
+                finish(key, "lost", f"the Ray worker checking it was lost mid-batch ({type(e).__name__}); nothing was scored")
+                self._spawn(slot)
+            except ray.exceptions.RayTaskError as e:
+                finish(key, "lost", f"the Ray worker failed on it: {str(e).splitlines()[0][:300]}")
+            free.append(slot)
+    for key, slot in pending.values():
+        finish(key, "lost", f"the batch deadline of {deadline:g} s passed while it ran; its worker was replaced")
+        ray.kill(self.actors[slot])
+        self._spawn(slot)
+    for key, _ in queue:
+        finish(key, "lost", f"the batch deadline of {deadline:g} s passed before it started")
+    self.busy = {}
+    return out
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a00008
+@patch
+def _run_ray(self: LitmusReward, todo: dict) -> dict:
+    "Score the cache misses on the Ray pool; the score is decided here from each actor's evidence."
+    if self._ray_pool is None:
+        self._ray_pool = RayPool(self.ray_workers, self.ray_address)
+    timeout = self.deadline or -(-len(todo) // len(self._ray_pool.actors)) * (2 * self.options["timeout"] + 30)
+    answers = self._ray_pool.map("score", {k: (s, t, self.options) for k, (s, t) in todo.items()}, timeout)
+    out = {}
+    for k, (s, t) in todo.items():
+        status, value = answers[k]
+        evidence = value if status == "ok" else {"error": value}
+        out[k] = breakdown(evidence, t.get("spec") is None, k[:16], float(evidence.get("seconds") or 0.0))
+        if status == "ok" and "error" not in evidence:
+            self._remember(k, out[k])
+    return out
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a0000a
+def _check_job(path, quick: bool) -> dict:
+    "One file's check as plain data, in a worker (its launches in boxes); a file litmus cannot read is an UNKNOWN that says why."
+    from litmus.check import check
+    start = time.monotonic()
+    try:
+        result = check(path, quick=quick).as_dict()
+    except Exception as e:
+        result = {"verdict": "UNKNOWN", "reasons": [f"litmus could not check it: {type(e).__name__}: {e}"]}
+    return {"path": str(path), **result, "seconds": round(time.monotonic() - start, 3)}
+
+def _lost(path, why: str) -> dict:
+    return {"path": str(path), "verdict": "UNKNOWN", "reasons": [why], "seconds": 0.0}
+
+def nearest_rank(values, fraction: float) -> float:
+    "The `fraction` quantile by nearest rank (numpy's 'inverted_cdf'); 0.0 for no values."
+    ordered = sorted(values)
+    return float(ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]) if ordered else 0.0
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a0000b
+@dataclass
+class BatchCheck:
+    "check_many's answer: one result per file (in the order given) and the summary."
+    results: list
+    summary: dict
+
+def _summary(results: list, wall: float, backend: str, workers: int) -> dict:
+    seconds = [r["seconds"] for r in results]
+    return {"kernels": len(results), "verdicts": dict(Counter(r["verdict"] for r in results)),
+            "p50_seconds": nearest_rank(seconds, 0.5), "p95_seconds": nearest_rank(seconds, 0.95),
+            "wall_seconds": round(wall, 3), "backend": backend, "workers": workers}
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a0000c
+def _check_local(paths: list, quick: bool, workers: int, done) -> list:
+    "The files' checks in this process (one worker) or a pool of warm workers; a broken pool's files are checked here."
+    if workers == 1 or len(paths) == 1:
+        return [done(i, _check_job(p, quick)) for i, p in enumerate(paths)]
+    from litmus.rewards import _check_job as job
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(["litmus.rewards", "litmus.check"])
+    out = [None] * len(paths)
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = {pool.submit(job, p, quick): i for i, p in enumerate(paths)}
+        for f in as_completed(futures):
+            i = futures[f]
+            try:
+                out[i] = done(i, f.result())
+            except Exception:
+                out[i] = None
+    return [r if r is not None else done(i, _check_job(paths[i], quick)) for i, r in enumerate(out)]
+
+# %% ../nbs/litmus/16_rewards.ipynb #30a0000d
+def check_many(paths, *, ray=None, workers: int | None = None, quick: bool = False, progress=None,
+               deadline: float | None = None) -> BatchCheck:
+    """`check` on every file in `paths` in warm workers: a local process pool, or Ray actors with `ray` (an address or
+    'auto'). `progress(message)` hears each file as it finishes; `deadline` (seconds, Ray) bounds the batch."""
+    paths = [str(p) for p in paths]
+    if not paths:
+        raise ValueError("check_many: paths is empty; give at least one kernel file")
+    start, finished = time.monotonic(), [0]
+    def done(i, result):
+        finished[0] += 1
+        if progress is not None:
+            progress(f"{finished[0]}/{len(paths)} {paths[i]}: {result['verdict']} ({result['seconds']:.2f} s)")
+        return result
+    if ray is None:
+        n = max(1, int(workers if workers is not None else min(4, os.cpu_count() or 1)))
+        return _finish(_check_local(paths, quick, n, done), start, "local", n)
+    pool = RayPool(workers, None if ray is True else str(ray))
+    try:
+        limit = deadline or -(-len(paths) // len(pool.actors)) * 300.0
+        answers = pool.map("check", {i: (p, quick) for i, p in enumerate(paths)}, limit,
+                           lambda i, status, value: done(i, value if status == "ok" else _lost(paths[i], value)))
+        results = [value if status == "ok" else _lost(paths[i], value) for i, (status, value) in sorted(answers.items())]
+        return _finish(results, start, "ray", len(pool.actors))
+    finally:
+        pool.close()
+
+def _finish(results, start, backend, workers) -> BatchCheck:
+    return BatchCheck(results, _summary(results, time.monotonic() - start, backend, workers))

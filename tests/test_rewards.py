@@ -183,3 +183,165 @@ def test_bad_tasks_and_completions_name_the_problem():
         LitmusReward()(prompts=["p"])
     with pytest.raises(ValueError, match="column 'spec' has 1 values for 2"):
         LitmusReward()(prompts=["a", "b"], completions=["x", "y"], spec=["x"], domain=[{"x": [0, 1]}] * 2)
+
+
+# ---- issue 30: a cache that trusts only itself, many files at once, and Ray as the engine past one machine ----
+
+import json, os, signal, threading, time
+import numpy as np
+import litmus
+from litmus.rewards import FileCache, check_many, nearest_rank, score_source
+
+
+def _columns(names):
+    return {k: [task_of(n)[k] for n in names] for k in TASK_KEYS}
+
+
+def _outcomes(reward):
+    return [(b.score, b.verdict, b.gate, b.counterexample) for b in reward.last]
+
+
+def test_the_file_cache_serves_only_entries_it_signed(tmp_path):
+    shelf = FileCache(tmp_path)
+    b = RewardBreakdown(1.0, "ACCEPT", "reference", "accept", {"safety": 1.0, "bound": 1.0, "search": 1.0}, [])
+    shelf.put("a" * 64, b)
+    assert FileCache(tmp_path).get("a" * 64).score == 1.0 and (tmp_path / "secret").stat().st_mode & 0o077 == 0
+    entry = json.loads((tmp_path / ("a" * 64 + ".json")).read_text())
+    other = FileCache(tmp_path / "elsewhere")                      # another secret: what a forger without ours can sign
+    body = json.dumps({**b.as_dict(), "score": 0.99}, sort_keys=True)
+    for forged in [{**entry, "body": entry["body"].replace('"verdict": "ACCEPT"', '"verdict": "REJECT"')},
+                   {"mac": other._mac("b" * 64, body), "body": body}, {"body": body}, "not json {"]:
+        (tmp_path / ("b" * 64 + ".json")).write_text(forged if isinstance(forged, str) else json.dumps(forged))
+        assert shelf.get("b" * 64) is None, forged
+
+
+def test_the_cache_key_holds_the_source_the_task_and_litmus_version(monkeypatch):
+    reward = LitmusReward(workers=1)
+    task = checked_task(task_of("vadd"))
+    key = reward.key("src", task)
+    assert key != reward.key("src ", task) and key != reward.key("src", checked_task(task_of("softmax")))
+    monkeypatch.setattr(litmus, "__version__", litmus.__version__ + ".post1")
+    assert reward.key("src", task) != key
+
+
+def test_a_cache_dir_is_shared_by_rewards_in_other_processes(tmp_path, monkeypatch):
+    completions = [fenced(corpus.get("vadd").source)]
+    first = LitmusReward(workers=1, cache_dir=tmp_path, **task_of("vadd"))
+    assert first(completions=completions) == [1.0] and not first.last[0].cached
+    monkeypatch.setattr("litmus.rewards.score_source", lambda *a, **k: pytest.fail("a cached completion was checked again"))
+    second = LitmusReward(workers=1, cache_dir=tmp_path, **task_of("vadd"))
+    assert second(completions=completions) == [1.0] and second.last[0].cached
+
+
+def test_check_many_gives_each_file_its_check_and_a_summary():
+    names = ["vadd", "vadd_nomask"]
+    heard = []
+    batch = check_many([corpus.get(n).path for n in names], workers=2, quick=True, progress=heard.append)
+    assert [r["verdict"] for r in batch.results] == ["ACCEPT", "REJECT"]
+    assert [r["path"] for r in batch.results] == [str(corpus.get(n).path) for n in names] and len(heard) == 2
+    s = batch.summary
+    assert s["kernels"] == 2 and s["verdicts"] == {"ACCEPT": 1, "REJECT": 1} and s["backend"] == "local"
+    seconds = [r["seconds"] for r in batch.results]
+    for q in (50, 95):
+        assert s[f"p{q}_seconds"] == float(np.percentile(seconds, q, method="inverted_cdf"))
+    with pytest.raises(ValueError, match="paths is empty"):
+        check_many([])
+    assert nearest_rank([], 0.5) == 0.0
+
+
+def test_an_unreadable_file_in_check_many_is_an_unknown_that_says_why(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def (:\n")
+    (r,) = check_many([bad], workers=1).results
+    assert r["verdict"] == "UNKNOWN" and "could not check it" in r["reasons"][0]
+
+
+# Ray: a local instance with two CPUs, started here
+
+@pytest.fixture(scope="module")
+def ray_session():
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]'): the Ray backend is untested here")
+    if not ray.is_initialized():
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        except Exception as e:      # Ray's own start-up (its raylet waits 60 s for its agent): seen on a 2-core machine at load 15
+            if "timed out during startup" not in str(e):
+                raise
+            pytest.skip(f"Ray is installed but its local node did not start here: {str(e).splitlines()[0]}")
+    yield ray
+    ray.shutdown()
+
+
+RAY_SAMPLE = ["vadd", "vadd_nomask", "softmax_nomaxsub", "histogram"]
+
+
+def _ray_and_local(names):
+    completions = [fenced(corpus.get(n).source) for n in names]
+    out = []
+    for backend in ("local", "ray"):
+        reward = LitmusReward(workers=2, backend=backend)
+        try:
+            reward(completions=completions, **_columns(names))
+            out.append(_outcomes(reward))
+        finally:
+            reward.close()
+    return out
+
+
+def test_ray_and_local_give_the_same_verdicts_and_scores(ray_session):
+    local, ray_ = _ray_and_local(RAY_SAMPLE)
+    assert local == ray_
+    assert [o[2] for o in ray_][:3] == ["accept", "memory_safety", "counterexample"]
+
+
+@pytest.mark.long
+def test_ray_and_local_agree_on_the_whole_corpus(ray_session):
+    local, ray_ = _ray_and_local([k.name for k in corpus.kernels()])
+    assert local == ray_
+
+
+def test_killing_a_ray_worker_loses_only_that_completions_score(ray_session):
+    names = ["matmul", "vadd", "vadd_nomask", "softmax_nomaxsub"]
+    reward = LitmusReward(workers=2, backend="ray")
+    completions = [fenced(corpus.get(n).source) for n in names]
+    try:
+        reward(completions=[fenced("x = 1")])            # the pool is up, so the kill below lands mid-job
+        pool, victim, scores = reward._ray_pool, [], []
+        worker = threading.Thread(target=lambda: scores.extend(reward(completions=completions, **_columns(names))))
+        worker.start()
+        for _ in range(3000):
+            busy = dict(pool.busy)
+            if "matmul" not in victim and busy:
+                key = reward.key(extract_kernel(completions[0]), reward.task(0, _columns(names), len(names)))
+                if key in busy:
+                    os.kill(pool.pids[busy[key]], signal.SIGKILL)
+                    victim.append("matmul")
+                    break
+            time.sleep(0.005)
+        worker.join(600)
+        assert victim, "the matmul job was never seen running"
+        lost, *rest = reward.last
+        assert lost.verdict == "UNKNOWN" and lost.gate == "error" and lost.score == 0.0 and "lost mid-batch" in lost.reasons[0]
+        assert [b.gate for b in rest] == ["accept", "memory_safety", "counterexample"], [str(b) for b in rest]
+        again = reward(completions=completions[:1], **{k: v[:1] for k, v in _columns(names).items()})
+        assert again == [1.0] and len(pool.actors) == 2        # the lost worker was replaced; its score was not cached
+    finally:
+        reward.close()
+
+
+def test_a_ray_batch_has_a_deadline(ray_session):
+    reward = LitmusReward(workers=2, backend="ray", deadline=0.05, **task_of("matmul"))
+    try:
+        scores = reward(completions=[fenced(corpus.get("matmul").source + f"\n# {i}\n") for i in range(3)])
+        assert scores == [0.0] * 3 and all("deadline" in b.reasons[0] and b.verdict == "UNKNOWN" for b in reward.last)
+        reward.deadline = None
+        assert reward(completions=[fenced(corpus.get("vadd").source)], **{k: [v] for k, v in task_of("vadd").items()}) == [1.0]
+    finally:
+        reward.close()
+
+
+def test_check_many_on_ray_matches_the_local_pool(ray_session):
+    paths = [corpus.get(n).path for n in ("vadd", "vadd_nomask")]
+    local, ray_ = check_many(paths, workers=2, quick=True), check_many(paths, ray="auto", quick=True)
+    assert [r["verdict"] for r in ray_.results] == [r["verdict"] for r in local.results] == ["ACCEPT", "REJECT"]
+    assert ray_.summary["backend"] == "ray" and ray_.summary["verdicts"] == local.summary["verdicts"]
