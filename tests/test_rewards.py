@@ -345,3 +345,83 @@ def test_check_many_on_ray_matches_the_local_pool(ray_session):
     local, ray_ = check_many(paths, workers=2, quick=True), check_many(paths, ray="auto", quick=True)
     assert [r["verdict"] for r in ray_.results] == [r["verdict"] for r in local.results] == ["ACCEPT", "REJECT"]
     assert ray_.summary["backend"] == "ray" and ray_.summary["verdicts"] == local.summary["verdicts"]
+
+
+# The Ray pool's bookkeeping without a Ray node (which needs minutes to start on a loaded 2-core machine): a stand-in for
+# the few Ray calls RayPool makes, actors as one-thread executors, and a stand-in job that can die or hang.
+
+class _FakeRay:
+    class exceptions:
+        class RayActorError(Exception): pass
+        class WorkerCrashedError(Exception): pass
+        class ObjectLostError(Exception): pass
+        class RayTaskError(Exception): pass
+
+    def __init__(self):
+        self.started = 0
+
+    def is_initialized(self): return True
+    def cluster_resources(self): return {"CPU": 2}
+    def kill(self, actor): actor.dead = True
+
+    def remote(self, **options):
+        fake = self
+        from concurrent.futures import ThreadPoolExecutor
+        class Method:
+            def __init__(self, actor, name): self.actor, self.name = actor, name
+            def remote(self, *args):
+                actor = self.actor
+                def run():
+                    if self.name == "pid":
+                        return 1000 + actor.number
+                    source = args[0]
+                    if "die" in source:
+                        actor.dead = True
+                    if "hang" in source:
+                        time.sleep(1.0)
+                    if actor.dead:
+                        raise _FakeRay.exceptions.RayActorError("the actor died")
+                    return {"verdict": "ACCEPT", "reasons": [], "seconds": 0.01, "certified": True, "witness": "",
+                            "safety": {"verdict": "ACCEPT", "defects": []},
+                            "falsification": {"counterexample": None, "configs": 3, "evaluations": 9, "failure": ""}}
+                return actor.pool.submit(run)
+        def factory(cls):
+            class Actor:
+                def remote(self_):
+                    fake.started += 1
+                    a = type("A", (), {})()
+                    a.number, a.dead, a.pool = fake.started, False, ThreadPoolExecutor(1)
+                    a.pid, a.score, a.check = Method(a, "pid"), Method(a, "score"), Method(a, "check")
+                    return a
+            return Actor()
+        return factory
+
+    def get(self, ref): return ref.result()
+
+    def wait(self, refs, num_returns=1, timeout=None):
+        from concurrent.futures import wait, FIRST_COMPLETED
+        done, rest = wait(refs, timeout=timeout, return_when=FIRST_COMPLETED)
+        return list(done), list(rest)
+
+
+def test_the_ray_pool_loses_only_the_dead_workers_job_and_keeps_a_deadline(monkeypatch):
+    from litmus import rewards
+    fake = _FakeRay()
+    monkeypatch.setattr(rewards, "_ray", lambda: fake)
+    pool = rewards.RayPool(workers=2)
+    assert pool.pids == [1001, 1002]
+    jobs = {k: (k, {}, {}) for k in ["fine 1", "die", "fine 2", "fine 3"]}
+    out = pool.map("score", jobs, deadline=30)
+    assert out["die"][0] == "lost" and "lost mid-batch" in out["die"][1]
+    assert all(out[k][0] == "ok" and out[k][1]["verdict"] == "ACCEPT" for k in jobs if k != "die")
+    assert fake.started == 3 and len(pool.actors) == 2 and not any(a.dead for a in pool.actors)   # the dead one replaced
+    out = pool.map("score", {"hang": ("hang", {}, {}), "queued 1": ("fine", {}, {}), "queued 2": ("fine", {}, {}),
+                             "queued 3": ("hang", {}, {}), "queued 4": ("fine", {}, {})}, deadline=0.3)
+    assert out["hang"][0] == "lost" and "passed while it ran" in out["hang"][1]
+    assert out["queued 1"][0] == out["queued 2"][0] == "ok" and out["queued 3"][0] == "lost", out
+    assert out["queued 4"][0] == "lost" and "before it started" in out["queued 4"][1], out
+    reward = LitmusReward(workers=2, backend="ray")
+    monkeypatch.setattr(rewards, "RayPool", lambda *a: pool)
+    scores = reward(completions=[fenced("die"), fenced("fine")], spec=["x"] * 2, domain=[{"x": [0, 1]}] * 2)
+    assert scores[0] == 0.0 and reward.last[0].verdict == "UNKNOWN" and "lost mid-batch" in reward.last[0].reasons[0]
+    assert scores[1] == 1.0 and reward.last[1].gate == "accept"
