@@ -45,7 +45,7 @@ EXPECTED = {
     "tut_cumsum": "ACCEPT", "tut_cumsum_mask": "REJECT",
     "tut_l2normalize_fp16": "ACCEPT", "tut_l2normalize_fp16_fp16acc": "REJECT",
     "tut_logsumexp_exp2": "ACCEPT", "tut_logsumexp_exp2_nomaxsub": "REJECT",
-    "tut_stencil": "UNKNOWN", "tut_stencil_leftmask": "REJECT",
+    "tut_stencil": "ACCEPT", "tut_stencil_leftmask": "REJECT",
     "tut_layernorm": "UNKNOWN", "tut_layernorm_varmask": "UNKNOWN",
     "tut_matmul_leaky": "UNKNOWN", "tut_matmul_leaky_fp16acc": "REJECT",
     "tut_online_softmax": "ACCEPT", "tut_online_softmax_zeroinit": "REJECT",

@@ -5,7 +5,8 @@ Usage: .venv/bin/python tests/real_kernels/report.py [--json OUT.json] [--md OUT
 Each case is a folder of this directory holding one kernel file (named like the kernel, as litmus's loader picks it).
 The label (correct or a planted-bug family) is read from the file's LITMUS literal with `ast.literal_eval`; nothing
 in the file runs here. litmus's verdict comes from `litmus.check.check(path, quick=True)`; a file litmus's loader
-refuses (`KernelFileError`) is reported as REFUSED with the loader's message as its cause.
+refuses (`KernelFileError`, or another usage error, ValueError) is reported as REFUSED with litmus's message as its
+cause.
 
 The figures printed: % of correct kernels ACCEPTed, % of planted bugs REJECTed, and the false verdicts (an ACCEPT of
 a buggy kernel, a REJECT of a correct one, a REJECT without a witness), which must be 0."""
@@ -55,7 +56,7 @@ def run_case(case: str) -> dict:
     try:
         r = check(path, quick=True)
         out = {"verdict": r.verdict, "reasons": list(r.reasons), "witness": r.witness}
-    except KernelFileError as e:
+    except (KernelFileError, ValueError) as e:   # litmus's usage errors: the file or its literal is refused
         out = {"verdict": "REFUSED", "reasons": [str(e).replace(str(path), path.name)], "witness": ""}
     return {"case": case, "file": f"{case}/{path.name}", "label": label(case), "source": source(case), **out,
             "seconds": round(time.monotonic() - start, 2)}

@@ -137,7 +137,7 @@ LITMUS = {
         {"name": "ONE_TILE_PER_CTA", "kind": "constexpr", "value": 0},
     ],
     "grid": ["M", "1", "1"],
-    "spec": None,
+    "spec": "argmax(inp)",
     "domain": {"inp": [-1000.0, 1000.0]},
     "reduce": "1",
     "sibling": "fg_argmax",

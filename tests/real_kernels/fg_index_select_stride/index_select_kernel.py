@@ -80,7 +80,7 @@ LITMUS = {
         {"name": "BLOCK_N", "kind": "constexpr", "value": "max(min(next_pow2(cdiv(N, 16)), 512), 16)"},
     ],
     "grid": ["cdiv(M, BLOCK_M)", "cdiv(L, BLOCK_N)"],
-    "spec": None,
+    "spec": "gather(inp, index)",
     "domain": {"inp": [-1000.0, 1000.0], "index": [0, 299]},
     "reduce": "1",
     "sibling": "fg_index_select",

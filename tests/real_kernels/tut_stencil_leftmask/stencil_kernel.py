@@ -36,7 +36,7 @@ LITMUS = {
         {"name": "BLOCK", "kind": "constexpr", "value": "256"},
     ],
     "grid": ["cdiv(N, BLOCK)"],
-    "spec": None,
+    "spec": "shift(x, 1) - 2.0 * x + shift(x, -1)",
     "domain": {"x_ptr": [-1000.0, 1000.0]},
     "reduce": "1",
     "sibling": "tut_stencil",
