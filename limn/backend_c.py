@@ -17,11 +17,12 @@ from .codegen import (lower, match_loops, Index, Var, Div, Mod, Check, Loop, End
 from .executor import Backend, JitDevice
 
 # %% auto #0
-__all__ = ['C_TYPES', 'PRELUDE', 'PARALLEL_WORK', 'COLLAPSE_CELLS', 'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN',
-           'WANTED_FLAGS', 'TILE_ROWS', 'TILE_VECTOR_BYTES', 'TILE_K', 'TILE_SPEEDUP', 'PANEL_BYTES', 'c_type',
-           'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError',
-           'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel',
-           'microkernel', 'physical_cores', 'CBackend', 'check_dtypes', 'CDevice']
+__all__ = ['C_TYPES', 'INTEGER_PRELUDE', 'LIMN_EXP', 'LIMN_LOG', 'PRELUDE', 'ULP_BOUNDS', 'PARALLEL_WORK', 'COLLAPSE_CELLS',
+           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS', 'TILE_ROWS', 'TILE_VECTOR_BYTES',
+           'TILE_K', 'TILE_SPEEDUP', 'PANEL_BYTES', 'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer',
+           'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id',
+           'default_cache_dir', 'build_library', 'load_kernel', 'microkernel', 'physical_cores', 'CBackend',
+           'check_dtypes', 'CDevice']
 
 # %% ../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -73,7 +74,8 @@ def c_arith(op: Ops, args: list, dtype: DType, operand_dtype: DType) -> str:
     if op in (Ops.EXP, Ops.LOG, Ops.SQRT):
         if not dtype.is_float:
             raise TypeError(f"{op.name} is defined on floats only, got {dtype.name}")
-        return f"{op.name.lower()}{'f' if f32 else ''}({args[0]})"
+        own = "" if op is Ops.SQRT else "limn_"       # exp and log are the prelude's own (below); sqrt is the hardware's
+        return f"{own}{op.name.lower()}{'f' if f32 else ''}({args[0]})"
     if op is Ops.RECIP:
         return f"(({T})1 / {args[0]})"
     if op is DIV:
@@ -91,7 +93,7 @@ def c_arith(op: Ops, args: list, dtype: DType, operand_dtype: DType) -> str:
         return f"({a} > {b} ? {a} : {b})"
     raise ValueError(f"op={op} is not an ARITH op")
 
-PRELUDE = """#include <stdint.h>
+INTEGER_PRELUDE = """#include <stdint.h>
 #include <math.h>
 static inline int64_t limn_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return q - ((a % b != 0) & ((a < 0) != (b < 0))); }
 static inline int64_t limn_mod(int64_t a, int64_t m) { int64_t r = a % m; return r < 0 ? r + m : r; }
@@ -99,6 +101,71 @@ static inline int64_t limn_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t limn_clamp(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
 """
+
+# %% ../nbs/limn/08_backend_c.ipynb #e8a1c002
+LIMN_EXP = r"""typedef union { double d; uint64_t u; } limn_bits;
+static inline double limn_from_bits(uint64_t u) { limn_bits b; b.u = u; return b.d; }
+static inline uint64_t limn_to_bits(double d) { limn_bits b; b.d = d; return b.u; }
+/* 2**m for an integer-valued m in [-1022, 1023]: m + 2**52 + 1023 holds m + 1023 in its low 11 bits */
+static inline double limn_pow2(double m) { return limn_from_bits(limn_to_bits(m + 0x1.00000000003ffp52) << 52); }
+static inline double limn_exp(double x) {
+  const double xc = x > 709.8 ? 709.8 : (x < -745.2 ? -745.2 : x);
+  const double n = (xc * 0x1.71547652b82fep0 + 0x1.8p52) - 0x1.8p52;
+  const double hi = fma(n, -0x1.62e42feep-1, xc), lo = n * 0x1.a39ef35793c76p-33;
+  const double r = hi - lo, t = r * r;
+  const double c = r - t * (0x1.555555555553ep-3 + t * (-0x1.6c16c16bebd93p-9 + t * (0x1.1566aaf25de2cp-14
+                   + t * (-0x1.bbd41c5d26bf1p-20 + t * 0x1.6376972bea4d0p-25))));
+  const double y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi);
+  const double half = (n * 0.5 + 0x1.8p52) - 0x1.8p52;
+  return y * limn_pow2(half) * limn_pow2(n - half);
+}
+static inline float limn_expf(float x) {
+  const double d = (double)x, xc = d > 100.0 ? 100.0 : (d < -150.0 ? -150.0 : d);
+  const double n = (xc * 0x1.71547652b82fep0 + 0x1.8p52) - 0x1.8p52;
+  const double r = fma(n, -0x1.62e42fefa39efp-1, xc);
+  const double p = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720
+                   + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880)))))))));
+  return (float)(p * limn_pow2(n));
+}
+"""
+
+# %% ../nbs/limn/08_backend_c.ipynb #e8a1c004
+LIMN_LOG = r"""static inline double limn_log_reduced(double k, double m0) {   /* k log 2 + log(m0), m0 in [1, 2) */
+  const int big = m0 > 0x1.6a09e667f3bcdp0;
+  const double m = big ? m0 * 0.5 : m0, e = big ? k + 1.0 : k;
+  const double f = m - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
+  const double t1 = w * (0x1.999999997fa04p-2 + w * (0x1.c71c51d8e78afp-3 + w * 0x1.39a09d078c69fp-3));
+  const double t2 = z * (0x1.5555555555593p-1 + w * (0x1.2492494229359p-2 + w * (0x1.7466496cb03dep-3 + w * 0x1.2f112df3e5244p-3)));
+  const double hfsq = 0.5 * f * f;
+  return e * 0x1.62e42feep-1 - ((hfsq - (s * (hfsq + t2 + t1) + e * 0x1.a39ef35793c76p-33)) - f);
+}
+static inline double limn_exponent(uint64_t bits) { return limn_from_bits((bits >> 52) | 0x4330000000000000ull) - 0x1.00000000003ffp52; }
+static inline double limn_mantissa(uint64_t bits) { return limn_from_bits((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull); }
+static inline double limn_log(double x) {
+  const int tiny = x < 0x1p-1022;
+  const uint64_t bits = limn_to_bits(tiny ? x * 0x1p54 : x);
+  double y = limn_log_reduced(limn_exponent(bits) - (tiny ? 54.0 : 0.0), limn_mantissa(bits));
+  y = x == 0.0 ? -INFINITY : y;
+  y = x < 0.0 ? NAN : y;
+  y = x == INFINITY ? x : y;
+  return x != x ? x : y;
+}
+static inline float limn_logf(float x) {
+  const uint64_t bits = limn_to_bits((double)x);
+  const double m0 = limn_mantissa(bits), k = limn_exponent(bits);
+  const int big = m0 > 0x1.6a09e667f3bcdp0;
+  const double m = big ? m0 * 0.5 : m0, e = big ? k + 1.0 : k;
+  const double f = m - 1.0, s = f / (2.0 + f), z = s * s;
+  const double p = 2.0 + z * (2.0 / 3 + z * (2.0 / 5 + z * (2.0 / 7 + z * (2.0 / 9 + z * (2.0 / 11 + z * (2.0 / 13))))));
+  float y = (float)(e * 0x1.62e42fefa39efp-1 + s * p);
+  y = x == 0.0f ? -INFINITY : y;
+  y = x < 0.0f ? NAN : y;
+  y = x == INFINITY ? x : y;
+  return x != x ? x : y;
+}
+"""
+PRELUDE = INTEGER_PRELUDE + LIMN_EXP + LIMN_LOG
+ULP_BOUNDS = {"float32": {"exp": 0.51, "log": 0.51, "sqrt": 0.5}, "float64": {"exp": 1.0, "log": 1.0, "sqrt": 0.5}}
 
 # %% ../nbs/limn/08_backend_c.ipynb #3a2cf995
 PARALLEL_WORK = 1 << 15        # iterations below which a nest is not worth waking the thread team for (threads)
@@ -306,7 +373,8 @@ def find_cc() -> str:
 
 _PLAIN = "int limn_probe(void) { return 1; }\n"
 _OPENMP = "#include <omp.h>\nint limn_probe(void) { int n = 0;\n#pragma omp parallel\n{ n = omp_get_num_threads(); }\nreturn n; }\n"
-WANTED_FLAGS = (("-O3", _PLAIN), ("-march=native", _PLAIN), ("-ffp-contract=off", _PLAIN), ("-fopenmp", _OPENMP))
+WANTED_FLAGS = (("-O3", _PLAIN), ("-march=native", _PLAIN), ("-ffp-contract=off", _PLAIN), ("-fno-math-errno", _PLAIN),
+                ("-fno-trapping-math", _PLAIN), ("-fopenmp", _OPENMP))
 
 # %% ../nbs/limn/08_backend_c.ipynb #1df845ba
 def _cc_ok(cc: str, flags: list, source: str, workdir: str) -> tuple[bool, str]:

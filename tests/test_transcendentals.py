@@ -9,7 +9,12 @@ The bound is set by the primitives, not by the compositions: numpy's float32 exp
 3 ulps (the c device's glibc within 1), and a composition adds a division or two. The sweep: every power of two from
 2**-149 to 2**127 times 1 and 1.5 and the float just below it, the largest float, 20000 random bit patterns (uniform over
 the float32 encodings, so every binade is hit as often as every other), 20000 draws from [-20, 20] and 5000 from
-[-1e-3, 1e-3] (where tanh used to cancel), each with both signs, plus +-0, +-inf and NaN."""
+[-1e-3, 1e-3] (where tanh used to cancel), each with both signs, plus +-0, +-inf and NaN.
+
+Below them, the c device's own EXP and LOG (limn.backend_c's LIMN_EXP and LIMN_LOG, branch-free code that GCC vectorises)
+are held to limn.backend_c.ULP_BOUNDS against mpmath: float32 on every threshold and special value, every power of two and
+a dense sample; float64 on a sample with its overflow and underflow thresholds; C99's values at the specials; the loops
+vectorised by the device's flags; and, under -m long, all 2**32 float32 inputs against glibc's double exp and log."""
 import math
 import numpy as np
 import pytest
@@ -232,3 +237,151 @@ def test_every_composition_compiles_for_cuda_under_nvrtc(dtype):
     for name, build in FUNCTIONS.items():
         for kernel in lower_schedule(schedule([build(x).node])).kernels:
             nvrtc.compile(emit(kernel).source, max(nvrtc.archs))
+
+
+# --- the c device's own exp and log (limn.backend_c.LIMN_EXP / LIMN_LOG): ulp bounds, specials, vectorisation ---
+
+from limn.backend_c import ULP_BOUNDS, PRELUDE, find_cc, probe_flags
+
+
+def primitive_sweep32() -> np.ndarray:
+    "Every exp/log threshold and special value, each binade's ends, and a dense sample (uniform over the bit patterns)."
+    rng = np.random.default_rng(28)
+    f = np.float32
+    edges = np.array([88.72283, 88.722839, 88.72284, -87.33654, -87.33655, -103.27893, -103.97207, -103.972084, -104.0,
+                      1e-45, 1.1754942e-38, 1.17549435e-38, 3.4028235e38, 1.0, 2.0 ** -24, 0.5, 0.70710677, 1.4142135],
+                     np.float32)
+    with np.errstate(over="ignore"):                                       # the float after the largest is inf
+        edges = np.concatenate([edges, np.nextafter(edges, f(np.inf)), np.nextafter(edges, f(-np.inf))])
+    powers = np.ldexp(1.0, np.arange(-149, 128)).astype(np.float32)
+    bits = rng.integers(0, 0x7F800000, 30000).astype(np.uint32).view(np.float32)
+    dense = rng.uniform(-104, 89, 20000).astype(np.float32)
+    near_one = (1 + rng.uniform(-0.3, 0.42, 5000)).astype(np.float32)
+    positive = np.concatenate([edges, powers, np.nextafter(powers, f(0)), bits, near_one])
+    return np.concatenate([positive, -positive, dense, [0.0, -0.0, np.inf, -np.inf, np.nan]]).astype(np.float32)
+
+
+def mp_exact(name: str, x: np.ndarray) -> np.ndarray:
+    "exp or log at every x by mpmath at 80 bits (a float64 result, exact to well under a float32 ulp), C99's specials."
+    mpmath.mp.prec = 80
+    fn = {"exp": mpmath.exp, "log": mpmath.log}[name]
+    out = np.empty(x.size)
+    for i, v in enumerate(x.astype(np.float64)):
+        if not math.isfinite(v) or (name == "log" and v <= 0):
+            with np.errstate(all="ignore"):
+                out[i] = np.exp(v) if name == "exp" else np.log(v)
+        else:
+            out[i] = float(fn(mpmath.mpf(v)))
+    return out
+
+
+def ulps64(got: np.ndarray, exact_mp) -> float:
+    "The worst float64 ulp error of `got` against mpmath values (a list of mpf); NaN against NaN and equal infinities count 0."
+    worst = 0.0
+    for g, e in zip(got, exact_mp):
+        if isinstance(e, float) and (math.isnan(e) or math.isinf(e)):
+            assert (math.isnan(g) and math.isnan(e)) or g == e, (g, e)
+            continue
+        fe = float(e)
+        step = max(math.ulp(abs(fe)) if math.isfinite(fe) else math.ulp(1.7976931348623157e308), 2.0 ** -1074)
+        worst = max(worst, float(abs(mpmath.mpf(g) - e) / step)) if math.isfinite(g) else math.inf
+    return worst
+
+
+@pytest.mark.parametrize("name", ["exp", "log"])
+def test_c_exp_log_float32_within_their_stated_ulps_against_mpmath(name):
+    x = primitive_sweep32()
+    with use_device("c"), np.errstate(all="ignore"):
+        got = getattr(Tensor(x), name)().numpy()
+    exact = mp_exact(name, x)
+    err = ulps(got, exact)
+    worst = int(np.argmax(err))
+    assert err[worst] <= ULP_BOUNDS["float32"][name], f"{name}({x[worst]!r}) = {got[worst]!r}, exact {exact[worst]!r}: {err[worst]:.3f} ulps"
+    with np.errstate(all="ignore"):
+        libm = getattr(np, name)(x.astype(np.float64)).astype(np.float32)        # C99/torch semantics at the specials
+    special = ~np.isfinite(libm) | (libm == 0) | ~np.isfinite(x) | (x == 0)
+    np.testing.assert_array_equal(got[special], libm[special])
+    assert np.array_equal(np.signbit(got[special & (got == 0)]), np.signbit(libm[special & (libm == 0)]))
+
+
+@pytest.mark.parametrize("name", ["exp", "log"])
+def test_c_exp_log_float64_within_their_stated_ulps_against_mpmath(name):
+    rng = np.random.default_rng(64)
+    if name == "exp":
+        x = np.concatenate([rng.uniform(-746, 710, 3000), rng.uniform(-1, 1, 1000), rng.uniform(-1e-8, 1e-8, 200),
+                            [709.782712893384, np.nextafter(709.782712893384, 800), -745.1332191019411, -745.1332191019412,
+                             -708.3964185322641, -708.39641853226, 0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0]])
+    else:
+        x = np.concatenate([rng.integers(0, 0x7FF0000000000000, 3000, dtype=np.int64).view(np.float64),
+                            1 + rng.uniform(-0.3, 0.42, 1000), [5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+                            np.nextafter(1.0, 2), np.nextafter(1.0, 0), 0.0, -0.0, -1.0, np.inf, -np.inf, np.nan]])
+    with use_device("c"), np.errstate(all="ignore"):
+        got = getattr(Tensor(x), name)().numpy()
+    mpmath.mp.prec = 120
+    fn = {"exp": mpmath.exp, "log": mpmath.log}[name]
+    with np.errstate(all="ignore"):
+        libm = getattr(np, name)(x)
+    exact = [fn(mpmath.mpf(v)) if math.isfinite(v) and (name == "exp" or v > 0) and math.isfinite(l) and l != 0 else float(l)
+             for v, l in zip(x, libm)]
+    assert ulps64(got, exact) <= ULP_BOUNDS["float64"][name]
+    flushed = np.isfinite(libm) & (libm == 0)                 # exp's underflow to 0 at the same inputs as libm
+    np.testing.assert_array_equal(got[flushed], libm[flushed])
+
+
+def test_c_exp_log_loops_vectorise(tmp_path):
+    "A loop over exp, log or sqrt of either float width compiles to vector code with the device's flags (GCC's report)."
+    cc = find_cc()
+    if "clang" in subprocess_output([cc, "--version"]).lower():
+        pytest.skip("the vectoriser report is GCC's -fopt-info-vec")
+    body = "".join(f"void k_{f}_{T}(const {T} *restrict a, {T} *restrict o, long n) {{ for (long i = 0; i < n; i++) o[i] = {f}(a[i]); }}\n"
+                   for f, T in (("limn_expf", "float"), ("limn_logf", "float"), ("limn_exp", "double"), ("limn_log", "double"),
+                                ("sqrtf", "float"), ("sqrt", "double")))
+    src = tmp_path / "k.c"
+    src.write_text(PRELUDE + body)
+    report = subprocess_output([cc, *probe_flags(cc), "-fopt-info-vec-optimized", "-shared", "-fPIC", str(src), "-o", str(tmp_path / "k.so")])
+    lines = len(PRELUDE.splitlines())
+    vectorised = {int(m) - lines for m in __import__("re").findall(r"k\.c:(\d+):\d+: optimized: loop vectorized", report)}
+    assert vectorised == set(range(1, 7)), report
+
+
+def subprocess_output(cmd) -> str:
+    import subprocess
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout + r.stderr
+
+
+EXHAUSTIVE = r"""
+#include <stdio.h>
+#include <string.h>
+static double ulp_err(float g, double e) {          /* float32 ulps of g from glibc's double result e (< 1 double ulp) */
+  float ef = (float)e;
+  if (isnan(g) || isnan(e)) return isnan(g) && isnan(e) ? 0 : 1e30;
+  if (isinf(g) || isinf(ef)) return g == ef ? 0 : 1e30;
+  double step = fabsf(ef) == 0x1.fffffep127f ? 0x1p104 : (double)nextafterf(fabsf(ef), INFINITY) - fabsf(ef);
+  return fabs((double)g - e) / (step < 0x1p-149 ? 0x1p-149 : step);
+}
+int main(void) {
+  double worst[2] = {0, 0};
+  #pragma omp parallel for schedule(static) reduction(max:worst[:2])
+  for (int64_t b = 0; b < (1LL << 32); b++) {
+    uint32_t u = (uint32_t)b; float x; memcpy(&x, &u, 4);
+    double e0 = ulp_err(limn_expf(x), exp((double)x)), e1 = ulp_err(limn_logf(x), log((double)x));
+    worst[0] = e0 > worst[0] ? e0 : worst[0];
+    worst[1] = e1 > worst[1] ? e1 : worst[1];
+  }
+  printf("%.6f %.6f\n", worst[0], worst[1]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.long
+def test_c_expf_logf_over_all_float32_inputs(tmp_path):
+    "All 2**32 float32 bit patterns against glibc's double exp and log (each under 1 double ulp): about a minute on two cores."
+    cc = find_cc()
+    (tmp_path / "x.c").write_text(PRELUDE + EXHAUSTIVE)
+    subprocess_output([cc, *probe_flags(cc), str(tmp_path / "x.c"), "-o", str(tmp_path / "x"), "-lm"])
+    exp_worst, log_worst = map(float, subprocess_output([str(tmp_path / "x")]).split())
+    print(f"over all float32: expf {exp_worst:.4f} ulps, logf {log_worst:.4f} ulps")
+    assert exp_worst <= ULP_BOUNDS["float32"]["exp"] and log_worst <= ULP_BOUNDS["float32"]["log"]
