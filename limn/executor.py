@@ -16,8 +16,8 @@ from .schedule import schedule, Schedule
 from .codegen import lower, format_kernel, interpret
 
 # %% auto #0
-__all__ = ['log', 'COMPILE_THREADS', 'WARM_BYTES', 'WARM_PLANS', 'graph_key', 'Backend', 'InterpreterBackend', 'Plan', 'Record',
-           'Executor', 'batches', 'CustomCall', 'Prepared', 'Warm', 'JitDevice']
+__all__ = ['log', 'COMPILE_THREADS', 'WARM_BYTES', 'WARM_PLANS', 'WARM_TOTAL', 'graph_key', 'Backend', 'InterpreterBackend',
+           'Plan', 'Record', 'Executor', 'batches', 'CustomCall', 'Prepared', 'Warm', 'JitDevice']
 
 # %% ../nbs/limn/07_executor.ipynb #a6cc76c6
 def _arg_key(node: Node, slot):
@@ -339,7 +339,8 @@ def run_prepared(self: Executor, prepared: Prepared) -> None:
 
 # %% ../nbs/limn/07_executor.ipynb #5be1a011
 WARM_BYTES = 64 << 20             # the most temporary memory one plan keeps alive between its realizes
-WARM_PLANS = 32                   # plans that keep theirs, the least recently run let go first
+WARM_PLANS = 32                   # plans that keep theirs, the least recently run let go first ...
+WARM_TOTAL = 256 << 20            # ... and while all of them together keep more than this
 
 @dataclass
 class Warm:
@@ -347,15 +348,18 @@ class Warm:
     prepared: Prepared
     arrays: list                  # the host array bound to each of plan.inputs, in order: the same object, the same bytes
     handed: list                  # (memory index, numel, dtype) of temporaries handed back as sinks: new memory each run
+    nbytes: int                   # the temporaries' bytes this plan keeps alive
 
 def _handed_temps(plan: Plan) -> list:
     "The temporaries a realize of `plan` hands back: the caller keeps them, so each run needs new ones."
     handed = {index for index, _, _, kind in plan.sinks if kind == "temp"}
     return [(index, numel, dtype) for index, numel, dtype in plan.temps if index in handed]
 
+def _temp_bytes(plan: Plan) -> int:
+    return sum(numel * dtype.itemsize for _, numel, dtype in plan.temps)
+
 def _warmable(backend: Backend, plan: Plan) -> bool:
-    temp_bytes = sum(numel * dtype.itemsize for _, numel, dtype in plan.temps)
-    return type(backend).upload is Backend.upload and temp_bytes <= WARM_BYTES
+    return type(backend).upload is Backend.upload and _temp_bytes(plan) <= WARM_BYTES
 
 # %% ../nbs/limn/07_executor.ipynb #5be1a012
 @patch
@@ -367,7 +371,7 @@ def run_warm(self: Executor, plan: Plan, buffers: list[Buffer]) -> list | None:
         if not _warmable(self.backend, plan):
             return None
         prepared = self.prepare(plan, self.bind(plan, buffers))
-        warm = Warm(prepared, [buffers[slot].array for _, slot in plan.inputs], _handed_temps(plan))
+        warm = Warm(prepared, [buffers[slot].array for _, slot in plan.inputs], _handed_temps(plan), _temp_bytes(plan))
     else:
         for n, (index, slot) in enumerate(plan.inputs):
             if buffers[slot].array is not warm.arrays[n]:
@@ -376,7 +380,7 @@ def run_warm(self: Executor, plan: Plan, buffers: list[Buffer]) -> list | None:
         for index, numel, dtype in warm.handed:
             self.swap(warm.prepared, index, self.backend.alloc(numel, dtype))
     self.warm[id(plan)] = warm                       # (re)inserted last: the dict's order is least recently run first
-    while len(self.warm) > WARM_PLANS:
+    while len(self.warm) > WARM_PLANS or sum(w.nbytes for w in self.warm.values()) > WARM_TOTAL:
         del self.warm[next(iter(self.warm))]
     self.run_prepared(warm.prepared)
     return warm.prepared.memories
