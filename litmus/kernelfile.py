@@ -15,7 +15,8 @@ __all__ = ['MAX_SOURCE_BYTES', 'MAX_AST_DEPTH', 'MAX_CONFIGS', 'MAX_STATIC_STEPS
            'KernelFileError', 'parse_kernel_source', 'read_source', 'dotted_name', 'module_bindings',
            'is_jit_decorator', 'trusted_roots', 'literal_value', 'definition_code', 'decorator_kind', 'Config',
            'evaluate_static', 'Decorations', 'read_decorations', 'body_code', 'module_literals', 'global_reads',
-           'kernel_function', 'kernel_decorations', 'launch_literal', 'build_namespace', 'function_from']
+           'kernel_function', 'kernel_decorations', 'launch_literal', 'python_boolop', 'build_namespace',
+           'function_from']
 
 # %% ../nbs/litmus/03_kernelfile.ipynb #1f8f37d1
 class KernelFileError(ValueError):
@@ -771,6 +772,25 @@ def _triton_imports(tree) -> dict:
                 out[a.asname or a.name] = value if value is not None else importlib.import_module(path)
     return out
 
+# %% ../nbs/litmus/03_kernelfile.ipynb #e608c9bd
+class _BoolOps(ast.NodeTransformer):
+    """For a model's build: `a and b` becomes `__litmus_boolop__('and', lambda: a, lambda: b)`, so the model decides
+    what `and` means on a block (Triton's compiler: lane by lane), keeping Python's order and laziness."""
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        thunks = [ast.Lambda(ast.arguments([], [], None, [], [], None, []), v) for v in node.values]
+        op = ast.Constant('and' if isinstance(node.op, ast.And) else 'or')
+        return ast.copy_location(ast.Call(ast.Name('__litmus_boolop__', ast.Load()), [op] + thunks, []), node)
+
+def python_boolop(op, *thunks):
+    "Python's own `and`/`or`, for a model's build whose bindings give no `__litmus_boolop__`."
+    value = None
+    for thunk in thunks:
+        value = thunk()
+        if bool(value) == (op == 'or'):
+            return value
+    return value
+
 # %% ../nbs/litmus/03_kernelfile.ipynb #8be02750
 _COMPILED: dict = {}     # (id(tree), path, stripped?) -> (tree, literals, code objects): one compile per file and purpose
 def _compiled(tree, path, stripped: bool):
@@ -780,6 +800,7 @@ def _compiled(tree, path, stripped: bool):
         for fn in _jit_functions(tree):
             node = copy.copy(fn)
             if stripped:
+                node = _BoolOps().visit(copy.deepcopy(fn))
                 node.decorator_list = []                  # keeps the def's line number
             else:  # Triton's own jit only: autotune and heuristics were read statically, and run nowhere
                 node.decorator_list = [d for d in fn.decorator_list if decorator_kind(d) == 'jit']
@@ -795,7 +816,7 @@ def build_namespace(tree, path, name: str, bindings: dict | None = None) -> dict
     literals, codes = _compiled(tree, path, bindings is not None)
     namespace = {'__builtins__': {n: getattr(builtins, n) for n in SAFE_BUILTINS}, '__name__': f'litmus.boxed.{name}',
                  '__file__': str(path)}
-    namespace.update(_triton_imports(tree) if bindings is None else bindings)
+    namespace.update(_triton_imports(tree) if bindings is None else {'__litmus_boolop__': python_boolop, **bindings})
     tl = namespace.get('tl')
     for key, (_, value, constexpr) in literals.items():
         namespace[key] = tl.constexpr(copy.deepcopy(value)) if constexpr and tl is not None else copy.deepcopy(value)

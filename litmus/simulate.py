@@ -16,11 +16,11 @@ from litmus.corpus import (Kernel, TensorArg, LIMITS, Limits, Boxed, boxed, reso
                            fuzz_dims, kernels, get, load, triton_names, FAMILIES)
 
 # %% auto #0
-__all__ = ['NP_DTYPES', 'STATE', 'TL', 'TRITON', 'WAIT_NOTE', 'RACE_NOTE', 'PAD', 'poison', 'Unsupported', 'DType', 'np_dtype',
-           'Block', 'as_block', 'Ptr', 'Buffer', 'Violation', 'Memory', 'philox', 'model_bindings', 'model_function',
-           'Run', 'layout', 'run_model_here', 'run_model', 'triton_available', 'backend_for', 'run_interpreter',
-           'Verdict', 'execute', 'check_many', 'check', 'exposed', 'answer_key_cases', 'Outcome', 'condition_a',
-           'condition_b', 'detection_table']
+__all__ = ['NP_DTYPES', 'STATE', 'DOT_K_SLICE', 'TL', 'TRITON', 'WAIT_NOTE', 'RACE_NOTE', 'PAD', 'poison', 'Unsupported', 'DType',
+           'np_dtype', 'Block', 'as_block', 'Ptr', 'Buffer', 'Violation', 'Memory', 'BlockPtr', 'philox',
+           'model_bindings', 'model_function', 'Run', 'layout', 'run_model_here', 'run_model', 'triton_available',
+           'backend_for', 'run_interpreter', 'Verdict', 'execute', 'check_many', 'check', 'exposed', 'answer_key_cases',
+           'Outcome', 'condition_a', 'condition_b', 'detection_table']
 
 # %% ../nbs/litmus/08_simulate.ipynb #123a2546
 def poison(offsets, dtype) -> np.ndarray:
@@ -56,6 +56,9 @@ class DType:
         return isinstance(other, DType) and self.np == other.np
     def __hash__(self):
         return hash(self.np)
+    def __call__(self, x):
+        "`tl.float32(x)`: a cast, as older Triton reads it (Triton 3.9 refuses to call a dtype; the model casts)."
+        return as_block(np.asarray(x)).to(self)
 
 # %% ../nbs/litmus/08_simulate.ipynb #2d3227e2
 def np_dtype(dtype) -> np.dtype:
@@ -97,8 +100,8 @@ def _promote(ufunc, inputs) -> list:
             elif not floats and has_float_scalar and a.dtype.kind in "ui" and ufunc not in _LOGICAL:
                 a = a.astype(np.float32)
             out.append(a)
-        else:
-            out.append(x)
+        else:  # a float subclass (a float scalar argument) stays weakly typed, as a Python float is
+            out.append(float(x) if isinstance(x, float) and type(x) is not float else x)
     return out
 
 # %% ../nbs/litmus/08_simulate.ipynb #4c674b80
@@ -390,12 +393,52 @@ def _where(cond, x, y):
         dtype = np.float32 if any(isinstance(v, float) for v in (x, y)) else np.int32
     return as_block(np.where(np.asarray(cond, dtype=bool), np.asarray(x).astype(dtype), np.asarray(y).astype(dtype)))
 
+# %% ../nbs/litmus/08_simulate.ipynb #de1a4f82
+class BlockPtr:
+    """A block pointer (`tl.make_block_ptr`): a tensor's base, its logical `shape` and `strides` (elements), the block's
+    `offsets` into it and its `block_shape`. Loads and stores through it touch base + sum((offset_d + i_d) * stride_d)
+    for each index i of the block; `tl.advance` moves the offsets."""
+    def __init__(self, base, shape, strides, offsets, block_shape, order=None):
+        if not isinstance(base, Ptr):
+            raise TypeError(f"tl.make_block_ptr needs a tensor pointer as base, got {type(base).__name__} {_kernel_line()}")
+        self.base = base
+        self.shape, self.strides = tuple(int(s) for s in shape), tuple(int(s) for s in strides)
+        self.offsets, self.block_shape = tuple(int(o) for o in offsets), _shape(tuple(block_shape))
+        if not len(self.shape) == len(self.strides) == len(self.offsets) == len(self.block_shape):
+            raise ValueError(f"tl.make_block_ptr: shape, strides, offsets and block_shape differ in rank {_kernel_line()}")
+    def advance(self, offsets):
+        moved = tuple(o + int(d) for o, d in zip(self.offsets, offsets))
+        return BlockPtr(self.base, self.shape, self.strides, moved, self.block_shape)
+    def indices(self):
+        "Per dimension, the block's logical index along it (broadcast to the block's shape)."
+        grids = np.meshgrid(*[np.arange(b, dtype=np.int64) + o for b, o in zip(self.block_shape, self.offsets)], indexing="ij")
+        return grids
+    def lanes(self, boundary_check):
+        "(the element pointers of the block, the mask of lanes inside the shape along every checked dimension)."
+        idx = self.indices()
+        offs = sum((i * s for i, s in zip(idx, self.strides)), np.zeros(self.block_shape, np.int64))
+        inside = np.ones(self.block_shape, bool)
+        for d in boundary_check:
+            inside &= (idx[int(d)] >= 0) & (idx[int(d)] < self.shape[int(d)])
+        return self.base + offs, inside
+
 # %% ../nbs/litmus/08_simulate.ipynb #9196be11
+DOT_K_SLICE = 16  # the K extent of one MMA instruction for 16-bit inputs (m16n8k16): the model rounds once per slice
+
 def _dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=None):
+    """`tl.dot` as a tensor core computes it: K in slices of `DOT_K_SLICE`, each slice's products summed in float64
+    (exact for 16-bit inputs, to 2**-53 for float32) and added to the accumulator with one rounding to its dtype, slice
+    after slice in K order. Integers accumulate exactly and wrap to the accumulator's width."""
     out = np_dtype(out_dtype) if out_dtype is not None else (np.asarray(acc).dtype if acc is not None else np.dtype(np.float32))
-    if acc is None:
-        acc = np.zeros((np.shape(a)[0], np.shape(b)[1]), dtype=out)
-    return as_block(np.matmul(np.asarray(a), np.asarray(b), dtype=np.asarray(acc).dtype) + np.asarray(acc))
+    a, b = np.asarray(a), np.asarray(b)
+    total = np.zeros((a.shape[0], b.shape[1]), dtype=out) if acc is None else np.asarray(acc).astype(out)
+    if not _is_float(out):
+        exact = np.matmul(a.astype(np.int64), b.astype(np.int64))
+        return as_block((total.astype(np.int64) + exact).astype(out))
+    for k0 in range(0, a.shape[1], DOT_K_SLICE):
+        part = np.matmul(a[:, k0:k0 + DOT_K_SLICE].astype(np.float64), b[k0:k0 + DOT_K_SLICE].astype(np.float64))
+        total = (total.astype(np.float64) + part).astype(out)
+    return as_block(total)
 
 def _barrier():
     m = _mem()
@@ -407,8 +450,10 @@ class _TL:
     float16, bfloat16, float32, float64 = (DType(n, NP_DTYPES[n]) for n in ("float16", "bfloat16", "float32", "float64"))
     int8, int16, int32, int64, uint8 = (DType(n, NP_DTYPES[n]) for n in ("int8", "int16", "int32", "int64", "uint8"))
     uint16, uint32, uint64, int1 = DType("uint16", np.uint16), DType("uint32", np.uint32), DType("uint64", np.uint64), DType("int1", np.bool_)
-    class constexpr:
-        "Annotation only: a constexpr parameter arrives as a Python int."
+    @staticmethod
+    def constexpr(value=None):
+        "An annotation, and `NAME = tl.constexpr(3)` at module level: the model's constexpr is the plain value."
+        return value
     # the builtin range: a static_range loop is unrolled by the compiler, and runs as a plain loop here
     static_range = staticmethod(range)
     @property
@@ -454,14 +499,39 @@ def to_tensor(self: _TL, x):
 # %% ../nbs/litmus/08_simulate.ipynb #0175f2df
 @patch
 def load(self: _TL, pointer, mask=None, other=None, boundary_check=(), padding_option="", **_):
+    if isinstance(pointer, BlockPtr):  # lanes outside the shape along a checked dimension read the padding, nothing else
+        ptr, inside = pointer.lanes(boundary_check)
+        values = np.asarray(_mem().load(ptr, inside, None))
+        return as_block(np.where(inside, values, _padding(padding_option, values.dtype, ptr.offsets)))
     if boundary_check or padding_option:
-        raise Unsupported(f"tl.load with boundary_check (a block pointer) {_kernel_line()}")
+        raise TypeError(f"tl.load with boundary_check or padding_option needs a block pointer {_kernel_line()}")
     return _mem().load(pointer, mask, other)
 @patch
 def store(self: _TL, pointer, value, mask=None, boundary_check=(), **_):
+    if isinstance(pointer, BlockPtr):  # lanes outside the shape along a checked dimension are not written
+        ptr, inside = pointer.lanes(boundary_check)
+        return _mem().store(ptr, np.broadcast_to(np.asarray(value), ptr.shape), inside)
     if boundary_check:
-        raise Unsupported(f"tl.store with boundary_check (a block pointer) {_kernel_line()}")
+        raise TypeError(f"tl.store with boundary_check needs a block pointer {_kernel_line()}")
     _mem().store(pointer, value, mask)
+
+# %% ../nbs/litmus/08_simulate.ipynb #f51fe5dd
+@patch
+def make_block_ptr(self: _TL, base, shape, strides, offsets, block_shape, order=None):
+    return BlockPtr(base, shape, strides, offsets, block_shape, order)
+@patch
+def advance(self: _TL, base, offsets):
+    if not isinstance(base, BlockPtr):
+        raise TypeError(f"tl.advance needs a block pointer, got {type(base).__name__} {_kernel_line()}")
+    return base.advance(offsets)
+
+def _padding(padding_option, dtype, offsets):
+    "What a checked lane outside the shape reads: zero, NaN, or (no option: undefined on a GPU) the model's poison."
+    if padding_option in ("zero", None) or padding_option == "":
+        return np.zeros(offsets.shape, dtype) if padding_option == "zero" else poison(offsets, dtype)
+    if padding_option == "nan":
+        return np.full(offsets.shape, np.nan, dtype)
+    raise ValueError(f"padding_option must be 'zero', 'nan' or absent, got {padding_option!r} {_kernel_line()}")
 
 # %% ../nbs/litmus/08_simulate.ipynb #6a23e17e
 @patch
@@ -600,6 +670,28 @@ def associative_scan(self: _TL, input, axis, combine_fn, reverse=False):
     return tuple(as_block(o) for o in outs) if isinstance(input, tuple) else as_block(outs[0])
 
 # %% ../nbs/litmus/08_simulate.ipynb #002269d8
+def _erf(v):
+    return np.vectorize(math.erf, otypes=[np.float64])(v.astype(np.float64))
+
+_UNARY = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+          "expm1": np.expm1, "sqrt": np.sqrt, "sqrt_rn": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v), "sin": np.sin,
+          "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+          "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+          "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+          "rint": np.rint, "nearbyint": np.rint, "round": lambda v: np.trunc(v + np.copysign(0.5, v)), "cbrt": np.cbrt,
+          "erf": _erf, "erfc": lambda v: 1 - _erf(v), "exp10": lambda v: np.power(10.0, v), "fast_expf": np.exp,
+          "fast_logf": np.log, "fast_log2f": np.log2, "fast_exp10f": lambda v: np.power(10.0, v), "rcp_rn": lambda v: 1 / v,
+          "fast_tanhf": np.tanh, "softplus": lambda v: np.log1p(np.exp(v))}
+_BINARY = {"pow": np.power, "fast_powf": np.power, "atan2": np.arctan2, "fmod": np.fmod, "hypot": np.hypot,
+           "copysign": np.copysign, "fmax": np.fmax, "fmin": np.fmin, "fdim": lambda x, y: np.maximum(x - y, 0),
+           "fast_dividef": np.divide, "div_rz": np.divide, "div_rd": np.divide, "div_ru": np.divide, "nextafter": np.nextafter}
+
+# %% ../nbs/litmus/08_simulate.ipynb #d5e5f9f6
+def _float_of(*xs):
+    "The dtype a math function computes in: the widest float among its arguments, float32 when none is float."
+    floats = [np.asarray(x).dtype for x in xs if isinstance(x, (np.ndarray, np.generic)) and _is_float(np.asarray(x).dtype)]
+    return _widest(floats) if floats else np.dtype(np.float32)
+
 def _unary(fn):
     def method(self, x, **_):
         x = as_block(x)
@@ -607,11 +699,26 @@ def _unary(fn):
             return as_block(np.asarray(fn(np.asarray(x))).astype(x.dtype if _is_float(x.dtype) else np.float32))
     return method
 
-for _name, _fn in {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log1p": np.log1p, "sqrt": np.sqrt,
-                   "sqrt_rn": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v), "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
-                   "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "floor": np.floor, "ceil": np.ceil,
-                   "erf": lambda v: np.vectorize(math.erf, otypes=[np.float64])(v.astype(np.float64))}.items():
+def _binary(fn):
+    def method(self, x, y, **_):
+        dt = _float_of(x, y)
+        wide = np.float32 if dt == NP_DTYPES["bfloat16"] else dt
+        with np.errstate(all="ignore"):
+            return as_block(np.asarray(fn(np.asarray(x).astype(wide), np.asarray(y).astype(wide))).astype(dt))
+    return method
+
+for _name, _fn in _UNARY.items():
     setattr(_TL, _name, _unary(_fn))
+for _name, _fn in _BINARY.items():
+    setattr(_TL, _name, _binary(_fn))
+def _predicate(fn):
+    def method(self, x):
+        return as_block(fn(np.asarray(x).astype(np.float64)))
+    return method
+
+for _name, _fn in {"isnan": np.isnan, "isinf": np.isinf, "signbit": np.signbit, "isfinited": np.isfinite,
+                   "isinfd": np.isinf, "isnand": np.isnan}.items():
+    setattr(_TL, _name, _predicate(_fn))
 
 # %% ../nbs/litmus/08_simulate.ipynb #6b6df83b
 @patch
@@ -629,6 +736,26 @@ def clamp(self: _TL, x, min, max, **_):
 @patch
 def where(self: _TL, cond, x, y):
     return _where(cond, x, y)
+
+# %% ../nbs/litmus/08_simulate.ipynb #4ff49b57
+def _boolop(op, *thunks):
+    """Python's `and`/`or` in a kernel, as Triton's compiler reads them: a constexpr operand short-circuits as in
+    Python, the others (blocks and runtime scalars) are all evaluated and combined lane by lane (logical_and/or).
+    (Triton's interpreter applies Python's `and` to a block instead, which is not what a GPU runs.)"""
+    dynamic, value = [], None
+    for thunk in thunks:
+        value = thunk()
+        if isinstance(value, (np.ndarray, np.generic)):
+            dynamic.append(value)
+        elif bool(value) == (op == "or"):
+            return value
+    if not dynamic:
+        return value
+    combine = np.logical_and if op == "and" else np.logical_or
+    out = np.asarray(dynamic[-1]) != 0
+    for v in reversed(dynamic[:-1]):
+        out = combine(np.asarray(v) != 0, out)
+    return as_block(out)
 
 # %% ../nbs/litmus/08_simulate.ipynb #f55a1754
 @patch
@@ -760,7 +887,7 @@ def model_bindings(kernel: Kernel) -> dict:
 # %% ../nbs/litmus/08_simulate.ipynb #8582fdae
 def model_function(kernel: Kernel):
     "The kernel's Python function with `tl` bound to the numpy model. Executes the file's jit functions: only inside a box."
-    namespace = kernel_module(kernel, model_bindings(kernel))
+    namespace = kernel_module(kernel, {"__litmus_boolop__": _boolop, **model_bindings(kernel)})
     return function_from(namespace, kernel, kernel.fn_name)
 
 # %% ../nbs/litmus/08_simulate.ipynb #84c1d40c
@@ -814,8 +941,18 @@ def layout(tensor: TensorArg, logical=None) -> np.ndarray:
 # %% ../nbs/litmus/08_simulate.ipynb #5a47ea06
 WAIT_NOTE = "programs run one after another here, so a program that waits for a later one never ends"
 
+class _Float(float):
+    "A float scalar argument: a Python float in arithmetic (weakly typed, as Triton's fp32 scalar is), with `.to`."
+    def to(self, dtype, bitcast=False, **_):
+        return as_block(np.float32(self)).to(dtype, bitcast=bitcast)
+    @property
+    def dtype(self):
+        return TL.float32
+
 def _scalar(v):
     "A scalar argument as Triton passes it: an int is int32 (int64 past its range), so index arithmetic wraps as on a GPU."
+    if isinstance(v, float):
+        return _Float(v)
     if isinstance(v, bool) or not isinstance(v, int):
         return v
     return as_block(np.int32(v) if -2**31 <= v < 2**31 else np.int64(v))
