@@ -160,11 +160,9 @@ class Analysis:
         return self._reduces[n]
 
     def store(self, info):
-        "The final store to the output dtype: a dtype_cast term when it is narrower than the accumulator."
+        "The final store to the output dtype: a dtype_cast term when it is narrower than the accumulator (an exact value it holds: none)."
         p, q = self.acc, self.out
-        if info.exact and self.stores_exactly():
-            return info       # an input's value, moved or compared, or an index: the output format holds it as it is
-        if q.digits < p.digits or q.max < p.max:
+        if (q.digits < p.digits or q.max < p.max) and not (info.exact and self.stores_exactly()):
             info = Info(info.rng, [rounded(e, q, CAST, q.eta) for e in info.errs], info.chain + 1, None)
             self.check(info, "the stored result", q)
         return info
