@@ -4,13 +4,15 @@
 
 # %% auto #0
 __all__ = ['MAX_ORDERED', 'MAX_PAIRED', 'INT32_MIN', 'INT32_MAX', 'ALLOCATION_ALIGNMENT', 'hypotheses', 'Prover', 'divide',
-           'decompositions', 'Proof', 'floor_facts', 'ModelProver', 'size_bound', 'hint_proof']
+           'decompositions', 'Proof', 'floor_facts', 'condition_formula', 'preconditions', 'ModelProver', 'size_bound',
+           'hint_proof']
 
 # %% ../nbs/litmus/07_prove.ipynb #87a9bb37
-import itertools
+import ast, itertools, math
 from fastcore.basics import patch
 from dataclasses import dataclass, field
-from litmus.tritonsource import Poly, Atom, Cmp, Or, And, Opaque, TRUE, conjuncts, make_atom, factor_key, evaluate_poly
+from litmus.tritonsource import (Poly, Atom, Cmp, Or, And, Opaque, TRUE, conjuncts, make_atom, factor_key, evaluate_poly,
+                                 parse_expr, compare, conj)
 
 # %% ../nbs/litmus/07_prove.ipynb #2db1aecb
 _LOCAL_KINDS = ('lane', 'loop', 'pid', 'data')
@@ -37,9 +39,12 @@ class Prover:
 
     `facts` are hypotheses that always hold (`(x // d)*d - x <= 0` for the model's floor divisions); `multipliers` are
     positive quantities `k` by which a goal may be scaled: `k*(p - 1) + 1 <= 0` with `k >= 1` gives `p < 1`, so `p <= 0`
-    on integers, which is how `q*G*n <= pid <= m*n - 1` yields `q*G <= m - 1`. A `min`/`max` is split into its arguments."""
-    def __init__(self, symbols, facts=(), multipliers=()):
+    on integers, which is how `q*G*n <= pid <= m*n - 1` yields `q*G <= m - 1`. A `min`/`max` is split into its arguments.
+    `refined` facts (the other side of each floor division, those of the loops' trip counts) and tightened hypotheses
+    are tried only when the plain attempt fails with hypotheses at hand: what the plain one proves costs what it did."""
+    def __init__(self, symbols, facts=(), multipliers=(), refined=()):
         self.symbols, self.facts, self.multipliers = symbols, list(facts), list(multipliers)
+        self.refined = list(refined)  # facts only the second, slower attempt uses (`_le0_refined`)
     def kind(self, f):
         if isinstance(f, str):
             return self.symbols[f].kind if f in self.symbols else 'param'
@@ -94,8 +99,10 @@ def range_of_poly_lo(self:Prover, p):
 
 # %% ../nbs/litmus/07_prove.ipynb #51087e07
 @patch
-def le0(self:Prover, p, hyps=(), pairs=True, depth=0):
-    "True when `p <= 0` is proved; hypotheses `h <= 0` may be used alone or two at a time."
+def le0(self:Prover, p, hyps=(), pairs=True, depth=0, refine=False):
+    """True when `p <= 0` is proved; hypotheses `h <= 0` may be used alone or two at a time. When that fails with
+    hypotheses at hand and `refine` set (the in-bounds proofs set it: a failing goal elsewhere would pay for it again
+    and again), `_le0_refined` tries again with the refined facts and tightened hypotheses."""
     if depth > 6:
         return False
     split = next((f for f in p.factors() if isinstance(f, Atom) and f.op in ('min', 'max')), None)
@@ -103,9 +110,11 @@ def le0(self:Prover, p, hyps=(), pairs=True, depth=0):
         a, b = p.split(split)
         up = self._bound_le0(-a)
         if not up and not self._bound_le0(a):
-            return False
+            return refine and depth == 0 and bool(hyps) and self._le0_refined(p, hyps, pairs)
         branches = [self.le0(a * x + b, hyps, pairs, depth + 1) for x in split.args]
-        return any(branches) if (split.op == 'min') == up else all(branches)
+        if any(branches) if (split.op == 'min') == up else all(branches):
+            return True
+        return refine and depth == 0 and bool(hyps) and self._le0_refined(p, hyps, pairs)
     if self._bound_le0(p):
         return True
     for h in list(hyps) + self.facts:
@@ -119,7 +128,75 @@ def le0(self:Prover, p, hyps=(), pairs=True, depth=0):
         for h in list(hyps) + self.facts:
             if self._bound_le0(k * (p - 1) + 1 - h):
                 return True
+    return refine and depth == 0 and bool(hyps) and self._le0_refined(p, hyps, pairs)
+
+# %% ../nbs/litmus/07_prove.ipynb #81b540bc
+@patch
+def _le0_refined(self:Prover, p, hyps, pairs):
+    """The second attempt: `p` minus one hypothesis or fact, or minus a hypothesis and another hypothesis or fact, with
+    the refined facts and every hypothesis also in its tightened form (`tighten`); a `min`/`max` is split only after
+    the hypotheses were subtracted (`_split_le0`): a grid-stride guard `it*min(R, G) + pid < R` cancels the same `min`
+    in the goal, which either branch alone loses."""
+    hyps = list(hyps) + [t for t in map(self.tighten, hyps) if t is not None]
+    singles = hyps + self._facts_tightened()
+    for h in singles:
+        if self._split_le0(p - h):
+            return True
+    if pairs and len(hyps) <= MAX_PAIRED:  # a guard and a floor fact together bound a tiled loop
+        for i, h1 in enumerate(hyps):
+            for h2 in singles[i + 1:]:
+                if self._split_le0(p - h1 - h2):
+                    return True
     return False
+
+@patch
+def _facts_tightened(self:Prover):
+    "The facts, the refined facts and their tightened forms, computed once per list of facts."
+    key = tuple(map(str, self.facts + self.refined))
+    if self.__dict__.get('_tight_key') != key:
+        self._tight_key = key
+        both = self.facts + self.refined
+        self._tight = both + [t for t in map(self.tighten, both) if t is not None]
+    return self._tight
+
+@patch
+def _split_le0(self:Prover, q, depth=0):
+    "`_bound_le0` after each degree-1 `min`/`max` is split: `a*min(x, y) + b <= 0` for a >= 0 holds if one branch does."
+    split = next((f for f in q.factors() if isinstance(f, Atom) and f.op in ('min', 'max')), None)
+    if split is None or q.degree_in(split) != 1 or depth > 4:
+        return self._bound_le0(q)
+    a, b = q.split(split)
+    up = self._bound_le0(-a)
+    if not up and not self._bound_le0(a):
+        return False
+    branches = (self._split_le0(a * x + b, depth + 1) for x in split.args)
+    return any(branches) if (split.op == 'min') == up else all(branches)
+
+# %% ../nbs/litmus/07_prove.ipynb #52be5d39
+@patch
+def tighten(self:Prover, h):
+    """The integer strengthening of a hypothesis `k*r + c <= 0` with `c >= 1`, `k` the positive part every other term
+    shares (its gcd times the common factors proved >= 1): `k*r <= -c < 0` forces `r <= -1`, so `k*r + k <= 0`. This is
+    how `TILE*(it + 1) < q*TILE` gives `it + 1 <= q - 1`. None when nothing tightens (or the result is no stronger)."""
+    c = h.terms.get((), 0)
+    rest = h - c
+    if c < 1 or not rest.terms:
+        return None
+    common = None
+    for m in rest.terms:
+        counts = {}
+        for f in m:
+            counts[f] = counts.get(f, 0) + 1
+        common = counts if common is None else {f: min(n, counts.get(f, 0)) for f, n in common.items() if f in counts}
+    k = Poly.const(math.gcd(*rest.terms.values()))
+    for f, n in sorted(common.items(), key=lambda fn: factor_key(fn[0])):
+        g = Poly({(f,): 1})
+        if self._bound_le0(1 - g):
+            for _ in range(n):
+                k = k * g
+    if k.value() is not None and k.value() <= c:
+        return None
+    return rest + k
 
 # %% ../nbs/litmus/07_prove.ipynb #eb7a04a9
 @patch
@@ -251,32 +328,40 @@ def _atoms(p):
 
 # %% ../nbs/litmus/07_prove.ipynb #e1b99155
 def floor_facts(model):
-    """For each floor division `q = x // d` in the model's addresses and guards with `x >= 0` and `d >= 1` proved:
-    the fact `q*d - x <= 0`, and the factors of `d` as multipliers."""
-    bare, facts, mults = Prover(model.symbols), [], []
+    """For each floor division `q = x // d` in the model's addresses, guards and symbol ranges (a loop's trip count, a
+    grid axis) with `x >= 0` and `d >= 1` proved, the two sides of `x = q*d + r, 0 <= r <= d - 1`: (facts, multipliers,
+    refined). `q*d - x <= 0` for the divisions in addresses and guards are the facts, the factors of their `d` the
+    multipliers; `x - q*d - d + 1 <= 0`, and both sides for the divisions only the symbol ranges hold, are refined."""
+    bare, facts, mults, refined = Prover(model.symbols), [], [], []
     polys = [a.offset for a in model.accesses] + [c.lhs for a in model.accesses for c in conjuncts(a.guard) if isinstance(c, Cmp)]
+    ranges = [b for s in model.symbols.values() for b in (s.lo, s.hi) if b is not None]
     seen = set()
-    for p in polys:
+    for k, p in enumerate(polys + ranges):
         for f in _atoms(p):
             if f.op != '//' or f in seen:
                 continue
             seen.add(f)
             x, d = f.args
-            if bare.le0(-x) and bare.le0(1 - d):
-                facts.append(Poly({(f,): 1}) * d - x)
-                for m in d.terms:
-                    for g in m:
-                        k = Poly({(g,): 1})
-                        if k not in mults and bare.le0(1 - k):
-                            mults.append(k)
-    return facts, mults
+            if not (bare.le0(-x) and bare.le0(1 - d)):
+                continue
+            q = Poly({(f,): 1})
+            (facts if k < len(polys) else refined).append(q * d - x)
+            refined.append(x - q * d - d + 1)
+            for m in d.terms if k < len(polys) else ():
+                for g in m:
+                    g = Poly({(g,): 1})
+                    if g not in mults and bare.le0(1 - g):
+                        mults.append(g)
+    return facts, mults, refined
 
 # %% ../nbs/litmus/07_prove.ipynb #8325e105
 class _InBounds:
     "In-bounds proofs: an offset read as in-range indices of its tensor."
-    def __init__(self, model):
-        self.model = model
-        self.prover = Prover(model.symbols, *floor_facts(model))
+    def __init__(self, model, assume=()):
+        "`assume`: preconditions every launch is promised (`preconditions`), facts for every proof."
+        self.model, self.assumed = model, list(assume)
+        facts, mults, refined = floor_facts(model)
+        self.prover = Prover(model.symbols, facts + [h for f in self.assumed for h in hypotheses(f)], mults, refined)
         self._decomp = {}
     def facts(self):
         return [h for f in self.model.facts for h in hypotheses(f)]
@@ -289,8 +374,8 @@ class _InBounds:
         for idxs in decompositions(access.offset, t):
             steps, ok = [], True
             for d, (i, size) in enumerate(zip(idxs, t.shape)):
-                lo_ok = self.prover.le0(-i, hyps)
-                hi_ok = lo_ok and self.prover.le0(i - size + 1, hyps)
+                lo_ok = self.prover.le0(-i, hyps, refine=True)
+                hi_ok = lo_ok and self.prover.le0(i - size + 1, hyps, refine=True)
                 steps.append(f"dim {d}: index {i} in [0, {size - 1}]: {'proved' if lo_ok and hi_ok else 'not proved'}")
                 ok = ok and lo_ok and hi_ok
                 if not ok:
@@ -301,6 +386,58 @@ class _InBounds:
                              [f"offset = " + " + ".join(f"({i})*({s})" for i, s in zip(idxs, t.strides))] + steps)
             tried.append(f"split ({_idx_text(idxs)}): " + steps[-1])
         return Proof('in_bounds', str(access), access.line, False, tried or ['no split of the offset by the strides'])
+
+# %% ../nbs/litmus/07_prove.ipynb #34e34f7a
+_CMP_OPS = {ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.Eq: '==', ast.NotEq: '!='}
+
+def condition_formula(text, names=None):
+    """A precondition in the size DSL ('N_CTX % BLOCK_M == 0', '16 <= N <= 4096', 'a and b') as a `Formula`; each side
+    is a size expression (`parse_expr`), `names` maps a name to the Poly it stands for. ValueError names what is wrong."""
+    try:
+        node = ast.parse(text.strip(), mode='eval').body if isinstance(text, str) else text
+    except SyntaxError as e:
+        raise ValueError(f"precondition {text!r} is not valid: {e.msg}") from None
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return conj(*(condition_formula(v, names) for v in node.values))
+    if not (isinstance(node, ast.Compare) and all(type(op) in _CMP_OPS for op in node.ops)):
+        raise ValueError(f"precondition {ast.unparse(node)!r} must compare size expressions with == != < <= > >= (or join such with `and`)")
+    sides = [parse_expr(ast.unparse(s), names) for s in [node.left, *node.comparators]]
+    return conj(*(compare(a, _CMP_OPS[type(op)], b) for op, a, b in zip(node.ops, sides, sides[1:])))
+
+# %% ../nbs/litmus/07_prove.ipynb #d73556c1
+def _static_asserts(fn_ast):
+    "The conditions of the `tl.static_assert(cond, ...)` statements at the top level of a kernel's body, with their lines."
+    out = []
+    for s in getattr(fn_ast, 'body', ()):
+        call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
+        f = call.func if call is not None else None
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        if name == 'static_assert' and call.args:
+            out.append((call.args[0], s.lineno))
+    return out
+
+def preconditions(kernel, model):
+    """What every launch of `kernel` is promised: its launch's `assume` list and its `tl.static_assert` conditions (a
+    compile error otherwise), as formulas over the model's sizes and block sizes. A size the launch ties to others
+    (`HEAD_DIM = D`) is read as what it is tied to. A condition naming anything else is left out (never guessed)."""
+    texts = getattr(kernel, 'assume', None) or (getattr(kernel, 'meta', None) or {}).get('assume', ())
+    names = {}
+    for a in getattr(kernel, 'args', ()):
+        if a.get('kind') in ('scalar', 'constexpr') and a['name'] not in model.symbols:
+            try:
+                names[a['name']] = parse_expr(a['value'], names)
+            except (ValueError, TypeError):
+                pass
+    known = {s for s, sym in model.symbols.items() if sym.kind == 'param'} | set(model.dims)
+    out = []
+    for text in list(texts) + [c for c, _ in _static_asserts(getattr(kernel, 'fn_ast', None))]:
+        try:
+            f = condition_formula(text, names)
+        except (ValueError, TypeError, ZeroDivisionError):
+            continue
+        if f.symbols() <= known:
+            out.append(f)
+    return out
 
 # %% ../nbs/litmus/07_prove.ipynb #41688181
 class _RaceFreedom:

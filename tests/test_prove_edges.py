@@ -151,3 +151,73 @@ def test_a_program_id_is_followed_through_five_nested_floor_divisions_and_no_fur
         assert mp.in_bounds(store).proved, levels
         proof = mp.race_free(store, [])
         assert proof.proved == proved, (levels, str(proof))
+
+
+def _loop_model(src, args, grid, dims):
+    header = "import triton\nimport triton.language as tl\n"
+    k = _K(header + src, args, grid, dims)
+    k.fn_name = 'k'
+    model = build_model(k)
+    assert not model.unsupported, model.unsupported
+    return model
+
+def _oob_anywhere(model, dims_grid, blocks):
+    "Some execution of some access addresses outside its tensor's live elements, at any of the given sizes (enumerated)."
+    for dims, b in itertools.product(dims_grid, blocks):
+        env = model.config_env(dims, b)
+        for a in model.accesses:
+            t = model.tensors[a.tensor]
+            shape = [evaluate_poly(s, env) for s in t.shape]; strides = [evaluate_poly(s, env) for s in t.strides]
+            live = {sum(i * s for i, s in zip(idx, strides)) for idx in itertools.product(*map(range, shape))}
+            if any(e['address'] not in live for e in executions(model, a, env)):
+                return True
+    return False
+
+_GRID_STRIDE = '''@triton.jit
+def k(x_ptr, out_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    for row in tl.range(pid, STOP, tl.num_programs(0)):
+        tl.store(out_ptr + row * n_cols + cols, tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols), mask=cols < n_cols)
+'''
+
+def test_a_grid_stride_loop_is_proved_in_bounds():
+    """A persistent kernel's `for row in tl.range(pid, n_rows, tl.num_programs(0))` over min(R, 4) programs: the loop's
+    guard `it*min(R, 4) + pid < R` is the row bound, tried against the goal before the `min` in both is split. Proved
+    in bounds, and enumeration over sizes and grids finds no address outside; with the stop one past the rows the proof
+    fails and enumeration finds the row past the end (kills splitting `min` before the hypotheses are tried)."""
+    args = [_tensor('x_ptr', ['R', 'C'], 'in'), _tensor('out_ptr', ['R', 'C'], 'out'), {'name': 'n_rows', 'kind': 'scalar', 'value': 'R'},
+            {'name': 'n_cols', 'kind': 'scalar', 'value': 'C'}, {'name': 'BLOCK', 'kind': 'constexpr', 'value': 'next_pow2(C)'}]
+    sizes = [{'R': r, 'C': c} for r in (1, 3, 5, 9) for c in (1, 3, 4)]
+    for stop, safe in (('n_rows', True), ('n_rows + 1', False)):
+        model = _loop_model(_GRID_STRIDE.replace('STOP', stop), args, ['min(R, 4)'], {'R': 9, 'C': 3})
+        assert _oob_anywhere(model, sizes, [None]) == (not safe), stop
+        mp = ModelProver(model)
+        assert all(mp.in_bounds(a).proved for a in model.accesses) == safe, stop
+
+_TILED = '''@triton.jit
+def prev_multiple_of(a, b):
+    return tl.cdiv(a, b) * b - b
+
+@triton.jit
+def k(x_ptr, out_ptr, N, TILE: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.zeros([TILE], dtype=tl.float32)
+    for start in range(0, STOP, TILE):
+        acc += tl.load(x_ptr + pid * N + start + tl.arange(0, TILE))
+    tl.store(out_ptr + pid, tl.sum(acc, 0))
+'''
+
+def test_unmasked_tiles_below_a_jit_helpers_bound_are_proved():
+    """Unmasked tiles in `range(0, prev_multiple_of(N, TILE), TILE)` (a @triton.jit helper: cdiv(N, T)*T - T) stay below
+    N: the loop guard `T*it + T < q*T` tightens to `it + 2 <= q` (times T), and the floor fact `q*T <= N + T - 1` closes
+    the sum. Proved in bounds and enumeration finds nothing outside; stopping at cdiv(N, T)*T instead reads past the row,
+    which enumeration finds and the prover does not prove (kills the tightening and the pairs of a guard with a fact)."""
+    args = [_tensor('x_ptr', ['M', 'N'], 'in'), _tensor('out_ptr', ['M'], 'out'), {'name': 'N', 'kind': 'scalar', 'value': 'N'},
+            {'name': 'TILE', 'kind': 'constexpr', 'value': '16'}]
+    sizes = [{'M': 2, 'N': n} for n in (1, 3, 4, 5, 8, 13)]
+    for stop, safe in (('prev_multiple_of(N, TILE)', True), ('tl.cdiv(N, TILE) * TILE', False)):
+        model = _loop_model(_TILED.replace('STOP', stop), args, ['M'], {'M': 2, 'N': 40})
+        assert _oob_anywhere(model, sizes, [{'TILE': t} for t in (1, 2, 4)]) == (not safe), stop
+        mp = ModelProver(model)
+        assert all(mp.in_bounds(a).proved for a in model.accesses) == safe, stop
