@@ -162,7 +162,7 @@ def _entry(args, path) -> str | None:
     from litmus.launcher import launchers, _file_literal
     if getattr(args, "entry", None):
         return args.entry
-    if getattr(args, "shape", None) or not _file_literal(path).get("args"):
+    if getattr(args, "command", "") == "init" or getattr(args, "shape", None) or not _file_literal(path).get("args"):
         found = launchers(path)
         if len(found) == 1:
             return found[0]

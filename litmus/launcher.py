@@ -211,7 +211,7 @@ class Reader:
         self.literals = {k: v for k, (node, v, _) in module_literals(tree, trusted_roots(tree)).items()}
         self.shapes, self.ranks, self.alias = dict(shapes or {}), dict(ranks or {}), dict(alias or {})
         self.launches, self.notes, self.dims, self.prefer, self.depth = [], [], {}, {}, 0
-        self.params, self.unsure = {}, []
+        self.params, self.unsure, self.pads = {}, [], []
         self.fallback, self.scalars = dict(fallback or {}), dict(scalars or {})     # a LITMUS literal's args by name and its grid: what the launcher cannot say
 
     def fail(self, line, what, missing="args"):
@@ -360,6 +360,19 @@ def _shape_donor(self: Reader, fn, p, tensors):
     earlier = [q for q in order[:order.index(p)] if q in tensors]
     return next((q for q in earlier if q in reads), earlier[0] if earlier else None)
 
+# %% ../nbs/litmus/14_launcher.ipynb #0ccbfc8c
+@patch
+def _padded(self: Reader, fn, p, shape):
+    """Row strides with a pad dim for a parameter whose strides the launcher reads (`x.stride(0)` passed on): a
+    caller may hand it a padded tensor, and the search must see one. None (row-major) for any other."""
+    reads = any(isinstance(n, ast.Attribute) and n.attr == 'stride' and isinstance(n.value, ast.Name) and n.value.id == p
+                for n in ast.walk(fn))
+    if not reads or len(shape) < 2:
+        return None
+    pad = self.dim(f"{p}_pad")
+    self.pads.append(pad.expr)
+    return (size_op('+', size_prod(shape[1:]), pad),) + tuple(size_prod(shape[i + 1:]) for i in range(1, len(shape)))
+
 # %% ../nbs/litmus/14_launcher.ipynb #7fe5bee5
 @patch
 def _bind(self: Reader, fn) -> dict:
@@ -384,7 +397,7 @@ def _bind(self: Reader, fn) -> dict:
             else:
                 self.params[p] = 'declared'
             sizes = tuple(s if isinstance(s, int) else self.dim(s) for s in shape)
-            env[p] = Tensor(sizes, dtype, param=p, line=fn.lineno)
+            env[p] = Tensor(sizes, dtype, param=p, line=fn.lineno, strides=self._padded(fn, p, sizes))
         elif p in self.scalars:
             env[p] = self.scalars[p]
         elif p in defaults:
@@ -934,6 +947,10 @@ def _reshape(self, t, shape, e):
     "A view of a contiguous tensor: the same memory read with another shape (one -1 solved from the others)."
     if isinstance(shape, Unreadable):
         return shape
+    if t.strides is not None and not t.base:
+        if [str(s) for s in shape] in ([str(s) for s in t.shape], ['-1', str(t.shape[-1])]) and len(t.shape) == 2:
+            return t                     # x.view(-1, n) of a padded matrix: the same rows
+        return Unreadable(f"`{ast.unparse(e)[:60]}` (a view of a tensor that may be padded)", e.lineno)
     if sum(1 for s in shape if s == -1) > 1:
         return Unreadable(f"`{ast.unparse(e)[:60]}` (two -1 sizes)", e.lineno)
     if -1 in shape:
@@ -1009,7 +1026,7 @@ def _tensor_method(self, m, args, kwargs, e):
     if name == 'dim':
         return len(t.shape)
     if name in ('contiguous',):
-        return t
+        return t if t.strides is None else Tensor(t.shape, t.dtype, param=t.param, line=e.lineno)   # a packed copy
     if name == 'is_contiguous':
         return True                       # every tensor litmus builds here is row-major and contiguous
     if name in ('view', 'reshape') and not any(isinstance(a, DType) for a in args):
@@ -1195,6 +1212,8 @@ def _arg(self: Reader, param, value, uses, call) -> dict:
         root = value.root
         a = {"name": param.arg, "kind": "tensor", "dtype": value.dtype, "shape": [_text(s) for s in root.shape] or [1],
              "role": self._role(param.arg, value, uses.get(param.arg, set()), call.line)}
+        if root.strides is not None:
+            a["strides"] = [_text(x) for x in root.strides]
         a["from"] = root.param if root.param else f"{root.alloc} at line {root.line}"
         return a
     kind = "constexpr" if _is_constexpr(param) else "scalar"
@@ -1262,6 +1281,8 @@ def _rename(meta, names: dict):
             a["shape"] = [sub(s) for s in a["shape"]]
         if "value" in a:
             a["value"] = sub(a["value"])
+        if "strides" in a:
+            a["strides"] = [sub(x) for x in a["strides"]]
     meta["grid"] = [sub(g) for g in meta["grid"]]
     meta["reduce"] = sub(meta["reduce"])
     meta["dims"] = {names.get(d, d): v for d, v in meta["dims"].items()}
@@ -1307,9 +1328,9 @@ def read(self: Reader, fn):
         self.fail(fn.lineno, f"launches no @triton.jit function of the file (it defines {sorted(self.jits)})", "grid")
     return [m for call in self.launches for m in self.describe(call)]
 
-# %% ../nbs/litmus/14_launcher.ipynb #82d38c22
+# %% ../nbs/litmus/14_launcher.ipynb #c99e4de6
 def _used_dims(meta, dims) -> list:
-    text = " ".join(map(str, [s for a in meta["args"] for s in a.get("shape", [])] + [a.get("value", "") for a in meta["args"]]
+    text = " ".join(map(str, [s for a in meta["args"] for s in a.get("shape", []) + a.get("strides", [])] + [a.get("value", "") for a in meta["args"]]
                         + list(meta["grid"]) + [meta["reduce"]]))
     words = set(re.findall(r"[A-Za-z_]\w*", text))
     return [d for d in dims if d in words]
@@ -1347,11 +1368,13 @@ def read_launches(path, entry: str, shapes: dict | None = None, dims: dict | Non
     unknown = sorted(set(dims) - set(final))
     if unknown:
         raise LauncherError(f"kernel file {path}: dims {unknown} are not dims of the launcher {entry!r}; its dims are {final}")
-    dims = {**{d: v for d, v in (literal or {}).get("dims", {}).items() if d in final}, **dims}
+    borrowed = [d for d in (literal or {}).get("dims", {}) if d not in final]    # named by the literal's own entries
+    dims = {**{d: v for d, v in (literal or {}).get("dims", {}).items() if d in final + borrowed}, **dims}
     for m in metas:
-        m["dims"] = {d: None for d in reader.dims}
+        m["dims"] = {d: None for d in list(reader.dims) + borrowed}
         _rename(m, names)
-        m["dims"] = {d: int(dims.get(d, DEFAULT_DIM)) for d in _used_dims(m, m["dims"])}
+        m["dims"] = {d: int(dims.get(d, 0 if d in reader.pads else DEFAULT_DIM)) for d in _used_dims(m, m["dims"])}
+        m["pads"] = [d for d in reader.pads + [p for p in (literal or {}).get("pads", []) if p in borrowed] if d in m["dims"]]
     notes = reader.notes + [f"{p}: shape {[names.get(str(s), str(s)) for s in shape]} read from the launcher's use (rank {len(shape)}); "
                             "--shape declares it" for p, shape in _undeclared(reader, fn)]
     if names:
@@ -1449,7 +1472,8 @@ def kernel_from(path, meta: dict, spec=None, domain=None, name=None) -> corpus.K
     kernel = corpus.Kernel(name=label, path=path, source=source, fn_name=fn.name, fn_ast=fn, module_ast=tree,
                            doc=ast.get_docstring(tree) or "", label=None, why="", dims=dict(meta["dims"]), args=meta["args"],
                            grid=meta["grid"], spec=spec, domain=literal["domain"], answer_key=None, has_reference=False,
-                           reduce=str(meta.get("reduce", "1")), accumulate=meta.get("accumulate"), meta=literal)
+                           reduce=str(meta.get("reduce", "1")), accumulate=meta.get("accumulate"),
+                           pads=tuple(meta.get("pads", ())), meta=literal)
     try:
         corpus.resolve(kernel, limits=None)
     except ValueError as e:
@@ -1499,13 +1523,14 @@ def literal_text(metas: list, notes: list = ()) -> str:
     for m in metas:
         out.append(f"# {m['entry']} line {m['line']}: {m['kernel']}" + (f" under the autotune config {m['config']}" if m.get("config") else ""))
         args = "".join(f"\n        {_arg_text(a)}" for a in m["args"])
-        out.append("LITMUS = {\n" + f'    "dims": {json.dumps(m["dims"])},\n    "args": [{args}\n    ],\n'
+        pads = f'    "pads": {json.dumps(m["pads"])},\n' if m.get("pads") else ""
+        out.append("LITMUS = {\n" + f'    "dims": {json.dumps(m["dims"])},\n{pads}    "args": [{args}\n    ],\n'
                    f'    "grid": {json.dumps(m["grid"])},\n    "reduce": {json.dumps(m["reduce"])},\n' + "}")
     return "\n".join(out)
 
-# %% ../nbs/litmus/14_launcher.ipynb #9f8c0d87
+# %% ../nbs/litmus/14_launcher.ipynb #51288eb7
 def _arg_text(a: dict) -> str:
-    text = json.dumps({k: a[k] for k in ("name", "kind", "dtype", "shape", "role", "value") if k in a}) + ","
+    text = json.dumps({k: a[k] for k in ("name", "kind", "dtype", "shape", "strides", "role", "value") if k in a}) + ","
     return text + (f"  # from {a['from']}" if a.get("from") else "")
 
 # %% ../nbs/litmus/14_launcher.ipynb #e16107f3
@@ -1625,6 +1650,8 @@ def _dsl_call(e, names, values) -> str:
         return f"{name}({arg(0)})"
     if name in _TORCH_ROW and args and (_last_dim(e, 1) or (len(args) == 1 and not e.keywords and name != 'softmax')):
         return f"{_TORCH_ROW[name]}({arg(0)})"
+    if name in ('linalg.vector_norm', 'norm') and len(args) == 1 and _last_dim(e, 9):
+        return f"sqrt(sum({arg(0)} * {arg(0)}))"
     if name == 'relu' and len(args) == 1:
         return f"max({arg(0)}, 0.0)"
     if name == 'silu' and len(args) == 1:

@@ -226,6 +226,7 @@ def test_init_prints_a_literal_that_loads_as_the_same_launch(tmp_path):
 def test_a_torch_reference_is_a_spec_only_where_it_agrees():
     assert infer_spec("torch.softmax(x, dim=-1)", {"x": "input_ptr"}) == "softmax(input_ptr)"
     assert infer_spec("torch.relu(a @ b)", {"a": "a_ptr", "b": "b_ptr"}) == "max(matmul(a_ptr, b_ptr), 0.0)"
+    assert infer_spec("torch.linalg.vector_norm(x, dim=-1)", {"x": "X"}) == "sqrt(sum(X * X))"
     assert infer_spec("torch.cumsum(x, dim=0)", {"x": "x"}) is None and infer_spec("x.numpy()", {"x": "x"}) is None
 
 
@@ -321,3 +322,17 @@ def test_the_forms_a_generated_launcher_takes(tmp_path):
     assert metas[0]["grid"] == ["cdiv(N, 1024)"] and metas[0]["args"][0]["dtype"] == "float32"
     for n in (0, 1, 1023, 1024, 1025, 99999):
         assert corpus.evaluate(metas[0]["grid"][0], {"N": n}) == -(-n // 1024)
+
+
+def test_a_launcher_that_passes_strides_on_is_checked_with_padded_rows(tmp_path):
+    "x.stride(0) read by the launcher: x may be padded, so its row stride carries a pad dim; .contiguous() packs it."
+    path = write(tmp_path, "softmax", EXAMPLE_LAUNCHER)
+    metas, _ = read_launches(path, "softmax", parse_shapes("x: [M, N]"), {"M": 4, "N": 300})
+    x = next(a for a in metas[0]["args"] if a["name"] == "input_ptr")
+    assert x["strides"] == ["N + x_pad", 1] and metas[0]["pads"] == ["x_pad"] and metas[0]["dims"]["x_pad"] == 0
+    assert {a["name"]: a.get("value") for a in metas[0]["args"]}["input_row_stride"] == "N + x_pad"
+    kernel = kernel_from(path, metas[0])
+    assert kernel.pads == ("x_pad",) and corpus.resolve(kernel, {"x_pad": 3}).values["input_ptr"].strides == (303, 1)
+    packed = write(tmp_path, "packed", EXAMPLE_LAUNCHER.replace("    n_rows, n_cols = x.shape\n", "    x = x.contiguous()\n    n_rows, n_cols = x.shape\n"))
+    metas, _ = read_launches(packed, "softmax", parse_shapes("x: [M, N]"), {"M": 4, "N": 300})
+    assert "strides" not in metas[0]["args"][1] and metas[0]["pads"] == []
