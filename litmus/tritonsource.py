@@ -697,6 +697,7 @@ class KernelModel:
     comparisons: list = field(default_factory=list)  # (Cmp, line): every integer comparison the kernel evaluates
     int32_values: list = field(default_factory=list)  # Int32Value: int32 values whose wrap would change what runs
     hints: list = field(default_factory=list)  # Hint: tl.multiple_of / max_contiguous / max_constancy, each an obligation
+    assumptions: list = field(default_factory=list)  # (Formula, line): each tl.static_assert; no launch may violate one
     def supported(self):
         return not self.unsupported
     def params(self):
@@ -718,7 +719,8 @@ class KernelModel:
 # %% ../nbs/litmus/05_tritonsource.ipynb #7cbab2ec
 from litmus.kernelfile import (KernelFileError, MAX_SOURCE_BYTES, MAX_AST_DEPTH, parse_kernel_source, module_bindings,
                                trusted_roots, kernel_function, launch_literal, read_source, _imported,
-                               is_jit_decorator as _is_jit_decorator, kernel_decorations, decorator_kind)
+                               is_jit_decorator as _is_jit_decorator, kernel_decorations, decorator_kind,
+                               module_literals)
 
 # %% ../nbs/litmus/05_tritonsource.ipynb #f7b2a72b
 def _check_launch(where, meta, params):
@@ -808,7 +810,7 @@ class _Interpreter:
         self.helpers, self.call_stack, self.trusted, self.deadline = dict(helpers or {}), [], set(trusted), deadline
         self.tensors, self.constexprs, self.counter = {}, {}, itertools.count()
         self.path_condition, self.loops, self.lines, self.name = TRUE, (), source_lines, name
-        self.comparisons, self.int32_values, self.hints = [], [], []
+        self.comparisons, self.int32_values, self.hints, self.assumptions, self.globals = [], [], [], [], {}
         self.control_unknown, self._evaluated = False, []  # an unmodelled construct ran: later accesses are uncertain
         self.dims = {k: int(v) for k, v in dims.items()}
         for d in self.dims:  # sizes are >= 1; a padding dim (LITMUS 'pads') may be 0
@@ -867,6 +869,8 @@ def _bind_constexpr(self:_Interpreter, p, meta):
     v = expr.value() if expr is not None else None
     if isinstance(value, bool):
         self.env[p] = IndexValue(Poly.const(int(value)))  # a specialisation flag
+    elif isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
+        self.env[p] = value[1:-1]  # a string constexpr ("\"leaky_relu\""): compared by value, as the compiler does
     elif expr is None:
         self.env[p] = value if not isinstance(value, str) else DataValue(f'constexpr {p}')
     elif v is not None and not (v >= 2 and v & (v - 1) == 0):
@@ -1004,6 +1008,10 @@ def _expr_Name(self:_Interpreter, n):
         return self.env[n.id]
     if n.id in ('True', 'False'):
         return IndexValue(Poly.const(n.id == 'True'))
+    if n.id in self.globals:  # `NAME: tl.constexpr = 3`, `NAME = tl.constexpr(3)`, `NAME = "x"` at module level
+        value = self.globals[n.id]
+        return IndexValue(Poly.const(int(value))) if isinstance(value, (bool, int)) else \
+            value if isinstance(value, str) else DataValue(f'module-level {n.id}')
     return ('global', n.id)
 
 # %% ../nbs/litmus/05_tritonsource.ipynb #15442a9e
@@ -1096,6 +1104,8 @@ def binop(self:_Interpreter, op, a, b, n):
 def _expr_Compare(self:_Interpreter, n):
     ops = {ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.Eq: '==', ast.NotEq: '!='}
     values = [self.eval(n.left)] + [self.eval(c) for c in n.comparators]  # all of them, before any early answer
+    if any(isinstance(v, str) for v in values):
+        return self._compare_strings(n, values)
     result, axes = TRUE, ()
     for op, left, right in zip(n.ops, values, values[1:]):
         if type(op) not in ops:
@@ -1116,6 +1126,16 @@ def _expr_Compare(self:_Interpreter, n):
                      for (cl, xl), (cr, xr) in itertools.product(_cases(l), _cases(r))))
         result, axes = conj(result, cmp), ax
     return BoolValue(result, axes)
+
+# %% ../nbs/litmus/05_tritonsource.ipynb #0327288e
+@patch
+def _compare_strings(self:_Interpreter, n, values):
+    "`ACTIVATION == \"leaky_relu\"` on string constexprs: decided here, as Triton decides it at compile time."
+    ops = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+    if not all(isinstance(v, str) for v in values) or not all(type(o) in ops for o in n.ops):
+        return UnsupportedValue('comparison of a string constexpr with a non-string', n.lineno)
+    truth = all(ops[type(o)](a, b) for o, a, b in zip(n.ops, values, values[1:]))
+    return BoolValue(TRUE if truth else FALSE)
 
 # %% ../nbs/litmus/05_tritonsource.ipynb #51df8076
 @patch
@@ -1381,6 +1401,12 @@ def _tl_memory(self:_Interpreter, short, fname, n):
         f = c.formula if isinstance(c, BoolValue) else compare(c.poly, '!=', 0) if isinstance(c, IndexValue) else None
         self.hints.append(Hint('assume', Poly.const(0), getattr(c, 'axes', ()), (), self.path_condition, n.lineno,
                                ast.unparse(n)[:120], formula=f))
+        return None
+    if short == 'static_assert' and n.args:  # true at compile time for every launch: an assumption later stages use
+        c = self.eval(n.args[0])
+        f = c.formula if isinstance(c, BoolValue) else compare(c.poly, '!=', 0) if isinstance(c, IndexValue) else None
+        if f is not None and not c.axes:
+            self.assumptions.append((f, n.lineno))
         return None
     if short in _NOOP_FNS:
         return None
@@ -1704,9 +1730,14 @@ def _loop_header(self:_Interpreter, s):
     start, stop, step = (Poly.const(0), bounds[0].poly, Poly.const(1)) if len(bounds) == 1 else \
         (bounds[0].poly, bounds[1].poly, bounds[2].poly if len(bounds) == 3 else Poly.const(1))
     sv = step.value()
-    if sv is not None and sv <= 0:
-        self._skip(s, 'for loop with a non-positive step', 'only increasing ranges are modelled')
+    if sv == 0:
+        self._skip(s, 'for loop with a zero step', 'range() refuses a zero step')
         return None
+    if sv is not None and sv < 0:  # range(hi, lo, -s): counts down, cdiv(hi - lo, s) iterations
+        trip = cdiv(start - stop, -step)
+        t = self._symbol(self._fresh('it'), 'loop', Poly.const(0), trip - 1, note=f'loop at line {s.lineno}')
+        k = start + step * Poly.var(t)
+        return t, k, trip, compare(k, '>', stop)
     trip = cdiv(stop - start, step)
     t = self._symbol(self._fresh('it'), 'loop', Poly.const(0), trip - 1, note=f'loop at line {s.lineno}')
     k = start + step * Poly.var(t)
@@ -1837,6 +1868,8 @@ def build_model(kernel, time_budget=5.0):
                               tuple(getattr(kernel, 'pads', ())), helpers, trusted_roots(module), time.monotonic() + time_budget)
     except (ZeroDivisionError, RecursionError, OverflowError, MemoryError, KeyError, AttributeError) as e:
         raise ValueError(f"{where}: the launch description cannot be bound ({type(e).__name__}: {e})") from None
+    roots = trusted_roots(module)
+    interp.globals = {k: v for k, (_, v, _) in module_literals(module, roots).items() if len(binds.get(k, [])) == 1}
     try:
         interp.run(fn_ast.body)
     except _OutOfBudget as e:  # a half-interpreted kernel is not a model: nothing it recorded is claimed
@@ -1853,7 +1886,7 @@ def build_model(kernel, time_budget=5.0):
     return KernelModel(kernel.name, fn_ast.name, interp.symbols, interp.tensors, interp.grid, interp.accesses,
                        interp.barriers, interp.unsupported, interp.facts, dict(interp.dims), interp.constexprs,
                        real(interp.comparisons, lambda c: c), real(interp.int32_values, lambda v: (v.poly, v.guard, v.line)),
-                       real(interp.hints, lambda h: (h.value, h.guard, h.line, h.kind)))
+                       real(interp.hints, lambda h: (h.value, h.guard, h.line, h.kind)), list(interp.assumptions))
 
 # %% ../nbs/litmus/05_tritonsource.ipynb #315a22c7
 def numeric_ranges(model, names, env, limit=100_000):
@@ -1955,7 +1988,7 @@ def triton_available():
 # %% ../nbs/litmus/05_tritonsource.ipynb #0a91d813
 def jit_only_source(kernel):
     """The kernel's source with every top-level statement blanked except Triton imports and @triton.jit definitions
-    (line numbers kept), after checking that those definitions evaluate nothing but literals and dotted names at
+    (line numbers kept) and module-level literals, after checking that those definitions evaluate nothing but literals and dotted names at
     definition time. Importing it runs Triton's imports and `triton.jit`, nothing the file's author wrote."""
     where = f"kernel {kernel.name}"
     tree = parse_kernel_source(kernel.source, where)
@@ -1963,8 +1996,11 @@ def jit_only_source(kernel):
     lines = kernel.source.removeprefix('\ufeff').splitlines()
     def simple(e):
         return e is None or _dotted(e) is not None or isinstance(e, ast.Constant)
+    literals = {node for node, _, _ in module_literals(tree, trusted_roots(tree)).values()}
     for s in tree.body:
         start = min([s.lineno] + [d.lineno for d in getattr(s, 'decorator_list', [])])
+        if s in literals:  # `LIMIT: tl.constexpr = 3`: a literal the kernel may read, kept
+            continue
         if isinstance(s, (ast.Import, ast.ImportFrom)) and all((_imported(s, a) or '').split('.')[0] in ('triton', '__future__') for a in s.names):
             continue
         if isinstance(s, ast.FunctionDef) and any(map(_is_jit_decorator, s.decorator_list)):
@@ -2021,8 +2057,10 @@ def ttir(kernel, target=None, stage='front'):
             signature[a['name']] = 'fp32' if isinstance(v, float) or (isinstance(v, str) and any(c in v for c in '.e') and not v.isidentifier()) else 'i32'
         else:
             v = a['value']
+            quoted = isinstance(v, str) and len(v) >= 2 and v[0] == v[-1] and v[0] in '"\''
             try:
-                v = evaluate_poly(parse_expr(v, names), {}) if isinstance(v, (str, int)) and not isinstance(v, bool) else v
+                v = v[1:-1] if quoted else evaluate_poly(parse_expr(v, names), {}) if isinstance(v, (str, int)) and \
+                    not isinstance(v, bool) else v
             except ValueError:
                 pass
             names[a['name']] = Poly.const(v) if isinstance(v, int) else names.get(a['name'])

@@ -37,3 +37,44 @@ def test_model_and_compiled_ttir_agree(kernel):
     "`triton.compile` for GPUTarget('cuda', 90, 32), on this CPU: its 'ttir' stage has exactly the model's operations."
     model = build_model(kernel)
     assert model_memory_ops(model) == _modelled(model, ttir_memory_ops(ttir(kernel, stage='compile')))
+
+
+SHIPPED = '''import triton
+import triton.language as tl
+LIMIT = tl.constexpr(3)
+
+@triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=4) for b in (64, 128)], key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def shipped(x_ptr, out_ptr, n, ACT: tl.constexpr, EVEN: tl.constexpr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK >= 16)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if ACT == "leaky_relu" and LIMIT > 2:
+        x = tl.where(x > 0, x, 0.01 * x)
+    else:
+        x = x + tl.load(x_ptr + offs + 1, mask=offs + 1 < n)
+    for i in range(LIMIT, -1, -1):
+        x = x + tl.load(x_ptr + i)
+    tl.store(out_ptr + offs, x, mask=offs < n)
+
+LITMUS = {"dims": {"N": 1000}, "grid": ["cdiv(N, BLOCK)"],
+          "args": [{"name": "x_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "in"},
+                   {"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "out"},
+                   {"name": "n", "kind": "scalar", "value": "N"},
+                   {"name": "ACT", "kind": "constexpr", "value": "ACTIVATION"},
+                   {"name": "EVEN", "kind": "constexpr", "value": 0},
+                   {"name": "BLOCK", "kind": "constexpr", "value": "128"}]}
+'''
+
+@pytest.mark.parametrize('act', ['leaky_relu', 'none'])
+def test_shipped_constructs_agree_with_the_front_end(tmp_path, act):
+    "Decorators as shipped, a string constexpr, a module-level constexpr and a loop counting down: Triton's ops, ours."
+    from litmus.tritonsource import read_kernel
+    path = tmp_path / 'shipped.py'
+    path.write_text(SHIPPED.replace('"ACTIVATION"', repr(f'"{act}"')))
+    kernel = read_kernel(path)
+    model = build_model(kernel)
+    assert not model.unsupported, model.unsupported
+    assert model_memory_ops(model) == ttir_memory_ops(ttir(kernel))
+    assert len(model.accesses) == (3 if act == 'leaky_relu' else 4) and len(model.assumptions) == 1
