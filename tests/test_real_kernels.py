@@ -39,7 +39,6 @@ EXPECTED = {
     "liger_layernorm": "REFUSED", "liger_layernorm_varmask": "REFUSED",
     "liger_rmsnorm": "REFUSED", "liger_rmsnorm_blockdiv": "REFUSED",
     "liger_softmax": "ACCEPT", "liger_softmax_nomaxsub": "REJECT",
-    "liger_softmax_multi": "UNKNOWN", "liger_softmax_multi_zeroinit": "UNKNOWN",
     "liger_swiglu": "UNKNOWN", "liger_swiglu_mask": "REJECT",
     "tut_cross_entropy": "UNKNOWN", "tut_cross_entropy_nomaxsub": "UNKNOWN",
     "tut_cumsum": "ACCEPT", "tut_cumsum_mask": "REJECT",
@@ -65,11 +64,9 @@ KNOWN_FALSE = {
 }
 
 # The labels Triton's interpreter cannot confirm, and why: it cannot run the file at all (compiled Triton can).
-_FLOAT_CALL = "the interpreter cannot call a dtype (`tl.float32(-float('inf'))`, which compiled Triton accepts)"
 _DTYPE_VALUE = ("the interpreter passes a dtype argument of a jit helper as a tl.dtype, not a tl.constexpr, so "
                 "get_dtype_min's `dtype.value` fails (compiled Triton wraps it in constexpr)")
-INTERPRETER_DIVERGES = {"liger_softmax_multi": _FLOAT_CALL, "liger_softmax_multi_zeroinit": _FLOAT_CALL,
-                        "fg_argmax": _DTYPE_VALUE, "fg_argmax_zeroinit": _DTYPE_VALUE}
+INTERPRETER_DIVERGES = {"fg_argmax": _DTYPE_VALUE, "fg_argmax_zeroinit": _DTYPE_VALUE}
 
 # Verdicts reached within the prover's wall-clock budget on a loaded machine: an UNKNOWN that says the budget ran out
 # is not counted as a regression for these (it says nothing about the kernel).
