@@ -364,7 +364,7 @@ class _InBounds:
         self.prover = Prover(model.symbols, facts + [h for f in self.assumed for h in hypotheses(f)], mults, refined)
         self._decomp = {}
     def facts(self):
-        return [h for f in self.model.facts for h in hypotheses(f)]
+        return [h for f in self.model.facts + self.assumed for h in hypotheses(f)]
 
     def in_bounds(self, access):
         "Every lane where the guard holds addresses a live element (inside the shape, not padding) of its tensor."
@@ -430,7 +430,10 @@ def preconditions(kernel, model):
                 pass
     known = {s for s, sym in model.symbols.items() if sym.kind == 'param'} | set(model.dims)
     out = []
-    for text in list(texts) + [c for c, _ in _static_asserts(getattr(kernel, 'fn_ast', None))]:
+    fn = getattr(kernel, 'fn_ast', None)
+    if fn is None and isinstance(getattr(kernel, 'source', None), str):  # a kernel written inline: parsed, never run
+        fn = next((n for n in ast.walk(ast.parse(kernel.source)) if isinstance(n, ast.FunctionDef) and n.name == model.fn_name), None)
+    for text in list(texts) + [c for c, _ in _static_asserts(fn)]:
         try:
             f = condition_formula(text, names)
         except (ValueError, TypeError, ZeroDivisionError):

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 from litmus.tritonsource import (Poly, compare, conj, disj, negate, make_atom, evaluate_poly, build_model, read_kernel, KernelModel,
-                             TRUE, FALSE, Opaque, numeric_ranges, executions, ModelLimit, KernelFileError)
-from litmus.prove import ModelProver, Proof, hint_proof, size_bound, INT32_MIN, INT32_MAX
+                             TRUE, FALSE, Opaque, evaluate_formula, numeric_ranges, executions, ModelLimit, KernelFileError)
+from litmus.prove import ModelProver, preconditions, Proof, hint_proof, size_bound, INT32_MIN, INT32_MAX
 from litmus.smt import Problem, SolveResult, solve, z3_available
 from litmus.shapes import SymbolicShapeSpace
 
@@ -114,7 +114,8 @@ class GPUSafetyCheck:
         self.kernel, self.small_block, self.budget, self.time_budget = kernel, small_block, budget, time_budget
         self.backend = ('z3' if z3_available() else 'bounded') if backend == 'auto' else backend
         self.model = kernel if isinstance(kernel, KernelModel) else build_model(kernel)
-        self.prover = ModelProver(self.model)
+        self.assumed = [] if isinstance(kernel, KernelModel) else preconditions(kernel, self.model)
+        self.prover = ModelProver(self.model, self.assumed)  # the launch's assume and static_assert: facts
         self._spaces, self._configs, self.deadline = None, None, None
 
 # %% ../nbs/litmus/11_safety.ipynb #baf7b11d
@@ -130,11 +131,19 @@ def spaces(self:GPUSafetyCheck):
 @patch
 def configs(self:GPUSafetyCheck):
     """Search configurations in order: every shape class at shrunk blocks (deep reductions left out), then the
-    baseline at the kernel's own block sizes, a check that nothing hides behind the shrinking."""
+    baseline at the kernel's own block sizes, a check that nothing hides behind the shrinking; none that breaks the
+    launch's `assume` or `tl.static_assert` preconditions (no witness may violate them)."""
     if self._configs is None:
         spaces = self.spaces()
-        self._configs = spaces[0].configs(include_deep=False) + [c for sp in spaces[1:] for c in sp.configs()[:1]]
+        configs = spaces[0].configs(include_deep=False) + [c for sp in spaces[1:] for c in sp.configs()[:1]]
+        self._configs = [c for c in configs if self._inside(c)]  # a launch outside the preconditions is never searched
     return self._configs
+
+@patch
+def _inside(self:GPUSafetyCheck, cfg):
+    "The configuration satisfies every precondition (one naming a value it does not set is not held against it)."
+    env = self.model.config_env(cfg.dims, cfg.constexprs)
+    return all(evaluate_formula(f, env) for f in self.assumed if f.symbols() <= set(env))
 
 # %% ../nbs/litmus/11_safety.ipynb #17fec29a
 @patch

@@ -361,3 +361,36 @@ def test_declared_range_is_a_shape_class(tmp_path):
     sp = SymbolicShapeSpace(read_kernel(path), backend='bounded')
     assert [(c.name, c.value) for c in sp.classes['B']] == [('fixed', 64)]
     assert all(c.dims['B'] == 64 for c in sp.configs())
+
+
+def _pre_kernel(body, assume=None):
+    from inline_kernels import InlineKernel
+    src = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n" + \
+          "".join(f"    {line}\n" for line in body)
+    args = [{'name': 'x_ptr', 'kind': 'tensor', 'dtype': 'float32', 'shape': ['N'], 'role': 'in'},
+            {'name': 'out_ptr', 'kind': 'tensor', 'dtype': 'float32', 'shape': ['N'], 'role': 'out'},
+            {'name': 'BLOCK', 'kind': 'constexpr', 'value': '16'}]
+    k = InlineKernel(src, args, ['1'], {'N': 32})
+    if assume is not None:
+        k.assume = tuple(assume)
+    return k
+
+def _oob_at(k, n, block):
+    "Enumeration: some execution of some access leaves its N-element tensor at N = n, BLOCK = block."
+    model = build_model(k)
+    env = model.config_env({'N': n}, {'BLOCK': block})
+    return any(not 0 <= e['address'] < n for a in model.accesses for e in executions(model, a, env))
+
+def test_preconditions_are_facts_and_no_witness_breaks_them():
+    """A launch's `assume` ("N >= 16") and a `tl.static_assert(BLOCK <= 16)` enter the proofs as facts: the unmasked
+    reads of lanes 0..BLOCK-1 of an N-element tensor are proved once both hold, and enumeration confirms no execution
+    leaves the tensor at any N >= 16, BLOCK <= 16, while one does at N = 15 or BLOCK = 32 (so each precondition is what
+    the proof needs). Without the `assume` the same kernel is REJECTed with a witness at some N < 16."""
+    body = ['tl.static_assert(BLOCK <= 16)', 'offs = tl.arange(0, BLOCK)', 'tl.store(out_ptr + offs, tl.load(x_ptr + offs))']
+    held = _pre_kernel(body, ['N >= 16'])
+    assert not any(_oob_at(held, n, b) for n in (16, 17, 40) for b in (1, 2, 4, 8, 16))
+    assert _oob_at(held, 15, 16) and _oob_at(held, 16, 32)
+    r = GPUSafetyCheck(held).run()
+    assert r.verdict == 'ACCEPT' and all(p.proved for p in r.proofs), str(r)
+    free = GPUSafetyCheck(_pre_kernel(body)).run()
+    assert free.verdict == 'REJECT' and all(d.witness['dims']['N'] < 16 for d in free.defects), str(free)
