@@ -815,6 +815,9 @@ def plan(self: TargetedFalsification) -> list:
     (base_label, base), rest = configs[0], configs[1:]
     items = [(base_label, base, None, g, 0) for g in gens]
     items += [(base_label, base, None, "past_identity", v) for v in (1, 2, 3) if "past_identity" in gens]   # every seed's far side
+    # the declared dims (the task's, or the file's) come next, inside any budget: a kernel wrong only there is caught there
+    items += [("declared", dict(self.kernel.dims), None, g, 0) for g in ("large_magnitude", "all_negative", "tail_extreme") if g in gens]
+    items += [("declared", dict(self.kernel.dims), None, "past_identity", v) for v in range(4) if "past_identity" in gens]
     for i, (label, dims) in enumerate(rest):
         if self.thorough:
             chosen = gens
@@ -827,9 +830,6 @@ def plan(self: TargetedFalsification) -> list:
         else:
             chosen = list(dict.fromkeys([g for g in ("tail_extreme",) if g in gens] + [gens[(2 * i) % len(gens)], gens[(2 * i + 1) % len(gens)]]))
         items += [(label, dims, None, g, i % 3) for g in chosen]
-    # the declared dims (the task's, or the file's) are always launched: a kernel wrong only there is caught there
-    items += [("declared", dict(self.kernel.dims), None, g, 0) for g in ("large_magnitude", "all_negative", "tail_extreme") if g in gens]
-    items += [("declared", dict(self.kernel.dims), None, "past_identity", v) for v in range(4) if "past_identity" in gens]
     floats = {a["dtype"] for a in self.kernel.args if a["kind"] == "tensor" and _float_dtype(a["dtype"])}
     if self.dtypes and self.target.float_inputs and len(floats) == 1 and not self.kernel.accumulate:
         for dt in self.dtype_classes:   # only narrower formats: a kernel's own casts stay inside the looser bound
