@@ -130,6 +130,56 @@ def le0(self:Prover, p, hyps=(), pairs=True, depth=0, refine=False):
                 return True
     return refine and depth == 0 and bool(hyps) and self._le0_refined(p, hyps, pairs)
 
+# %% ../nbs/litmus/07_prove.ipynb #eb7a04a9
+@patch
+def _bound_le0(self:Prover, q, depth=0):
+    if depth > 40:
+        return False
+    if (v := q.value()) is not None:
+        return v <= 0
+    locals_ = self.local_factors(q)
+    if not locals_:
+        return self._params_le0(q)
+    v = min(locals_, key=lambda f: (_ELIMINATION_ORDER[self.kind(f)], factor_key(f)))
+    if q.degree_in(v) > 1:
+        return False
+    a, b = q.split(v)
+    r = self.range_of(v)
+    if r is None:
+        return False
+    lo, hi = r
+    if self._bound_le0(-a, depth + 1):
+        return hi is not None and self._bound_le0(a * hi + b, depth + 1)
+    if self._bound_le0(a, depth + 1):
+        return lo is not None and self._bound_le0(a * lo + b, depth + 1)
+    return False
+
+# %% ../nbs/litmus/07_prove.ipynb #161eb536
+@patch
+def _params_le0(self:Prover, q):
+    "Shift every size factor to its lower bound plus a non-negative slack; then no coefficient may be positive."
+    shift = {}
+    for f in q.factors():
+        r = self.range_of(f)
+        if r is None or r[0] is None or r[0].value() is None:
+            return False
+        shift[f] = r[0].value()
+    out = {}
+    for m, c in q.terms.items():
+        # expand prod (lo_f + f') over the monomial's factors
+        partial = {(): c}
+        for f in m:
+            nxt = {}
+            for mm, cc in partial.items():
+                if shift[f]:
+                    nxt[mm] = nxt.get(mm, 0) + cc * shift[f]
+                k = tuple(sorted(mm + (f,), key=factor_key))
+                nxt[k] = nxt.get(k, 0) + cc
+            partial = nxt
+        for mm, cc in partial.items():
+            out[mm] = out.get(mm, 0) + cc
+    return all(c <= 0 for c in out.values())
+
 # %% ../nbs/litmus/07_prove.ipynb #81b540bc
 @patch
 def _le0_refined(self:Prover, p, hyps, pairs):
@@ -197,56 +247,6 @@ def tighten(self:Prover, h):
     if k.value() is not None and k.value() <= c:
         return None
     return rest + k
-
-# %% ../nbs/litmus/07_prove.ipynb #eb7a04a9
-@patch
-def _bound_le0(self:Prover, q, depth=0):
-    if depth > 40:
-        return False
-    if (v := q.value()) is not None:
-        return v <= 0
-    locals_ = self.local_factors(q)
-    if not locals_:
-        return self._params_le0(q)
-    v = min(locals_, key=lambda f: (_ELIMINATION_ORDER[self.kind(f)], factor_key(f)))
-    if q.degree_in(v) > 1:
-        return False
-    a, b = q.split(v)
-    r = self.range_of(v)
-    if r is None:
-        return False
-    lo, hi = r
-    if self._bound_le0(-a, depth + 1):
-        return hi is not None and self._bound_le0(a * hi + b, depth + 1)
-    if self._bound_le0(a, depth + 1):
-        return lo is not None and self._bound_le0(a * lo + b, depth + 1)
-    return False
-
-# %% ../nbs/litmus/07_prove.ipynb #161eb536
-@patch
-def _params_le0(self:Prover, q):
-    "Shift every size factor to its lower bound plus a non-negative slack; then no coefficient may be positive."
-    shift = {}
-    for f in q.factors():
-        r = self.range_of(f)
-        if r is None or r[0] is None or r[0].value() is None:
-            return False
-        shift[f] = r[0].value()
-    out = {}
-    for m, c in q.terms.items():
-        # expand prod (lo_f + f') over the monomial's factors
-        partial = {(): c}
-        for f in m:
-            nxt = {}
-            for mm, cc in partial.items():
-                if shift[f]:
-                    nxt[mm] = nxt.get(mm, 0) + cc * shift[f]
-                k = tuple(sorted(mm + (f,), key=factor_key))
-                nxt[k] = nxt.get(k, 0) + cc
-            partial = nxt
-        for mm, cc in partial.items():
-            out[mm] = out.get(mm, 0) + cc
-    return all(c <= 0 for c in out.values())
 
 # %% ../nbs/litmus/07_prove.ipynb #22da522f
 def divide(p, divisor, lead):
