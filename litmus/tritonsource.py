@@ -1058,6 +1058,9 @@ def binop(self:_Interpreter, op, a, b, n):
     for v in (a, b):
         if isinstance(v, UnsupportedValue):
             return v
+    if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and any(isinstance(v, BoolValue) for v in (a, b)) \
+            and all(isinstance(v, (BoolValue, DataValue)) for v in (a, b)):
+        return self._mask_algebra(op, a, b, n)
     for v in (a, b):
         if isinstance(v, DataValue):
             return v
@@ -1069,9 +1072,6 @@ def binop(self:_Interpreter, op, a, b, n):
                 return r
             out.append((conj(ca, cb), r))
         return _choice(out)
-    if isinstance(a, BoolValue) and isinstance(b, BoolValue) and isinstance(op, (ast.BitAnd, ast.BitOr)):
-        (a, b), axes = self.broadcast([a, b], n)
-        return BoolValue(conj(a.formula, b.formula) if isinstance(op, ast.BitAnd) else disj(a.formula, b.formula), axes)
     if not all(isinstance(v, (IndexValue, PointerValue)) for v in (a, b)):
         return UnsupportedValue(f'operator {type(op).__name__} on {type(a).__name__}/{type(b).__name__}', n.lineno)
     (a, b), axes = self.broadcast([a, b], n)
@@ -1098,6 +1098,24 @@ def binop(self:_Interpreter, op, a, b, n):
     if isinstance(op, ast.Div):
         return DataValue('true division')
     return UnsupportedValue(f'operator {type(op).__name__} on indices', n.lineno)
+
+# %% ../nbs/litmus/05_tritonsource.ipynb #ff1dec9b
+@patch
+def _mask_algebra(self:_Interpreter, op, a, b, n):
+    "`a & b`, `a | b` or `a ^ b` of two masks, at least one of them modelled; a data side is a free boolean per lane."
+    masks = []
+    for v in (a, b):
+        if isinstance(v, DataValue):
+            name = self._symbol(self._fresh('data'), 'data', Poly.const(0), Poly.const(1), note=f'mask at line {n.lineno}')
+            v = BoolValue(Opaque(name))
+        masks.append(v)
+    (x, y), axes = self.broadcast(masks, n)
+    f, g = x.formula, y.formula
+    if isinstance(op, ast.BitAnd):
+        return BoolValue(conj(f, g), axes)
+    if isinstance(op, ast.BitOr):
+        return BoolValue(disj(f, g), axes)
+    return BoolValue(disj(conj(f, negate(g)), conj(negate(f), g)), axes)
 
 # %% ../nbs/litmus/05_tritonsource.ipynb #1f493a4a
 @patch

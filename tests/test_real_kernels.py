@@ -26,7 +26,7 @@ EXPECTED = {
     "fg_addmm": "ACCEPT", "fg_addmm_stride": "REJECT",
     "fg_argmax": "UNKNOWN", "fg_argmax_zeroinit": "UNKNOWN",
     "fg_dot": "ACCEPT", "fg_dot_mask": "REJECT",
-    "fg_index_select": "REJECT", "fg_index_select_stride": "REJECT",
+    "fg_index_select": "UNKNOWN", "fg_index_select_stride": "REJECT",
     "fg_l2norm": "UNKNOWN", "fg_l2norm_stride": "REJECT",
     "fg_mean_dim": "UNKNOWN", "fg_mean_dim_other1": "UNKNOWN",
     "fg_softmax": "UNKNOWN", "fg_softmax_zeroinit": "REJECT",
@@ -57,11 +57,7 @@ EXPECTED = {
 
 # Known false verdicts of today's litmus, each a strict xfail: when litmus is fixed the test XPASSes and fails, and
 # the entry moves to EXPECTED with its new verdict.
-KNOWN_FALSE = {
-    "fg_index_select": "litmus models `rows_mask and (cols_offsets < index_len)` (Python `and` between blocks) as its "
-                       "first operand; compiled Triton lowers it to logical_and (code_generator.visit_BoolOp), so the "
-                       "out-of-bounds witness at a lane col >= index_len is false",
-}
+KNOWN_FALSE = {}
 
 # The labels Triton's interpreter cannot confirm, and why: it cannot run the file at all (compiled Triton can).
 _DTYPE_VALUE = ("the interpreter passes a dtype argument of a jit helper as a tl.dtype, not a tl.constexpr, so "
