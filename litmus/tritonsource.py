@@ -1099,7 +1099,7 @@ def binop(self:_Interpreter, op, a, b, n):
         return DataValue('true division')
     return UnsupportedValue(f'operator {type(op).__name__} on indices', n.lineno)
 
-# %% ../nbs/litmus/05_tritonsource.ipynb #ff1dec9b
+# %% ../nbs/litmus/05_tritonsource.ipynb #726ca48e
 @patch
 def _mask_algebra(self:_Interpreter, op, a, b, n):
     "`a & b`, `a | b` or `a ^ b` of two masks, at least one of them modelled; a data side is a free boolean per lane."
