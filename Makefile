@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml tools/system-deps.sh
 	$(BIN)/python -m pip install -q --upgrade pip
 	# the CPU build of torch first (an unpinned torch would pull a CUDA build of several GB)
 	$(BIN)/python -m pip install -q torch==2.13.0
-	# compat mode puts the repository root on sys.path, so `import litmus` inside nbs/ finds the package,
-	# not the folder of notebooks with the same name
+	# compat mode puts src/ on sys.path, so a new module is importable without reinstalling, and `import litmus` inside nbs/ finds the package
+	# (a regular package wins over nbs/litmus/, a folder of notebooks with the same name)
 	$(BIN)/python -m pip install -q --config-settings editable_mode=compat -e ".[dev,triton]"
 	@touch $(STAMP)
 

@@ -181,7 +181,7 @@ def litmus_bundle() -> bytes:
     import fastcore
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for package in (ROOT / "litmus", Path(fastcore.__file__).resolve().parent):
+        for package in (ROOT / "src" / "litmus", Path(fastcore.__file__).resolve().parent):
             for path in sorted(package.rglob("*.py")):
                 if "__pycache__" in path.parts: continue
                 z.write(path, str(path.relative_to(package.parent)))

@@ -29,7 +29,7 @@ def test_clean_clone_is_in_sync(clone):
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("module", ["limn/ops.py", "litmus/affine.py", "viz/__init__.py"])
+@pytest.mark.parametrize("module", ["src/limn/ops.py", "src/litmus/affine.py", "src/viz/__init__.py"])
 def test_module_edited_without_its_notebook_fails(clone, module):
     edited = clone / module
     edited.write_text(edited.read_text() + "\nEDITED_BY_HAND = True\n")
@@ -126,7 +126,7 @@ def test_every_chapter_teaches_in_small_steps():
 
 def test_exported_code_has_one_statement_per_line():
     "ruff's E701/E702/E703 (no `if x: y`, no `a; b`, no trailing `;`) find nothing in the exported modules."
-    run = subprocess.run([str(BIN / "ruff"), "check", "--select", "E701,E702,E703", "limn", "litmus", "viz"],
+    run = subprocess.run([str(BIN / "ruff"), "check", "--select", "E701,E702,E703", "src"],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -198,13 +198,8 @@ PART_ORDER = ("", "limn", "litmus", "bridge")
 
 
 def module_of_default_exp(default_exp: str) -> str:
-    """The module a `#| default_exp` names. nbdev exports into limn/; `_litmus.x` and `_viz.__init__` go through the
-    symlinks limn/_litmus -> ../litmus and limn/_viz -> ../viz, so they are litmus.x and viz."""
-    if default_exp.startswith("_"):
-        name = default_exp[1:]
-    else:
-        name = f"limn.{default_exp}"
-    return name.removesuffix(".__init__")
+    "The module a `#| default_exp` names: nbdev exports into src/, so `limn.tensor` is src/limn/tensor.py and `viz.__init__` is viz."
+    return default_exp.removesuffix(".__init__")
 
 
 def course(nbs: Path) -> list[dict]:
@@ -226,7 +221,7 @@ def course(nbs: Path) -> list[dict]:
 
 def package_exports(root: Path, package: str) -> dict:
     "Name -> module for what a package's hand-written __init__.py re-exports (`from .tensor import Tensor`, `from . import nn`)."
-    init = root / package / "__init__.py"
+    init = root / "src" / package / "__init__.py"
     exports = {}
     if not init.exists():
         return exports
@@ -299,14 +294,14 @@ def test_import_order_finds_a_chapter_that_imports_a_later_one(tmp_path):
         return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     (tmp_path / "nbs" / "limn").mkdir(parents=True)
     (tmp_path / "nbs" / "litmus").mkdir()
-    (tmp_path / "limn").mkdir()
-    (tmp_path / "limn" / "__init__.py").write_text("from .second import Thing\n")
-    (tmp_path / "nbs" / "limn" / "00_first.ipynb").write_text(notebook("first", "import limn\nlimn.Thing()"))
-    (tmp_path / "nbs" / "limn" / "01_second.ipynb").write_text(notebook("second", "#| export\nfrom limn.first import x"))
-    (tmp_path / "nbs" / "litmus" / "00_third.ipynb").write_text(notebook("_litmus.third", "from limn.second import Thing"))
+    (tmp_path / "src" / "limn").mkdir(parents=True)
+    (tmp_path / "src" / "limn" / "__init__.py").write_text("from .second import Thing\n")
+    (tmp_path / "nbs" / "limn" / "00_first.ipynb").write_text(notebook("limn.first", "import limn\nlimn.Thing()"))
+    (tmp_path / "nbs" / "limn" / "01_second.ipynb").write_text(notebook("limn.second", "#| export\nfrom limn.first import x"))
+    (tmp_path / "nbs" / "litmus" / "00_third.ipynb").write_text(notebook("litmus.third", "from limn.second import Thing"))
     assert import_order_violations(tmp_path) == [
         "limn/00_first.ipynb (code cell 1) imports limn.second, the module of the later chapter limn/01_second.ipynb"]
-    (tmp_path / "nbs" / "limn" / "02_fourth.ipynb").write_text(notebook("fourth", "from litmus.third import y"))
+    (tmp_path / "nbs" / "limn" / "02_fourth.ipynb").write_text(notebook("limn.fourth", "from litmus.third import y"))
     assert len(import_order_violations(tmp_path)) == 2      # Part I importing Part II
 
 
@@ -317,14 +312,12 @@ def test_every_chapter_imports_only_chapters_before_it():
 
 def imported_modules(path: Path):
     """(line, module name) of each import in a module, function-local ones included: plain imports, absolute
-    from-imports, nbdev's relative `from ._litmus...` and `import_module("...")` / `__import__("...")` with a literal."""
+    from-imports and `import_module("...")` / `__import__("...")` with a literal."""
     for node in ast.walk(ast.parse(path.read_text())):
         names = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-        elif isinstance(node, ast.ImportFrom) and node.level == 1 and (node.module or "").startswith("_litmus"):
             names = [node.module]
         elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__"):
             names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
@@ -335,8 +328,8 @@ def imported_modules(path: Path):
 def litmus_imports_in_limn(root: Path) -> list[str]:
     "Each import of litmus (Part II, and the bridge in it) anywhere in limn's modules."
     return [f"{path.relative_to(root).as_posix()}:{line} imports {name}"
-            for path in sorted((root / "limn").glob("*.py"))
-            for line, name in imported_modules(path) if name.split(".")[0] in ("litmus", "_litmus", "bridge")]
+            for path in sorted((root / "src" / "limn").glob("*.py"))
+            for line, name in imported_modules(path) if name.split(".")[0] in ("litmus", "bridge")]
 
 
 def test_limn_imports_nothing_of_litmus():
@@ -345,9 +338,9 @@ def test_limn_imports_nothing_of_litmus():
 
 
 def limn_imports_in_litmus(root: Path) -> list[str]:
-    "Each import of limn in litmus's modules, the bridge (Part III, litmus/bridge.py) excepted by its part: it joins the two."
+    "Each import of limn in litmus's modules, the bridge (Part III, src/litmus/bridge.py) excepted by its part: it joins the two."
     return [f"{path.relative_to(root).as_posix()}:{line} imports {name}"
-            for path in sorted((root / "litmus").glob("*.py")) if path.name != "bridge.py"
+            for path in sorted((root / "src" / "litmus").glob("*.py")) if path.name != "bridge.py"
             for line, name in imported_modules(path) if name.split(".")[0] == "limn"]
 
 

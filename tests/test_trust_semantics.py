@@ -64,7 +64,7 @@ def test_rowsum_states_its_int32_size_limit():
 
 def test_an_int64_row_offset_has_no_int32_limit(tmp_path):
     "The same row sum with `row.to(tl.int64) * stride`: the offset is int64, so no limit is stated."
-    src = (Path(__file__).parents[1] / 'litmus' / 'kernels' / 'rowsum.py').read_text()
+    src = (Path(__file__).parents[1] / 'src' / 'litmus' / 'kernels' / 'rowsum.py').read_text()
     (tmp_path / 'rowsum.py').write_text(src.replace('x_ptr + row * stride', 'x_ptr + row.to(tl.int64) * stride'))
     r = GPUSafetyCheck(tmp_path / 'rowsum.py').run()
     assert r.verdict == 'ACCEPT' and r.limits == [], r.limits

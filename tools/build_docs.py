@@ -71,18 +71,16 @@ class Chapter:
     def label(self) -> str: return f"{self.number} {self.name}" if self.number else self.title
     @property
     def module_file(self) -> str | None:
-        "The file the module lives in, relative to the repository: `limn/tensor.py`, or `viz/__init__.py` for a package."
+        "The file the module lives in, relative to the repository: `src/limn/tensor.py`, or `src/viz/__init__.py` for a package."
         if not self.module:
             return None
-        path = self.module.replace(".", "/")
+        path = "src/" + self.module.replace(".", "/")
         return f"{path}/__init__.py" if (ROOT / path / "__init__.py").is_file() else f"{path}.py"
 
 
 def module_of(default_exp: str) -> str:
-    "nbdev's `default_exp` as the module a reader imports: `tensor` is limn.tensor; `_litmus.spec` is litmus.spec."
-    if default_exp == "_viz.__init__":
-        return "viz"       # the shared drawing package, exported through the symlink limn/_viz
-    return default_exp.replace("_litmus.", "litmus.", 1) if default_exp.startswith("_litmus.") else f"limn.{default_exp}"
+    "nbdev's `default_exp` as the module a reader imports: `limn.tensor`, `litmus.spec`, and `viz` for `viz.__init__`."
+    return default_exp.removesuffix(".__init__")
 
 
 def defined_names(code: str) -> list[str]:

@@ -5,9 +5,9 @@
 set -euo pipefail
 bin=${1:-.venv/bin}
 "$bin/nbdev-export"
-if [ -n "$(git status --porcelain -- limn litmus viz)" ]; then
+if [ -n "$(git status --porcelain -- src)" ]; then
   echo "FAIL: nbdev-export changed modules; edit the notebook, export, and commit both:" >&2
-  git status --porcelain -- limn litmus viz >&2
+  git status --porcelain -- src >&2
   exit 1
 fi
 "$bin/nbdev-clean"

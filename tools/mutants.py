@@ -102,7 +102,7 @@ class Mutant:
         return f"{self.module}:{self.before.strip()} :: {self.old} -> {self.new}" + (f" #{k + 1}" if k else "")
 
 
-def module_path(module: str) -> Path: return SOURCE / (module.replace(".", "/") + ".py")
+def module_path(module: str) -> Path: return SOURCE / "src" / (module.replace(".", "/") + ".py")
 
 
 def module_hash(module: str) -> str: return hashlib.sha256(module_path(module).read_bytes()).hexdigest()[:16]
@@ -179,7 +179,7 @@ def sizes_at(modules: list[str], ref: str) -> dict[str, int]:
     "Candidate counts of the modules as they were at commit `ref` (what --shares-from pins the shares to)."
     out = {}
     for m in modules:
-        text = subprocess.run(["git", "show", f"{ref}:{m.replace('.', '/')}.py"], cwd=ROOT, capture_output=True, text=True)
+        text = subprocess.run(["git", "show", f"{ref}:src/{m.replace('.', '/')}.py"], cwd=ROOT, capture_output=True, text=True)
         if text.returncode: raise SystemExit(f"--shares-from {ref}: {m} is not in that commit")
         out[m] = len(candidates(m, text.stdout))
     return out
@@ -215,7 +215,7 @@ class Sandbox:
         # every mutant's tests share one compiled-kernel cache (keyed by source hash, so a mutated kernel gets its own
         # entry); without it tests/conftest.py would give each mutant's pytest run a fresh, empty one
         cache = os.environ.get("LIMN_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "limn", "c")
-        self.env = dict(os.environ, PYTHONPATH=str(self.root), PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1",
+        self.env = dict(os.environ, PYTHONPATH=str(self.root / "src"), PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1",
                         LIMN_CACHE_DIR=cache)
 
     def run(self, command: list[str], limit: float) -> tuple[str, str]:
@@ -314,7 +314,7 @@ def report_only(mutants: list[Mutant], args) -> tuple[dict, int]:
         mine = [m for m in mutants if m.module == module]
         best = (sum((m.key, hashes[module]) in known for m in mine), None, mine, hashes[module])
         for ref in dict.fromkeys(r["ref"] for r in records if r["key"].startswith(module + ":")):
-            text = subprocess.run(["git", "show", f"{ref}:{module.replace('.', '/')}.py"], cwd=ROOT, capture_output=True, text=True).stdout
+            text = subprocess.run(["git", "show", f"{ref}:src/{module.replace('.', '/')}.py"], cwd=ROOT, capture_output=True, text=True).stdout
             h = hashlib.sha256(text.encode()).hexdigest()[:16]
             if h == hashes[module]: continue
             theirs = stratified(candidates(module, text), len(mine), random.Random(f"{args.seed}:{module}"))
