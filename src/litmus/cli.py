@@ -289,7 +289,7 @@ def cmd_support(args) -> int:
 # %% ../../nbs/litmus/15_cli.ipynb #20e27562
 def cmd_bench(args) -> int:
     import runpy
-    script = Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
     if not script.is_file():
         raise UsageError(f"the benchmark script {script} is not here (run from a source checkout)")
     argv = [str(script)] + (["--quick"] if args.quick else []) + (["--out", args.out] if args.out else [])

@@ -21,10 +21,10 @@ from litmus.check import check, EXIT_CODES, _jsonable
 
 # %% auto #0
 __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'TENSOR_ATTRS', 'DEFAULT_DIM',
-           'LauncherError', 'Unreadable', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod', 'Tensor',
-           'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'Method',
-           'Ratio', 'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers',
-           'literal_text', 'TorchReference', 'infer_spec', 'check_entry', 'EntryResult']
+           'LauncherError', 'Unreadable', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod',
+           'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader',
+           'pointer_uses', 'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values',
+           'launchers', 'literal_text', 'TorchReference', 'infer_spec', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -104,7 +104,7 @@ def size_prod(sizes):
 
 # %% ../../nbs/litmus/14_launcher.ipynb #e8ad16e4
 @dataclass
-class Tensor:
+class SymbolicTensor:
     """A tensor of the launcher: its shape (ints and Sizes), dtype name, and where it came from: `param` (the entry's
     parameter it views, row-major and contiguous) or an allocation (`alloc` = 'empty', 'zeros', 'ones', 'full')."""
     shape: tuple
@@ -112,10 +112,10 @@ class Tensor:
     param: str | None = None
     alloc: str | None = None
     line: int = 0
-    base: 'Tensor | None' = None      # the tensor this one is a view of (the same memory)
+    base: 'SymbolicTensor | None' = None      # the tensor this one is a view of (the same memory)
     strides: tuple | None = None       # a broadcast view's (0 where it repeats); None: row-major
     @property
-    def root(self) -> 'Tensor':
+    def root(self) -> 'SymbolicTensor':
         return self.base.root if self.base is not None else self
     def stride(self, i: int):
         return self.strides[i] if self.strides is not None else size_prod(self.shape[i + 1:])
@@ -387,7 +387,7 @@ def _bind(self: Reader, fn) -> dict:
             shape, dtype = self.shapes.get(p, (None, 'float32'))
             like = self._shape_donor(fn, p, tensors) if shape is None else None
             if like is not None:
-                env[p] = Tensor(env[like].shape, dtype, param=p, line=fn.lineno)
+                env[p] = SymbolicTensor(env[like].shape, dtype, param=p, line=fn.lineno)
                 self.params[p] = 'like'
                 self.notes.append(f"{p}: the launcher never reads its shape; read as {like}'s ({', '.join(map(str, env[like].shape))})")
                 continue
@@ -397,7 +397,7 @@ def _bind(self: Reader, fn) -> dict:
             else:
                 self.params[p] = 'declared'
             sizes = tuple(s if isinstance(s, int) else self.dim(s) for s in shape)
-            env[p] = Tensor(sizes, dtype, param=p, line=fn.lineno, strides=self._padded(fn, p, sizes))
+            env[p] = SymbolicTensor(sizes, dtype, param=p, line=fn.lineno, strides=self._padded(fn, p, sizes))
         elif p in self.scalars:
             env[p] = self.scalars[p]
         elif p in defaults:
@@ -467,7 +467,7 @@ def _concrete(v) -> bool:
 # %% ../../nbs/litmus/14_launcher.ipynb #00547293
 def _same(a, b) -> bool:
     "The same value on both sides of an `if`: one object, or equal values that are not containers."
-    return a is b or (type(a) is type(b) and not isinstance(a, (Tensor, list, dict)) and a == b)
+    return a is b or (type(a) is type(b) and not isinstance(a, (SymbolicTensor, list, dict)) and a == b)
 
 _ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
@@ -731,7 +731,7 @@ def loop(self: Reader, s, env: dict):
 @dataclass
 class Method:
     "A tensor's method, not yet called (`x.stride`, `x.view`)."
-    tensor: Tensor
+    tensor: SymbolicTensor
     name: str
 
 # %% ../../nbs/litmus/14_launcher.ipynb #7c85c8bb
@@ -748,7 +748,7 @@ def _attribute(self, e, env):
         return v
     if isinstance(v, Module):
         return _dtype_of(f"{v.path}.{a}") or Module(f"{v.path}.{a}")
-    if isinstance(v, Tensor):
+    if isinstance(v, SymbolicTensor):
         if a == 'shape':
             return _Shape(v)
         if a == 'dtype':
@@ -914,7 +914,7 @@ def _allocate(kind, like):
     def rule(self, args, kwargs, e):
         if like:
             src = args[0] if args else None
-            if not isinstance(src, Tensor):
+            if not isinstance(src, SymbolicTensor):
                 return Unreadable(f"`{ast.unparse(e)[:60]}` of {_describe(src)}", e.lineno)
             shape, dtype = src.shape, _dtype_kw(kwargs, src.dtype)
         else:
@@ -923,7 +923,7 @@ def _allocate(kind, like):
             return shape
         if dtype is None:
             return Unreadable(f"`{ast.unparse(e)[:60]}`: a dtype litmus cannot read", e.lineno)
-        return Tensor(tuple(shape), dtype, alloc=kind, line=e.lineno)
+        return SymbolicTensor(tuple(shape), dtype, alloc=kind, line=e.lineno)
     return rule
 
 # %% ../../nbs/litmus/14_launcher.ipynb #e4b7c8d8
@@ -963,7 +963,7 @@ def _reshape(self, t, shape, e):
         else:
             rest = size_op('//', size_prod(dims), size_prod(known))
         shape = tuple(rest if s == -1 else s for s in shape)
-    return Tensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
+    return SymbolicTensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
 
 _CASTS = {'float': 'float32', 'half': 'float16', 'bfloat16': 'bfloat16', 'double': 'float64', 'int': 'int32', 'long': 'int64'}
 
@@ -975,7 +975,7 @@ def _cast(self, t, name, args, kwargs, e):
     if dtype is None:
         other = [a for a in args if not isinstance(a, (Module, str))]
         return t if not other else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
-    return Tensor(t.shape, dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
+    return SymbolicTensor(t.shape, dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #57f59f3c
 def _broadcast(self, t, shape, e):
@@ -998,7 +998,7 @@ def _broadcast(self, t, shape, e):
         else:
             return Unreadable(f"`{ast.unparse(e)[:60]}` (a dim {t.shape[j]} broadcast to {s})", e.lineno)
     shape = tuple(t.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-    return Tensor(shape, t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t, strides=tuple(strides))
+    return SymbolicTensor(shape, t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t, strides=tuple(strides))
 
 # %% ../../nbs/litmus/14_launcher.ipynb #914d12ba
 def _axis(self, t, i, e):
@@ -1026,7 +1026,7 @@ def _tensor_method(self, m, args, kwargs, e):
     if name == 'dim':
         return len(t.shape)
     if name in ('contiguous',):
-        return t if t.strides is None else Tensor(t.shape, t.dtype, param=t.param, line=e.lineno)   # a packed copy
+        return t if t.strides is None else SymbolicTensor(t.shape, t.dtype, param=t.param, line=e.lineno)   # a packed copy
     if name == 'is_contiguous':
         return True                       # every tensor litmus builds here is row-major and contiguous
     if name in ('view', 'reshape') and not any(isinstance(a, DType) for a in args):
@@ -1042,7 +1042,7 @@ def _tensor_method(self, m, args, kwargs, e):
         shape = _shape_arg(self, args[:1] if kind == 'full' else args, e)
         if isinstance(shape, Unreadable):
             return shape
-        return Tensor(tuple(shape), _dtype_kw(kwargs, t.dtype) or t.dtype, alloc=kind, line=e.lineno)
+        return SymbolicTensor(tuple(shape), _dtype_kw(kwargs, t.dtype) or t.dtype, alloc=kind, line=e.lineno)
     return Unreadable(f"the tensor method `{ast.unparse(e)[:60]}`", e.lineno)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #017c51ec
@@ -1185,7 +1185,7 @@ def _kernel_values(self: Reader, call: LaunchCall, config: dict | None, heuristi
 
 # %% ../../nbs/litmus/14_launcher.ipynb #5e9479c1
 @patch
-def _role(self: Reader, name, t: Tensor, uses: set, line) -> str:
+def _role(self: Reader, name, t: SymbolicTensor, uses: set, line) -> str:
     "in, out, acc (a zeroed allocation the kernel also reads) or inout (a parameter the kernel reads and writes)."
     if 'store' not in uses:
         return 'in'
@@ -1208,7 +1208,7 @@ def _arg(self: Reader, param, value, uses, call) -> dict:
         return {**value, "from": "LITMUS"}       # the literal's own entry for what the launcher left unsaid
     if isinstance(value, Unreadable):
         self.fail(value.line, f"computes the argument {param.arg} of {call.kernel} (line {call.line}) from {value.why}", value.missing)
-    if isinstance(value, Tensor):
+    if isinstance(value, SymbolicTensor):
         root = value.root
         a = {"name": param.arg, "kind": "tensor", "dtype": value.dtype, "shape": [_text(s) for s in root.shape] or [1],
              "role": self._role(param.arg, value, uses.get(param.arg, set()), call.line)}
@@ -1255,7 +1255,7 @@ def describe(self: Reader, call: LaunchCall) -> list[dict]:
     for config in configs or [None]:
         values = self._kernel_values(call, config, heuristics)
         args = [self._arg(p, values[p.arg], uses, call) for p in fn.args.args]
-        tensors = [a["name"] for a in args if isinstance(values[a["name"]], Tensor)]
+        tensors = [a["name"] for a in args if isinstance(values[a["name"]], SymbolicTensor)]
         roots = [values[t].root for t in tensors]
         same = [t for t in tensors if roots.count(values[t].root) > 1]
         if same:

@@ -1,4 +1,4 @@
-"""A kernel with a while loop and a block pointer: outside the model, so safety must answer UNKNOWN."""
+"""A correct kernel (every access masked) with a while loop and a block pointer: outside the static model, so UNKNOWN."""
 import triton
 import triton.language as tl
 
@@ -8,10 +8,10 @@ def unsupported_while(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     i = 0
     while i < 4:
-        tl.store(y_ptr + offs + i, tl.load(x_ptr + offs), mask=offs < n)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
         i += 1
     p = tl.make_block_ptr(x_ptr, shape=(n,), strides=(1,), offsets=(pid * BLOCK,), block_shape=(BLOCK,), order=(0,))
-    tl.store(y_ptr + offs, tl.load(p), mask=offs < n)
+    tl.store(y_ptr + offs, tl.load(p, boundary_check=(0,)), mask=offs < n)
 
 LITMUS = {
     "label": "correct",
