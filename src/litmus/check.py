@@ -16,7 +16,7 @@ import numpy as np
 from litmus import corpus
 from litmus.spec import classify
 from litmus.safety import GPUSafetyCheck
-from litmus.falsify import TargetedFalsification, FalsifyResult, Target, Counterexample
+from litmus.falsify import TargetedFalsification, FalsifyResult, Target, Counterexample, DECLARED_QUICK
 
 # %% ../../nbs/litmus/13_check.ipynb #6ef85926
 EXIT_CODES = {"ACCEPT": 0, "REJECT": 1, "UNKNOWN": 2}
@@ -169,7 +169,7 @@ def check(kernel, ref=None, domain=None, dims=None, *, budget: int = 80, quick: 
           timeout: float = 120.0, memory_mb: int = 4096, sandbox: bool = True, dtype_classes=None, progress=None) -> CheckResult:
     """ACCEPT, REJECT or UNKNOWN for `kernel` against `ref` over `domain` (default: the kernel file's spec and domain),
     with the evidence. `dims` ('N=1024') sets the declared sizes the bound is reported at (and that are always launched);
-    the search walks every shape class as well. `quick` shrinks the search's budgets; `timeout` (seconds) bounds the
+    the search walks every shape class as well. `quick` shrinks the search's budgets (and launches the declared dims once); `timeout` (seconds) bounds the
     search and each boxed launch, `memory_mb` each box; `sandbox=False` runs the launches in this process (for debugging
     litmus itself, never on untrusted files); `dtype_classes` narrows the formats the search may re-type the kernel to
     (default: chapter 10's float classes); `progress(message)` is called as each stage starts."""
@@ -189,6 +189,7 @@ def check(kernel, ref=None, domain=None, dims=None, *, budget: int = 80, quick: 
         race = safety is None or bool(safety.unsupported) or any("race" in o for o in safety.open)
         options = dict(budget=min(budget, 40) if quick else budget, seed=seed, spsa_steps=4 if quick else 6, minimise_budget=60 if quick else 160,
                        race_search=True if race else "auto", dtype_classes=dtype_classes, sandbox=sandbox, time_limit=timeout,
+                       declared_plan=DECLARED_QUICK if quick else None,
                        limits=corpus.Limits(timeout=timeout, memory=memory_mb << 20))
         try:
             fals = TargetedFalsification(k, spec_text, domain, dims, reference, **options).run()
