@@ -76,6 +76,18 @@ def test_the_box_gives_a_hostile_function_no_effect(what):
     assert not Path(f"/tmp/litmus-trust-escape-{os.getpid()}").exists()
     assert not any("sleep 60" in p.read_text(errors="replace") for p in Path("/proc").glob("[0-9]*/cmdline") if p.exists())
 
+def _discard(text):
+    with open(os.devnull, "w") as null:     # what torch and other libraries do on import to silence output
+        return null.write(text)
+
+def test_the_box_lets_a_library_write_to_dev_null_and_nowhere_else():
+    from litmus.sandbox import Box
+    with Box(_discard) as box:
+        answer = box("quiet")
+    assert answer.ok and answer.value == 5, answer
+    with Box(_hostile) as box:
+        assert box("write_outside").value["done"] is False
+
 BODY_ATTACKS = {
     "setattr_in_body": VADD.replace("x + y,", "x + y + [setattr][0](tl, 'load', tl.load),"),
     "class_walk": VADD.replace("x + y,", "x + y + n.__class__.__base__,"),

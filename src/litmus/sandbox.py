@@ -158,7 +158,12 @@ def _landlock(folder: str) -> str:
     parent = os.open(folder, os.O_PATH | os.O_DIRECTORY)
     beneath = struct.pack("<Qi", writes, parent)
     _LIBC.syscall(_LANDLOCK_ADD, ruleset, 1, ctypes.c_char_p(beneath), 0)
+    # /dev/null takes writes too: libraries open it to silence output (torch does on import), and writing it is harmless
+    null = os.open(os.devnull, os.O_PATH)
+    null_rights = (1 << 1) | (1 << 14 if abi >= 3 else 0)                      # write, truncate
+    _LIBC.syscall(_LANDLOCK_ADD, ruleset, 1, ctypes.c_char_p(struct.pack("<Qi", null_rights, null)), 0)
     ok = _LIBC.syscall(_LANDLOCK_RESTRICT, ruleset, 0) == 0
+    os.close(null)
     os.close(parent)
     os.close(ruleset)
     what = ["writes only beneath the box folder"] + (["no TCP"] if net else []) + (["signals scoped to the box"] if scoped else [])
