@@ -113,7 +113,8 @@ def test_the_file_cannot_choose_the_exit_code_on_the_launcher_path(tmp_path, cap
 @pytest.mark.parametrize("old,new,missing", [
     ("softmax_kernel[(n_rows,)]", "softmax_kernel[(int(x.sum().item()),)]", "grid"),
     ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    while n_rows > 1:\n        n_rows = n_rows // 2\n", "while"),
-    ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    if n_rows > 64:\n        softmax_kernel[(1,)](y, x, 0, 0, n_cols, BLOCK_SIZE=BLOCK_SIZE)\n", "condition"),
+    ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    if x.max() > 64:\n        softmax_kernel[(1,)](y, x, 0, 0, n_cols, BLOCK_SIZE=BLOCK_SIZE)\n", "condition"),
+    ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    if n_rows > 64 or n_cols > 64:\n        return y\n", "condition"),
     ("x.stride(0), y.stride(0)", "x.stride(0), numpy.float32(2)", "args"),
 ])
 def test_unreadable_launchers_are_usage_errors(tmp_path, capsys, old, new, missing):

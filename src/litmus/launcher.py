@@ -6,7 +6,7 @@ It builds on the loader of chapter 03 (what a file may contain), the launch desc
 
 # %% ../../nbs/litmus/14_launcher.ipynb #25d5a44f
 from __future__ import annotations
-import ast, copy, json, math, operator, re
+import ast, copy, itertools, json, math, operator, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -21,10 +21,11 @@ from litmus.check import check, EXIT_CODES, _jsonable
 
 # %% auto #0
 __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'TENSOR_ATTRS', 'DEFAULT_DIM',
-           'LauncherError', 'Unreadable', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod',
-           'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader',
-           'pointer_uses', 'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values',
-           'launchers', 'literal_text', 'TorchReference', 'infer_spec', 'check_entry', 'EntryResult']
+           'MAX_PATHS', 'MAX_PATH_TESTS', 'LauncherError', 'Unreadable', 'Condition', 'Size', 'size_text', 'is_size',
+           'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall',
+           'jit_functions', 'Reader', 'pointer_uses', 'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned',
+           'kernel_from', 'entry_values', 'launchers', 'literal_text', 'TorchReference', 'infer_spec', 'check_entry',
+           'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -37,6 +38,32 @@ class Unreadable:
     why: str
     line: int
     missing: str = "args"
+    fork: object = None       # the Condition whose two sides gave two values: reading each side apart decides it
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c5ab57d8
+_NEGATE = {'==': '!=', '!=': '==', '<': '>=', '<=': '>', '>': '<=', '>=': '<'}
+_CMP_TEXT = {ast.Eq: '==', ast.NotEq: '!=', ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>='}
+
+# %% ../../nbs/litmus/14_launcher.ipynb #93af95cb
+@dataclass(frozen=True)
+class Condition:
+    """A test on the sizes the reader cannot decide: `text` as written, the preconditions (chapter 06 `assume`
+    comparisons) that hold on its true and its false side (None where they cannot be said as a list of comparisons)."""
+    text: str
+    when_true: tuple | None
+    when_false: tuple | None
+    line: int
+    @property
+    def key(self) -> tuple:
+        return (self.line, self.when_true, self.when_false)
+    def negated(self) -> 'Condition':
+        return Condition(f"not ({self.text})", self.when_false, self.when_true, self.line)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #94ad8b15
+class _Fork(Exception):
+    "A launch depends on the side of an undecidable `if`: read the launcher again once per side."
+    def __init__(self, condition):
+        self.condition = condition
 
 # %% ../../nbs/litmus/14_launcher.ipynb #34bb626b
 _ATOM = re.compile(r"[A-Za-z_]\w*|\d+")
@@ -114,6 +141,8 @@ class SymbolicTensor:
     line: int = 0
     base: 'SymbolicTensor | None' = None      # the tensor this one is a view of (the same memory)
     strides: tuple | None = None       # a broadcast view's (0 where it repeats); None: row-major
+    axes: tuple | None = ()            # a view's root axis for each of its axes (None: an inserted 1); None: untracked
+    perm: tuple | None = None          # a packed copy of a permuted view: its values are the parameter's permuted so
     @property
     def root(self) -> 'SymbolicTensor':
         return self.base.root if self.base is not None else self
@@ -205,14 +234,15 @@ class Reader:
     """Reads one entry function of a kernel file symbolically. `shapes` (param -> (shape, dtype)) declares tensor
     parameters; an undeclared one gets fresh dims `<param>_<i>` and a rank the launcher's own uses fix (`_Retry`)."""
     def __init__(self, tree, path, entry: str, shapes: dict | None = None, ranks: dict | None = None, alias: dict | None = None,
-                 fallback: dict | None = None, scalars: dict | None = None):
+                 fallback: dict | None = None, scalars: dict | None = None, decide: dict | None = None):
         self.tree, self.path, self.entry, self.where = tree, Path(path), entry, f"kernel file {path}"
         self.imports, self.defs, self.jits = _imports(tree), _plain_defs(tree), jit_functions(tree)
         self.literals = {k: v for k, (node, v, _) in module_literals(tree, trusted_roots(tree)).items()}
         self.shapes, self.ranks, self.alias = dict(shapes or {}), dict(ranks or {}), dict(alias or {})
         self.launches, self.notes, self.dims, self.prefer, self.depth = [], [], {}, {}, 0
-        self.params, self.unsure, self.pads = {}, [], []
+        self.params, self.unsure, self.pads, self.unsure_env = {}, [], [], []
         self.fallback, self.scalars = dict(fallback or {}), dict(scalars or {})     # a LITMUS literal's args by name and its grid: what the launcher cannot say
+        self.decide, self.assume, self.when, self.taken = dict(decide or {}), [], [], set()   # the path read: its sides and preconditions
 
     def fail(self, line, what, missing="args"):
         raise LauncherError(f"{self.where}: line {line}: the launcher {self.entry!r} {what}; litmus reads launchers "
@@ -323,7 +353,7 @@ def pointer_uses(jits: dict, name: str, _seen=()) -> dict:
 TENSOR_ATTRS = {'shape', 'stride', 'size', 'numel', 'dtype', 'device', 'view', 'reshape', 'contiguous', 'is_contiguous',
                 'dim', 'ndim', 'element_size', 'flatten', 'data_ptr', 'is_cuda', 'new_empty', 'new_zeros', 'new_ones',
                 'new_full', 'T', 'transpose', 'permute', 'to', 'view_as', 'reshape_as', 'unsqueeze', 'squeeze',
-                'broadcast_to', 'expand', 'float', 'half', 'bfloat16', 'double', 'int', 'long'}
+                'broadcast_to', 'expand', 't', 'mT', 'squeeze', 'unsqueeze', 'float', 'half', 'bfloat16', 'double', 'int', 'long'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #9b78734c
 @patch
@@ -497,6 +527,8 @@ def _unary(self, e, env):
     v = self.value(e.operand, env)
     if _concrete(v):
         return {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x, ast.Invert: lambda x: ~x}[type(e.op)](v)
+    if isinstance(e.op, ast.Not) and isinstance(v, Condition):
+        return v.negated()
     if isinstance(e.op, ast.USub) and isinstance(v, Size):
         return Size(f"-{size_text(v)}")
     return v if isinstance(v, Unreadable) else Unreadable(f"`{ast.unparse(e)[:60]}`, which depends on the sizes", e.lineno)
@@ -508,6 +540,17 @@ def _compare(self, e, env):
         return all(_CMP[type(op)](a, b) for op, a, b in zip(e.ops, values, values[1:]))
     if len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)) and None in (values[0], values[1]):
         return _CMP[type(e.ops[0])](values[0], values[1])      # a tensor is not None, and that is known
+    if any(isinstance(v, DType) for v in values) and all(type(op) in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+                                                         for op in e.ops):
+        same = {ast.Is: ast.Eq, ast.IsNot: ast.NotEq}      # dtypes are known: `x.dtype == torch.float16` is decided
+        return all(_CMP[same.get(type(op), type(op))](a, b) for op, a, b in zip(e.ops, values, values[1:]))
+    bad = next((v for v in values if isinstance(v, Unreadable)), None)
+    if bad is not None:
+        return bad
+    if all(is_size(v) for v in values) and all(type(op) in _CMP_TEXT for op in e.ops):
+        pairs = tuple(f"{size_text(a)} {_CMP_TEXT[type(op)]} {size_text(b)}" for op, a, b in zip(e.ops, values, values[1:]))
+        negation = (f"{size_text(values[0])} {_NEGATE[_CMP_TEXT[type(e.ops[0])]]} {size_text(values[1])}",) if len(pairs) == 1 else None
+        return Condition(ast.unparse(e)[:80], pairs, negation, e.lineno)
     return Unreadable(f"the comparison `{ast.unparse(e)[:60]}`, which depends on the sizes", e.lineno)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #6fc9b650
@@ -515,15 +558,29 @@ def _boolop(self, e, env):
     values = [self.value(x, env) for x in e.values]
     if all(_concrete(v) for v in values):
         return all(values) if isinstance(e.op, ast.And) else any(values)
+    both = isinstance(e.op, ast.And)
+    if any(_concrete(v) and bool(v) != both for v in values):
+        return not both               # a False in an `and`, a True in an `or`, decides it
+    left = [v for v in values if not _concrete(v)]
+    if all(isinstance(v, Condition) for v in left):
+        if len(left) == 1:
+            return left[0]
+        joined = lambda parts: tuple(x for p in parts for x in p) if all(p is not None for p in parts) else None
+        if both:
+            return Condition(ast.unparse(e)[:80], joined([c.when_true for c in left]), None, e.lineno)
+        return Condition(ast.unparse(e)[:80], None, joined([c.when_false for c in left]), e.lineno)
     return Unreadable(f"`{ast.unparse(e)[:60]}`, which depends on the sizes", e.lineno)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #53aa164f
 def _ifexp(self, e, env):
     test = self.value(e.test, env)
+    if isinstance(test, Condition) and test.key in self.decide:
+        test = self.decided(test)
     if _concrete(test):
         return self.value(e.body if test else e.orelse, env)
     a, b = self.value(e.body, env), self.value(e.orelse, env)
-    return a if _same(a, b) else Unreadable(f"`{ast.unparse(e)[:60]}`, a choice that depends on the sizes", e.lineno)
+    return a if _same(a, b) else Unreadable(f"`{ast.unparse(e)[:60]}`, a choice that depends on the sizes", e.lineno,
+                                             fork=test if isinstance(test, Condition) else None)
 
 _RULES = {ast.Constant: _constant, ast.Name: _name, ast.Tuple: _tuple, ast.List: _tuple, ast.Dict: _dict, ast.Lambda: _lambda,
           ast.BinOp: _binop, ast.UnaryOp: _unary, ast.Compare: _compare, ast.BoolOp: _boolop, ast.IfExp: _ifexp}
@@ -556,6 +613,7 @@ def statement(self: Reader, s, env: dict):
         self.run_body(s.body, env)       # `with torch.cuda.device(x.device):` changes no launch litmus reads
     elif isinstance(s, ast.Assert):
         self.unify(s.test, env)
+        self.precondition(self.value(s.test, env), s.lineno, f"asserts `{ast.unparse(s.test)[:60]}`, which")
     elif isinstance(s, (ast.Pass, ast.Import, ast.ImportFrom)):
         return
     elif isinstance(s, ast.Raise):
@@ -585,6 +643,33 @@ def _same_dims(self: Reader, a, b):
             raise _Retry(same=(b.expr, a.expr))
         if fresh(a) and a.expr not in self.alias:
             raise _Retry(same=(a.expr, b.expr))
+
+# %% ../../nbs/litmus/14_launcher.ipynb #df052563
+@patch
+def decided(self: Reader, c: Condition) -> bool:
+    """The side of `c` this reading takes (its preconditions recorded once), or `_Fork` to read both; a test whose
+    sides are not comparisons of sizes is a usage error naming the line."""
+    if c.key not in self.decide:
+        if c.when_true is None or c.when_false is None:
+            self.fail(c.line, f"depends on the condition `{c.text}`, whose two sides litmus cannot each say as comparisons of "
+                      "sizes", "assume")
+        if len(self.decide) >= MAX_PATH_TESTS:
+            self.fail(c.line, f"depends on more than {MAX_PATH_TESTS} conditions on the sizes (at `{c.text}`)", "assume")
+        raise _Fork(c)
+    side = self.decide[c.key]
+    if c.key not in self.taken:
+        self.taken.add(c.key)
+        self.when += list(c.when_true if side else c.when_false)
+    return side
+
+# %% ../../nbs/litmus/14_launcher.ipynb #88eb6520
+@patch
+def precondition(self: Reader, test, line: int, what: str):
+    "An `assert` (or the side of an `if` that does not raise): a size comparison becomes a precondition of every launch."
+    if isinstance(test, Condition) and test.when_true is not None:
+        self.assume += [t for t in test.when_true if t not in self.assume]
+    elif _concrete(test) and not test:
+        self.fail(line, f"{what} fails for the declared shapes and dtypes", "shapes")
 
 # %% ../../nbs/litmus/14_launcher.ipynb #50e87b2c
 class _Raised(Exception):
@@ -675,32 +760,43 @@ def _describe(v) -> str:
 # %% ../../nbs/litmus/14_launcher.ipynb #f62a31c5
 @patch
 def branch(self: Reader, s, env: dict):
-    """An `if`: decided when its test is known; else both sides are read and a name they leave different is
-    Unreadable (an error only if a launch uses it: `num_warps` chosen by size is fine). A side that raises is dropped."""
+    """An `if`: decided when its test is known (a dtype, a rank, a literal, or the side this reading takes); else both
+    sides are read and a name they leave different is Unreadable, an error only if a launch uses it (`num_warps`
+    chosen by size is fine), and then the launcher is read once per side (`_Fork`). A side that raises is dropped,
+    and the other side's condition is a precondition."""
     test = self.value(s.test, env)
+    if is_size(test) and not _concrete(test):
+        test = Condition(f"{ast.unparse(s.test)[:60]} != 0", (f"{size_text(test)} != 0",), (f"{size_text(test)} == 0",), s.lineno)
+    if isinstance(test, Condition) and test.key in self.decide:
+        test = self.decided(test)
     if isinstance(test, (bool, int, float, str, type(None))):
         return self.run_body(s.body if test else s.orelse, env)
-    sides, self.unsure = [], self.unsure + [s]
+    sides, self.unsure, self.unsure_env = [], self.unsure + [s], self.unsure_env + [test]
     for body in (s.body, s.orelse):
         side = dict(env)
         try:
             self.run_body(body, side)
             sides.append(side)
         except _Return:
+            if isinstance(test, Condition):
+                self.decided(test)          # an early return (empty input): each side read on its own
             self.fail(s.lineno, f"returns under the condition `{ast.unparse(s.test)[:60]}`, which depends on the sizes")
         except _Raised as r:
             if body is s.body and isinstance(s.test, ast.Compare) and len(s.test.ops) == 1 and isinstance(s.test.ops[0], ast.NotEq):
                 self.unify(ast.Compare(left=s.test.left, ops=[ast.Eq()], comparators=s.test.comparators), env)
+            if isinstance(test, Condition):
+                self.precondition(test.negated() if body is s.body else test, s.lineno, "")
             self.notes.append(f"line {r.line}: the launcher raises when `{ast.unparse(s.test)[:60]}` is "
                               f"{'true' if body is s.body else 'false'}; those sizes are not a launch")
-    self.unsure = self.unsure[:-1]
+    self.unsure, self.unsure_env = self.unsure[:-1], self.unsure_env[:-1]
     if not sides:
         raise _Raised(s.lineno)
     for name in set().union(*sides):
         values = [side.get(name, Unreadable(f"`{name}` is unbound on one side of the `if` at line {s.lineno}", s.lineno)) for side in sides]
         same = all(_same(values[0], v) for v in values[1:])
         env[name] = values[0] if same else Unreadable(
-            f"`{name}` depends on the condition `{ast.unparse(s.test)[:60]}` at line {s.lineno}", s.lineno)
+            f"`{name}` depends on the condition `{ast.unparse(s.test)[:60]}` at line {s.lineno}", s.lineno,
+            fork=test if isinstance(test, Condition) else None)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #bdde8205
 @patch
@@ -715,14 +811,14 @@ def loop(self: Reader, s, env: dict):
         return
     launches = len(self.launches)
     side = dict(env)
-    self.unsure = self.unsure + [s]
+    self.unsure, self.unsure_env = self.unsure + [s], self.unsure_env + [None]
     try:
         self.store(s.target, Unreadable(f"the loop variable at line {s.lineno}", s.lineno), side, s.lineno)
         self.run_body(s.body, side)
     except (_Return, _Raised):
         self.fail(s.lineno, f"returns or raises inside the loop over `{ast.unparse(s.iter)[:60]}`", "grid")
     finally:
-        self.unsure = self.unsure[:-1]
+        self.unsure, self.unsure_env = self.unsure[:-1], self.unsure_env[:-1]
     for name in side:
         if not _same(side[name], env.get(name)):
             env[name] = Unreadable(f"`{name}`, set in the loop over `{ast.unparse(s.iter)[:60]}` at line {s.lineno}", s.lineno)
@@ -757,6 +853,12 @@ def _attribute(self, e, env):
             return len(v.shape)
         if a == 'device':
             return Module('device')
+        if a in ('T', 'mT'):
+            n = len(v.shape)
+            order = list(range(n))[::-1] if a == 'T' else list(range(n - 2)) + [n - 1, n - 2]
+            return _permute(self, v, order, e) if n >= 2 else v
+        if a == 'is_cuda':
+            return True
         if a in TENSOR_ATTRS or a in _ALLOC:
             return Method(v, a)
     return Unreadable(f"`{ast.unparse(e)[:60]}` (the attribute {a!r} of {_describe(v)})", e.lineno)
@@ -781,6 +883,9 @@ def _subscript(self, e, env):
     v = self.value(e.value, env)
     if isinstance(v, Unreadable):
         return v
+    if isinstance(v, SymbolicTensor):
+        key = _index_key(self, e.slice, env)
+        return key if isinstance(key, Unreadable) else _tensor_index(self, v, key, e)
     if isinstance(e.slice, ast.Slice):
         parts = [self.value(x, env) if x is not None else None for x in (e.slice.lower, e.slice.upper, e.slice.step)]
         if not all(p is None or isinstance(p, int) for p in parts):
@@ -795,6 +900,21 @@ def _subscript(self, e, env):
     return Unreadable(f"`{ast.unparse(e)[:60]}` (indexing {_describe(v)})", e.lineno)
 
 _RULES.update({ast.Attribute: _attribute, ast.Subscript: _subscript})
+
+# %% ../../nbs/litmus/14_launcher.ipynb #be33d77b
+def _index_key(self, node, env):
+    "The key of a tensor subscript: slices of sizes, ints, None and ..., as Python values (an Unreadable part spoils it)."
+    if isinstance(node, ast.Tuple):
+        parts = [_index_key(self, x, env) for x in node.elts]
+        bad = next((p for p in parts if isinstance(p, Unreadable)), None)
+        return bad if bad is not None else tuple(parts)
+    if isinstance(node, ast.Slice):
+        parts = [self.value(x, env) if x is not None else None for x in (node.lower, node.upper, node.step)]
+        bad = next((p for p in parts if p is not None and not is_size(p)), None)
+        return (bad if isinstance(bad, Unreadable) else Unreadable(f"the slice `{ast.unparse(node)[:60]}`", node.lineno)) if bad is not None else slice(*parts)
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return Ellipsis
+    return self.value(node, env)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #a3a1af65
 @patch
@@ -1011,6 +1131,119 @@ def _axis(self, t, i, e):
             raise _Retry(t.param, need)
     return i if -len(t.shape) <= i < len(t.shape) else None
 
+# %% ../../nbs/litmus/14_launcher.ipynb #d213ae45
+def _axes_of(t) -> tuple | None:
+    return tuple(range(len(t.shape))) if t.axes == () else t.axes
+
+def _view(t, shape, strides, axes, e):
+    return SymbolicTensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t, strides=tuple(strides),
+                          axes=axes)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #2fb2485b
+def _permute(self, t, order, e):
+    "x.permute(order), x.transpose(i, j), x.t(), x.T: the same memory with its dims reordered."
+    order = [_axis(self, t, i, e) for i in order]
+    if None in order or len(order) != len(t.shape) or sorted(o % len(t.shape) for o in order) != list(range(len(t.shape))):
+        return Unreadable(f"`{ast.unparse(e)[:60]}` (not a permutation of the {len(t.shape)} dims)", e.lineno)
+    order = [o % len(t.shape) for o in order]
+    axes = _axes_of(t)
+    return _view(t, [t.shape[o] for o in order], [t.stride(o) for o in order],
+                 None if axes is None else tuple(axes[o] for o in order), e)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #5957a8c5
+def _unsqueeze(self, t, i, e):
+    n = len(t.shape)
+    if not isinstance(i, int) or not -n - 1 <= i <= n:
+        return Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+    i = i % (n + 1)
+    stride = size_op('*', t.stride(i), t.shape[i]) if i < n else 1      # torch's stride for an inserted dim
+    axes = _axes_of(t)
+    return _view(t, t.shape[:i] + (1,) + t.shape[i:], [t.stride(k) for k in range(i)] + [stride] + [t.stride(k) for k in range(i, n)],
+                 None if axes is None else axes[:i] + (None,) + axes[i:], e)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #dbf53451
+def _squeeze(self, t, args, e):
+    "x.squeeze(i) drops a dim of 1 (a dim that may be another size is unreadable); x.squeeze() drops every literal 1."
+    n = len(t.shape)
+    if args and not (isinstance(args[0], int) and -n <= args[0] < n):
+        return Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+    drop = [args[0] % n] if args else [k for k in range(n) if t.shape[k] == 1]
+    if any(t.shape[k] != 1 for k in drop):
+        if isinstance(t.shape[drop[0]], int):
+            return t
+        return Unreadable(f"`{ast.unparse(e)[:60]}` (a dim {t.shape[drop[0]]} that is 1 only at some sizes)", e.lineno)
+    keep = [k for k in range(n) if k not in drop]
+    axes = _axes_of(t)
+    return _view(t, [t.shape[k] for k in keep], [t.stride(k) for k in keep], None if axes is None else tuple(axes[k] for k in keep), e)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #e6c47e0f
+def _packed(t) -> bool:
+    "Whether a tensor's strides are row-major for its shape (dims of 1 aside): a view that is its own packed copy."
+    if t.strides is None:
+        return True
+    return all(s == 1 and not isinstance(s, Size) or str(t.stride(k)) == str(size_prod(t.shape[k + 1:]))
+               for k, s in enumerate(t.shape))
+
+# %% ../../nbs/litmus/14_launcher.ipynb #ac172169
+def _contiguous(self, t, e):
+    """`.contiguous()`: the tensor itself when packed; a packed copy of a padded parameter (the same values); a packed
+    copy of a permuted view (the parameter's values permuted: `perm`); any other copy is unreadable."""
+    if _packed(t) and t.base is None or (_packed(t) and t.strides is None):
+        return t
+    root, axes = t.root, _axes_of(t)
+    if t.base is None or (axes is not None and list(axes) == list(range(len(root.shape))) and
+                          [str(s) for s in t.shape] == [str(s) for s in root.shape]):
+        return SymbolicTensor(t.shape, t.dtype, param=t.param, line=e.lineno)
+    kept = [a for a in axes or () if a is not None]
+    if axes is None or sorted(kept) != list(range(len(root.shape))) or root.param is None or \
+            any(str(t.shape[k]) != str(root.shape[a]) for k, a in enumerate(axes) if a is not None):
+        return Unreadable(f"`{ast.unparse(e)[:60]}` (a packed copy of a sliced or reshaped view)", e.lineno)
+    return SymbolicTensor(t.shape, t.dtype, param=t.param, line=e.lineno, perm=tuple(kept))
+
+# %% ../../nbs/litmus/14_launcher.ipynb #a533d842
+def _tensor_index(self, t, key, e):
+    """x[:, :n], x[0], x[..., None], x[::2]: a view whose slices start at 0 (the kernel is handed the root's memory, and
+    a launch description has no offset); each upper bound beyond a known size is a precondition (`n <= N`)."""
+    key = list(key) if isinstance(key, tuple) else [key]
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        return Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        key[i:i + 1] = [slice(None)] * (len(t.shape) - (len(key) - 1 - key.count(None)))
+    used = len(key) - key.count(None)
+    if t.base is None and self.params.get(t.param) == 'undeclared' and used > len(t.shape):
+        raise _Retry(t.param, used)
+    key += [slice(None)] * (len(t.shape) - used)
+    shape, strides, axes, k, root_axes = [], [], [], 0, _axes_of(t)
+    for part in key:
+        if part is None:
+            shape, strides, axes = shape + [1], strides + [1], axes + [None]
+            continue
+        if k >= len(t.shape):
+            return Unreadable(f"`{ast.unparse(e)[:60]}` (more indices than dims)", e.lineno)
+        if isinstance(part, int) and part == 0:
+            k += 1
+            root_axes = None                       # a dim dropped: no longer a permutation of the root
+            continue
+        if not isinstance(part, slice) or part.start not in (None, 0) or not (part.step in (None, 1) or isinstance(part.step, int) and part.step > 0):
+            return Unreadable(f"`{ast.unparse(e)[:60]}` (an index or slice that starts inside the tensor)", e.lineno)
+        size = t.shape[k] if part.stop is None else part.stop
+        if not is_size(size) or isinstance(size, int) and size < 0:
+            return Unreadable(f"`{ast.unparse(e)[:60]}` (a slice bound litmus cannot read)", e.lineno)
+        if part.stop is not None and str(size) != str(t.shape[k]):
+            if isinstance(size, int) and isinstance(t.shape[k], int):
+                size = min(size, t.shape[k])
+            elif f"{size_text(size)} <= {size_text(t.shape[k])}" not in self.assume:
+                self.assume.append(f"{size_text(size)} <= {size_text(t.shape[k])}")
+            root_axes = None
+        step = part.step or 1
+        shape.append(size if step == 1 else size_call('cdiv', size, step))
+        strides.append(size_op('*', t.stride(k), step))
+        axes.append(None if root_axes is None else root_axes[k])
+        root_axes = root_axes if step == 1 else None
+        k += 1
+    return _view(t, shape, strides, None if root_axes is None else tuple(axes), e)
+
 # %% ../../nbs/litmus/14_launcher.ipynb #a2c3d942
 def _tensor_method(self, m, args, kwargs, e):
     t, name = m.tensor, m.name
@@ -1026,7 +1259,25 @@ def _tensor_method(self, m, args, kwargs, e):
     if name == 'dim':
         return len(t.shape)
     if name in ('contiguous',):
-        return t if t.strides is None else SymbolicTensor(t.shape, t.dtype, param=t.param, line=e.lineno)   # a packed copy
+        return _contiguous(self, t, e)
+    if name == 't' and not args:
+        return t if len(t.shape) < 2 and not (t.base is None and self.params.get(t.param) == 'undeclared') else _permute(self, t, [1, 0], e)
+    if name == 'transpose' and len(args) == 2:
+        i, j = (_axis(self, t, a, e) for a in args)
+        if i is None or j is None:
+            return Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+        order = list(range(len(t.shape)))
+        order[i], order[j] = order[j], order[i]
+        return _permute(self, t, order, e)
+    if name == 'permute':
+        order = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else list(args)
+        if t.base is None and self.params.get(t.param) == 'undeclared' and len(order) > len(t.shape):
+            raise _Retry(t.param, len(order), exact=True)
+        return _permute(self, t, order, e)
+    if name == 'unsqueeze' and len(args) == 1:
+        return _unsqueeze(self, t, args[0], e)
+    if name == 'squeeze':
+        return _squeeze(self, t, args, e)
     if name == 'is_contiguous':
         return True                       # every tensor litmus builds here is row-major and contiguous
     if name in ('view', 'reshape') and not any(isinstance(a, DType) for a in args):
@@ -1087,6 +1338,9 @@ def launch(self: Reader, ref: JitRef, args, kwargs, e):
         self.fail(e.lineno, f"calls the jit function {ref.name} without a grid (`{ast.unparse(e)[:60]}`)")
     if self.unsure:
         s = self.unsure[-1]
+        test = self.unsure_env[-1]
+        if isinstance(test, Condition):
+            self.decided(test)           # read once per side of the `if`
         self.fail(e.lineno, f"launches {ref.name} under the condition `{ast.unparse(s.test)[:60]}` (line {s.lineno}), "
                   "which depends on the sizes", "grid")
     self.launches.append(LaunchCall(ref.name, ref.grid, args, kwargs, e.lineno))
@@ -1206,6 +1460,10 @@ def _role(self: Reader, name, t: SymbolicTensor, uses: set, line) -> str:
 def _arg(self: Reader, param, value, uses, call) -> dict:
     if isinstance(value, dict) and value.get("name") == param.arg:
         return {**value, "from": "LITMUS"}       # the literal's own entry for what the launcher left unsaid
+    if isinstance(value, Condition):
+        value = self.decided(value)           # a flag of the sizes (EVEN = n % BLOCK == 0): one reading per side
+    if isinstance(value, Unreadable) and value.fork is not None:
+        self.decided(value.fork)
     if isinstance(value, Unreadable):
         self.fail(value.line, f"computes the argument {param.arg} of {call.kernel} (line {call.line}) from {value.why}", value.missing)
     if isinstance(value, SymbolicTensor):
@@ -1214,6 +1472,8 @@ def _arg(self: Reader, param, value, uses, call) -> dict:
              "role": self._role(param.arg, value, uses.get(param.arg, set()), call.line)}
         if root.strides is not None:
             a["strides"] = [_text(x) for x in root.strides]
+        if root.perm is not None:
+            a["perm"] = list(root.perm)        # its values: the parameter's, permuted (a packed copy of a transpose)
         a["from"] = root.param if root.param else f"{root.alloc} at line {root.line}"
         return a
     kind = "constexpr" if _is_constexpr(param) else "scalar"
@@ -1233,6 +1493,8 @@ def _grid(self: Reader, call: LaunchCall, values: dict) -> list:
         grid = self.inline(grid, [dict(values)], {}, ast.Constant(value=0, lineno=call.line))
     grid = grid if isinstance(grid, (tuple, list)) else (grid,)
     bad = next((g for g in grid if not is_size(g)), None)
+    if isinstance(bad, Unreadable) and bad.fork is not None:
+        self.decided(bad.fork)
     if bad is not None and "grid" in self.fallback:
         return list(self.fallback["grid"])
     if bad is not None or not 1 <= len(grid) <= 3:
@@ -1262,10 +1524,18 @@ def describe(self: Reader, call: LaunchCall) -> list[dict]:
             self.fail(call.line, f"passes the same tensor as {', '.join(same)} of {call.kernel}; litmus describes each "
                       "tensor argument as its own allocation", "args")
         meta = {"entry": self.entry, "kernel": call.kernel, "line": call.line, "args": args, "grid": self._grid(call, values)}
+        sources = [a["from"] for a in args if a["kind"] == "tensor" and a["role"] in corpus.READ and a["from"] in self.params]
+        if len(sources) != len(set(sources)):
+            self.fail(call.line, f"passes two copies of one parameter to {call.kernel}; litmus describes each tensor "
+                      "argument as its own input", "args")
         if config is not None:
             meta["config"] = dict(config)
         inputs = [a for a in args if a["kind"] == "tensor" and a["role"] == "in"]
         meta["reduce"] = inputs[0]["shape"][-1] if inputs and _reduces(self.jits, call.kernel) else "1"
+        if self.assume or self.when:
+            meta["assume"] = list(dict.fromkeys(self.assume + self.when))
+        if self.when:
+            meta["when"] = list(self.when)
         out.append(meta)
     return out
 
@@ -1285,6 +1555,9 @@ def _rename(meta, names: dict):
             a["strides"] = [sub(x) for x in a["strides"]]
     meta["grid"] = [sub(g) for g in meta["grid"]]
     meta["reduce"] = sub(meta["reduce"])
+    for key in ("assume", "when"):
+        if key in meta:
+            meta[key] = [sub(t) for t in meta[key]]
     meta["dims"] = {names.get(d, d): v for d, v in meta["dims"].items()}
     return meta
 
@@ -1316,14 +1589,21 @@ def _entry_def(tree, entry, where):
 # %% ../../nbs/litmus/14_launcher.ipynb #1c84bf67
 @patch
 def read(self: Reader, fn):
-    "Read the entry's body; a path that always raises is no launch."
+    """Read the entry's body; a path that always raises is no launch. On one side of a condition (a reading that
+    decides some), a path that raises or launches nothing is no launch either, and a note says so."""
     env = self._bind(fn)
     try:
         self.run_body(fn.body, env)
     except _Return:
         pass
     except _Raised as r:
-        self.fail(r.line, "raises on every path litmus reads")
+        if not self.when:
+            self.fail(r.line, "raises on every path litmus reads")
+        self.notes.append(f"line {r.line}: the launcher raises when {' and '.join(self.when)}; those sizes are not a launch")
+        return []
+    if not self.launches and self.when:
+        self.notes.append(f"the launcher launches nothing when {' and '.join(self.when)}")
+        return []
     if not self.launches:
         self.fail(fn.lineno, f"launches no @triton.jit function of the file (it defines {sorted(self.jits)})", "grid")
     return [m for call in self.launches for m in self.describe(call)]
@@ -1331,7 +1611,7 @@ def read(self: Reader, fn):
 # %% ../../nbs/litmus/14_launcher.ipynb #c99e4de6
 def _used_dims(meta, dims) -> list:
     text = " ".join(map(str, [s for a in meta["args"] for s in a.get("shape", []) + a.get("strides", [])] + [a.get("value", "") for a in meta["args"]]
-                        + list(meta["grid"]) + [meta["reduce"]]))
+                        + list(meta["grid"]) + [meta["reduce"]] + meta.get("assume", [])))
     words = set(re.findall(r"[A-Za-z_]\w*", text))
     return [d for d in dims if d in words]
 
@@ -1339,48 +1619,109 @@ def _used_dims(meta, dims) -> list:
 def read_launches(path, entry: str, shapes: dict | None = None, dims: dict | None = None,
                   literal: dict | None = None) -> tuple[list[dict], list[str]]:
     """(launch descriptions, notes) of the entry function `entry` of the kernel file at `path`, read and never run:
-    one description per `kernel[grid](...)` and autotune config, in chapter 06's LITMUS format (with `entry`, `kernel`,
-    `line`, `config` and each tensor's `from`). `shapes` declares tensor parameters, `dims` sizes the dims (a float
-    there is the value of a scalar parameter, such as eps); `literal` (a LITMUS dict) fills what the launcher leaves
-    unset or unreadable: an argument by name, the grid."""
+    one description per `kernel[grid](...)`, autotune config and path through the `if`s on sizes that a launch depends
+    on, in chapter 06's LITMUS format (with `entry`, `kernel`, `line`, `config`, `when`, each tensor's `from`, and the
+    path's preconditions as `assume`). `shapes` declares tensor parameters, `dims` sizes the dims (a float there is the
+    value of a scalar parameter, such as eps); `literal` (a LITMUS dict) fills what the launcher leaves unset or
+    unreadable: an argument by name, the grid."""
     path = Path(path)
     source, tree = read_source(path)
     fn, ranks = _entry_def(tree, entry, f"kernel file {path}"), {}
     dims = dict(dims or {})
     scalars = {k: float(v) for k, v in dims.items() if isinstance(v, float)}
     dims = {k: v for k, v in dims.items() if k not in scalars}
-    alias, metas = {}, None
+    alias, paths, pending = {}, [], [{}]
+    while pending:
+        decide = pending.pop(0)
+        reader, metas = _read_path(tree, path, entry, fn, shapes, ranks, alias, literal, scalars, decide)
+        if isinstance(metas, Condition):
+            if len(paths) + len(pending) + 2 > MAX_PATHS:
+                raise LauncherError(f"kernel file {path}: line {metas.line}: the launcher {entry!r} takes more than "
+                                    f"{MAX_PATHS} paths through its conditions on the sizes; say the sizes with a LITMUS literal")
+            pending += [{**decide, metas.key: True}, {**decide, metas.key: False}]
+            continue
+        paths.append((reader, metas))
+    out, notes, finals = [], [], set()
+    for reader, metas in paths:
+        names = reader.readable_names(metas)
+        finals |= {names.get(d, d) for d in reader.dims}
+        out += _finish(reader, fn, metas, names, dims, literal)
+        more = reader.notes + [f"{p}: shape {[names.get(str(s), str(s)) for s in shape]} read from the launcher's use "
+                               f"(rank {len(shape)}); --shape declares it" for p, shape in _undeclared(reader, fn)]
+        if names:
+            pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+            more = [pattern.sub(lambda m: names[m.group(1)], n) for n in more]
+        notes += [n for n in more if n not in notes]
+    unknown = sorted(set(dims) - finals)
+    if unknown:
+        raise LauncherError(f"kernel file {path}: dims {unknown} are not dims of the launcher {entry!r}; its dims are "
+                            f"{sorted(finals)}")
+    if not out:
+        raise LauncherError(f"kernel file {path}: line {fn.lineno}: the launcher {entry!r} launches nothing on every path "
+                            "litmus reads")
+    return out, notes
+
+# %% ../../nbs/litmus/14_launcher.ipynb #715125ec
+MAX_PATHS, MAX_PATH_TESTS = 16, 4     # readings of one launcher, conditions one reading decides
+
+# %% ../../nbs/litmus/14_launcher.ipynb #a71439a3
+def _read_path(tree, path, entry, fn, shapes, ranks, alias, literal, scalars, decide):
+    """(reader, launch descriptions) of one reading that takes the sides `decide` says, re-read until the ranks and
+    dims settle (`ranks` and `alias` are facts of the parameters, shared by every path); (reader, Condition) when a
+    launch depends on a condition this reading has not decided."""
     for _ in range(MAX_REREADS):
-        reader = Reader(tree, path, entry, shapes, ranks, alias, _fallback(literal), scalars)
+        reader = Reader(tree, path, entry, shapes, ranks, alias, _fallback(literal), scalars, decide)
         try:
-            metas = reader.read(fn)
-            break
+            return reader, reader.read(fn)
+        except _Fork as f:
+            return reader, f.condition
         except _Retry as r:
             if r.same:
                 alias[r.same[0]] = r.same[1]
             else:
                 ranks[r.param] = r.rank if r.exact else max(ranks.get(r.param, 1), r.rank)
-    if metas is None:
-        raise LauncherError(f"kernel file {path}: the launcher {entry!r} was read {MAX_REREADS} times without its ranks and "
-                            "dims settling; declare its tensors with --shape (or a LITMUS literal's 'shapes')")
-    names = reader.readable_names(metas)
+    raise LauncherError(f"kernel file {path}: the launcher {entry!r} was read {MAX_REREADS} times without its ranks and "
+                        "dims settling; declare its tensors with --shape (or a LITMUS literal's 'shapes')")
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c792aa8a
+def _finish(reader, fn, metas, names, dims, literal) -> list:
+    "The descriptions of one reading with readable dim names and sized dims (ones its preconditions allow)."
     final = [names.get(d, d) for d in reader.dims]
-    unknown = sorted(set(dims) - set(final))
-    if unknown:
-        raise LauncherError(f"kernel file {path}: dims {unknown} are not dims of the launcher {entry!r}; its dims are {final}")
     borrowed = [d for d in (literal or {}).get("dims", {}) if d not in final]    # named by the literal's own entries
-    dims = {**{d: v for d, v in (literal or {}).get("dims", {}).items() if d in final + borrowed}, **dims}
+    given = {**{d: v for d, v in (literal or {}).get("dims", {}).items() if d in final + borrowed}, **dims}
     for m in metas:
         m["dims"] = {d: None for d in list(reader.dims) + borrowed}
         _rename(m, names)
-        m["dims"] = {d: int(dims.get(d, 0 if d in reader.pads else DEFAULT_DIM)) for d in _used_dims(m, m["dims"])}
+        m["dims"] = {d: int(given.get(d, 0 if d in reader.pads else DEFAULT_DIM)) for d in _used_dims(m, m["dims"])}
         m["pads"] = [d for d in reader.pads + [p for p in (literal or {}).get("pads", []) if p in borrowed] if d in m["dims"]]
-    notes = reader.notes + [f"{p}: shape {[names.get(str(s), str(s)) for s in shape]} read from the launcher's use (rank {len(shape)}); "
-                            "--shape declares it" for p, shape in _undeclared(reader, fn)]
-    if names:
-        pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
-        notes = [pattern.sub(lambda m: names[m.group(1)], n) for n in notes]
-    return metas, notes
+        if m.get("assume"):
+            m["dims"] = _satisfying(m["dims"], m["assume"], set(given), m["pads"])
+    return metas
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c6dffa09
+def _satisfying(dims: dict, assume: list, given: set, pads: list) -> dict:
+    """Dims at which every precondition holds: the given ones kept where they can be, the others moved to a value the
+    conditions name (c, c + 1, c - 1, 2c) or a small power of two. Unchanged when none is found (the search walks
+    only launches inside the preconditions, so none is made outside them)."""
+    def ok(d):
+        try:
+            return all(corpus.holds(t, d) for t in assume)
+        except (ValueError, ArithmeticError):
+            return False
+    if ok(dims):
+        return dims
+    constants = {int(c) for t in assume for c in re.findall(r"(?<![\w.])\d+(?![\w.])", t)}
+    candidates = sorted({v for c in constants for v in (c, c + 1, c - 1, 2 * c) if v >= 0} | {0, 1, 2, 16, 64, 256, 1024})
+    for frozen in (given, set()):
+        free = [d for d in dims if d not in frozen and d not in pads]
+        near = [[dims[d]] + sorted((v for v in candidates if v != dims[d]), key=lambda v: abs(v - dims[d])) for d in free]
+        for i, choice in enumerate(itertools.product(*near)):
+            if i >= 20000:
+                break
+            trial = {**dims, **dict(zip(free, choice))}
+            if ok(trial):
+                return trial
+    return dims
 
 # %% ../../nbs/litmus/14_launcher.ipynb #9de8c159
 def _fallback(literal) -> dict:
@@ -1469,11 +1810,12 @@ def kernel_from(path, meta: dict, spec=None, domain=None, name=None) -> corpus.K
     corpus._check_meta(fail, literal, False)
     corpus._check_args(fail, literal["args"], [a.arg for a in fn.args.args])
     label = name or f"{path.stem}:{meta['entry']}:{meta['kernel']}" + (f"[{_config_text(meta['config'])}]" if meta.get("config") else "")
+    label += f"[when {' and '.join(meta['when'])}]" if meta.get("when") and not name else ""
     kernel = corpus.Kernel(name=label, path=path, source=source, fn_name=fn.name, fn_ast=fn, module_ast=tree,
                            doc=ast.get_docstring(tree) or "", label=None, why="", dims=dict(meta["dims"]), args=meta["args"],
                            grid=meta["grid"], spec=spec, domain=literal["domain"], answer_key=None, has_reference=False,
                            reduce=str(meta.get("reduce", "1")), accumulate=meta.get("accumulate"),
-                           pads=tuple(meta.get("pads", ())), meta=literal)
+                           pads=tuple(meta.get("pads", ())), assume=tuple(meta.get("assume", ())), meta=literal)
     try:
         corpus.resolve(kernel, limits=None)
     except ValueError as e:
@@ -1521,9 +1863,11 @@ def literal_text(metas: list, notes: list = ()) -> str:
     say what the reader assumed). A kept literal fills what the launcher leaves unsaid; it never overrides it."""
     out = [f"# {n}" for n in notes]
     for m in metas:
-        out.append(f"# {m['entry']} line {m['line']}: {m['kernel']}" + (f" under the autotune config {m['config']}" if m.get("config") else ""))
+        out.append(f"# {m['entry']} line {m['line']}: {m['kernel']}" + (f" under the autotune config {m['config']}" if m.get("config") else "")
+                   + (f" when {' and '.join(m['when'])}" if m.get("when") else ""))
         args = "".join(f"\n        {_arg_text(a)}" for a in m["args"])
         pads = f'    "pads": {json.dumps(m["pads"])},\n' if m.get("pads") else ""
+        pads += f'    "assume": {json.dumps(m["assume"])},\n' if m.get("assume") else ""
         out.append("LITMUS = {\n" + f'    "dims": {json.dumps(m["dims"])},\n{pads}    "args": [{args}\n    ],\n'
                    f'    "grid": {json.dumps(m["grid"])},\n    "reduce": {json.dumps(m["reduce"])},\n' + "}")
     return "\n".join(out)
@@ -1531,7 +1875,8 @@ def literal_text(metas: list, notes: list = ()) -> str:
 # %% ../../nbs/litmus/14_launcher.ipynb #51288eb7
 def _arg_text(a: dict) -> str:
     text = json.dumps({k: a[k] for k in ("name", "kind", "dtype", "shape", "strides", "role", "value") if k in a}) + ","
-    return text + (f"  # from {a['from']}" if a.get("from") else "")
+    perm = f", permuted {a['perm']}" if a.get("perm") else ""
+    return text + (f"  # from {a['from']}{perm}" if a.get("from") else "")
 
 # %% ../../nbs/litmus/14_launcher.ipynb #e16107f3
 _REF_BUILTINS = ('abs', 'min', 'max', 'sum', 'len', 'range', 'float', 'int', 'tuple', 'list', 'dict', 'bool', 'round', 'pow')
@@ -1541,11 +1886,11 @@ class TorchReference:
     """What the launcher should compute, as torch: an expression text over its parameter names or a .py file's
     `def reference(...)`. Called with the kernel's inputs (numpy arrays, in `inputs` order), it answers one float64
     array per kernel output. Calling it runs the user's code: litmus calls it only inside the reference's box."""
-    def __init__(self, ref, inputs: dict, values: dict, in_shapes: dict, out_shapes: dict, params: list):
+    def __init__(self, ref, inputs: dict, values: dict, in_shapes: dict, out_shapes: dict, params: list, perms: dict | None = None):
         self.ref, self.inputs, self.values = ref, dict(inputs), dict(values)   # kernel input -> entry parameter
         self.params = [p for p in params if p in self.inputs.values()]       # the entry's order, for `def reference`
         self.in_shapes, self.out_shapes = dict(in_shapes), dict(out_shapes)    # parameter / output -> shape exprs
-        self._fn = None
+        self._fn, self.perms = None, dict(perms or {})     # parameter -> the permutation its kernel input holds it in
         import torch          # here, in the verifier: the box that calls the reference may open no library files
         torch.set_num_threads(1)
 
@@ -1580,6 +1925,8 @@ def __call__(self: TorchReference, *arrays):
     for param, a in by_param.items():
         shape = [corpus.evaluate(s, dims) for s in self.in_shapes.get(param, [])]
         by_param[param] = a.reshape(shape) if shape and math.prod(shape) == a.size else a
+        if param in self.perms and by_param[param].ndim == len(self.perms[param]):
+            by_param[param] = by_param[param].transpose(np.argsort(self.perms[param]))   # back to the parameter's own order
     with torch.no_grad():
         out = self._call({p: torch.from_numpy(a.copy()) for p, a in by_param.items()})
     out = out if isinstance(out, tuple) else (out,)
@@ -1749,8 +2096,9 @@ def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: 
         return None, None
     names = {a["from"]: a["name"] for a in ins}
     torch_ref = TorchReference(ref, {a["name"]: a["from"] for a in ins}, values, {a["from"]: a["shape"] for a in ins},
-                               {a["name"]: a["shape"] for a in outs}, params)
-    return infer_spec(ref, names, values) if len(outs) == 1 else None, torch_ref
+                               {a["name"]: a["shape"] for a in outs}, params, {a["from"]: a["perm"] for a in ins if a.get("perm")})
+    permuted = any(a.get("perm") for a in ins)        # the spec would name the permuted copy, not the parameter
+    return infer_spec(ref, names, values) if len(outs) == 1 and not permuted else None, torch_ref
 
 # %% ../../nbs/litmus/14_launcher.ipynb #0d71570d
 def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None, *, budget: int = 80, quick: bool = False,
