@@ -11,12 +11,21 @@ handed out first, and the `long` soaks left to `make test-long`.
 - A file runs whole on one worker (`loadfile`), so a fixture its tests share (a corpus realized on every device, a
   site built once, a sweep of the whole corpus) is built once. (pytest-xdist's `loadgroup` would split files finer,
   but its marks do not reach the scheduler under pytest 9.)
-- The files that cost the most are handed out first (the table below, CPU seconds measured per file), so the two
-  workers finish together; a file not in the table comes after them, in the usual order.
+- The units that cost the most are handed out first (the table below, seconds measured per file), so the two
+  workers finish together; a file not in the table comes after them, in the usual order. A unit of hand-out is a file,
+  except that the files in SHARED_UNITS run together on one worker (the two Ray suites share that worker's node) and a
+  file in SPLIT_BY_FUNCTION hands out each test function (all its parameters together) on its own: its tests share no
+  fixture wider than a function's but the corpus one of test_corpus, so the two workers can share its load.
+- Each run ends with the seconds each file took on its worker (`seconds per test file`), the numbers COST is re-timed
+  from.
 
 A test marked `long` is a soak: the full case count of a check whose short form runs in `make test`, with the
 evidence that the short form finds what the soak finds beside it. `make test` deselects the soaks
 (`-m "not long"`), `make test-long` runs everything.
+
+A Ray node costs about half a minute to start on this machine, so a worker starts at most one: the session-scoped
+fixture `ray_node` below, which every test that needs Ray takes (tests/test_rewards.py, tests/test_trust.py), starts it
+the first time a test asks and stops it when the worker's session ends.
 """
 import os, shutil, tempfile
 import pytest
@@ -31,6 +40,79 @@ COST = {
     "test_transcendentals.py": 6, "test_nn.py": 6, "test_check.py": 6, "test_serialize.py": 5, "test_bounds_fuzz.py": 5,
     "test_cli.py": 4,
 }
+
+
+@pytest.fixture(scope="session")
+def ray_node():
+    """One local Ray node (two CPUs) per worker process, shared by every Ray test that worker runs; yields `ray`."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]'): the Ray backend is untested here")
+    started_here = False
+    if not ray.is_initialized():
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        except Exception as e:      # Ray's own start-up (its raylet waits 60 s for its agent): seen on a 2-core machine at load 15
+            if "timed out during startup" not in str(e):
+                raise
+            pytest.skip(f"Ray is installed but its local node did not start here: {str(e).splitlines()[0]}")
+        started_here = True
+    yield ray
+    if started_here:
+        ray.shutdown()
+
+
+# files that run together on one worker as one unit of hand-out (the unit's cost is the sum of theirs)
+SHARED_UNITS = {"test_rewards.py": "ray suites", "test_trust.py": "ray suites"}
+# files whose test functions are handed out one by one (see the module's docstring)
+SPLIT_BY_FUNCTION = {"test_backend_c.py", "test_cuda_emulated.py"}
+
+
+def work_unit(nodeid: str) -> str:
+    "The unit of xdist's hand-out that the test `nodeid` belongs to."
+    path, _, rest = nodeid.partition("::")
+    name = path.rsplit("/", 1)[-1]
+    if name in SHARED_UNITS:
+        return SHARED_UNITS[name]
+    if name in SPLIT_BY_FUNCTION:
+        return path + "::" + rest.split("[", 1)[0]
+    return path
+
+
+def unit_cost(unit: str) -> float:
+    "The seconds COST gives the unit: a shared unit costs what its files cost together."
+    files = [name for name, shared in SHARED_UNITS.items() if shared == unit] or [unit.split("::")[0].rsplit("/", 1)[-1]]
+    return sum(COST.get(name, 0) for name in files)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    "Under `--dist loadfile` (tools/run_tests.sh), hand out work_unit's units instead of whole files."
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class UnitScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return UnitScheduling(config, log)
+
+
+def pytest_runtest_logreport(report):
+    "Seconds per test file (setup, call and teardown), summed where the reports arrive (xdist's controller)."
+    name = report.nodeid.split("::")[0].rsplit("/", 1)[-1]
+    _file_seconds[name] = _file_seconds.get(name, 0.0) + report.duration
+
+
+_file_seconds: dict = {}
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    "Under xdist, the seconds each file took on its worker, costliest first, as COST lists them."
+    if getattr(config.option, "dist", "no") == "no" or hasattr(config, "workerinput") or not _file_seconds:
+        return
+    terminalreporter.section("seconds per test file (on its worker; the numbers COST is re-timed from)")
+    ranked = sorted(_file_seconds.items(), key=lambda item: -item[1])
+    terminalreporter.write_line(", ".join(f'"{name}": {seconds:.0f}' for name, seconds in ranked))
 
 
 def pytest_configure(config):
@@ -50,4 +132,4 @@ def pytest_collection_modifyitems(config, items):
     """Under xdist, the costliest files first; a file's tests stay together and in order (sort is stable). A plain run
     keeps the order it was given (tools/mutants.py lists a module's fastest killers first and runs them with -x)."""
     if hasattr(config, "workerinput"):
-        items.sort(key=lambda item: -COST.get(item.path.name, 0))
+        items.sort(key=lambda item: -unit_cost(work_unit(item.nodeid)))
