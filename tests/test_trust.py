@@ -176,20 +176,7 @@ def test_litmus_check_accepts_under_a_callers_address_space_limit():
     out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert out.returncode == 0 and "ACCEPT" in out.stdout, (out.returncode, out.stdout[-1500:], out.stderr[-1500:])
 
-# ---- issue 30: the same on Ray (a local instance with two CPUs, started here) ----
-
-@pytest.fixture(scope="module")
-def ray_session():
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]'): the Ray backend is untested here")
-    if not ray.is_initialized():
-        try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-        except Exception as e:      # Ray's own start-up (its raylet waits 60 s for its agent): seen on a 2-core machine at load 15
-            if "timed out during startup" not in str(e):
-                raise
-            pytest.skip(f"Ray is installed but its local node did not start here: {str(e).splitlines()[0]}")
-    yield ray
-    ray.shutdown()
+# ---- issue 30: the same on Ray (conftest's `ray_node`: a local instance with two CPUs) ----
 
 def _both_backends(sources):
     from litmus.rewards import LitmusReward
@@ -203,7 +190,7 @@ def _both_backends(sources):
             reward.close()
     return out
 
-def test_a_hostile_batch_on_ray_scores_as_on_the_local_pool(ray_session):
+def test_a_hostile_batch_on_ray_scores_as_on_the_local_pool(ray_node):
     "The trainer's own process lives, and Ray's actors give the hostile completions the local pool's scores."
     imp = "__builtins__['__imp' + 'ort__']('os')"
     hostile = [VADD, VADD.replace("x + y,", f"x + y + {imp}.kill({imp}.getppid(), 15),"), BODY_ATTACKS["setattr_in_body"]]
@@ -212,6 +199,6 @@ def test_a_hostile_batch_on_ray_scores_as_on_the_local_pool(ray_session):
     assert ray_[0][0] == 1.0 and max(s for s, _, _ in ray_[1:]) <= COUNTEREXAMPLE_CAP
 
 @pytest.mark.long
-def test_every_hostile_body_scores_the_same_on_ray(ray_session):
+def test_every_hostile_body_scores_the_same_on_ray(ray_node):
     local, ray_ = _both_backends([BODY_ATTACKS[c] for c in sorted(BODY_ATTACKS)])
     assert local == ray_ and all(s <= COUNTEREXAMPLE_CAP for s, _, _ in ray_)
