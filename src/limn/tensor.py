@@ -16,10 +16,10 @@ from limn import autograd
 from limn.autograd import no_grad, grad
 
 # %% auto #0
-__all__ = ['SQUARING_LIMIT', 'TANH_SERIES', 'ERF_SERIES', 'SIN_SERIES', 'COS_SERIES', 'TANH_SMALL', 'ERF_SMALL', 'ERFC_FIT',
-           'GELU_TANH', 'TWO_OVER_PI', 'ValuesIndices', 'set_seed', 'IndexOutOfRange', 'Tensor', 'realize',
-           'broadcast_shape', 'where', 'maximum', 'minimum', 'cat', 'stack', 'DeviceRNG', 'custom', 'einsum',
-           'manual_seed', 'node_label', 'draw']
+__all__ = ['SQUARING_LIMIT', 'COMPOSITE_TEMPLATES_MAX', 'TANH_SERIES', 'ERF_SERIES', 'SIN_SERIES', 'COS_SERIES', 'TANH_SMALL',
+           'ERF_SMALL', 'ERFC_FIT', 'GELU_TANH', 'TWO_OVER_PI', 'ValuesIndices', 'set_seed', 'IndexOutOfRange',
+           'Tensor', 'realize', 'broadcast_shape', 'where', 'maximum', 'minimum', 'cat', 'stack', 'DeviceRNG', 'custom',
+           'einsum', 'manual_seed', 'node_label', 'draw']
 
 # %% ../../nbs/limn/04_tensor.ipynb #7be9745f
 _RNG = [np.random.default_rng(0)]
@@ -1229,13 +1229,42 @@ def clip(self: Tensor, min=None, max=None) -> Tensor:
 # %% ../../nbs/limn/04_tensor.ipynb #90a52ba6
 from fractions import Fraction
 import ml_dtypes
+from limn.ops import GraphTemplate, placeholder
+
+_COMPOSITE_TEMPLATES: dict = {}   # (rule, arg, dtype, shape) -> GraphTemplate of the build, or None: it cannot be one
+COMPOSITE_TEMPLATES_MAX = 1024    # distinct keys kept before the cache starts afresh (dynamic shapes make new ones)
+
+def _composite_nodes(x: Tensor, build, key) -> Node:
+    """The node `build(x).cast(x.dtype)` makes, rebuilt from the template recorded for `key` on its first use. The
+    key holds everything a build reads (rule and argument name the function, dtype and shape the rest), so replaying
+    the template makes the very nodes a fresh build would: an eager step pays for one loop over the recorded
+    entries, not for the hundred tensor ops of a tanh series."""
+    template = _COMPOSITE_TEMPLATES.get(key, False)
+    if template is False:
+        if len(_COMPOSITE_TEMPLATES) >= COMPOSITE_TEMPLATES_MAX:
+            _COMPOSITE_TEMPLATES.clear()
+        stand_in = placeholder(x.dtype, x.shape)
+        out = build(Tensor(stand_in)).cast(x.dtype)
+        try:
+            template = GraphTemplate([stand_in], [out.node])
+        except ValueError:                            # the build read a buffer of its own: built afresh each time
+            template = None
+        _COMPOSITE_TEMPLATES[key] = template
+    nodes = None if template is None else template([x.node])
+    if nodes is None:                                 # untemplatable, or a constant it kept has been realized since
+        _COMPOSITE_TEMPLATES.pop(key, None)
+        return build(x).cast(x.dtype).node
+    return nodes[0]
 
 def _composite(x: Tensor, build, rule: str, arg=None) -> Tensor:
     """`build(x)` under no_grad, recorded on the tape as one step with `rule`. A half width is widened to float32
     first and rounded once at the end, as its storage-only role asks (the polynomials are then float32's)."""
+    widened = x.cast(float32) if x.dtype.is_half else x
     with no_grad():
-        out = build(x.cast(float32) if x.dtype.is_half else x).cast(x.dtype)
-    return _make(out.node, (x,), _RULE_KEYS.get(rule, rule), arg)   # _RULE_KEYS: see the rules below
+        node = _composite_nodes(widened, build, (rule, arg, widened.dtype, widened.shape))
+        if node.dtype is not x.dtype:
+            node = _make(node).cast(x.dtype).node
+    return _make(node, (x,), _RULE_KEYS.get(rule, rule), arg)   # _RULE_KEYS: see the rules below
 
 # %% ../../nbs/limn/04_tensor.ipynb #8cfb45f1
 def _horner(u: Tensor, coefs) -> Tensor:
