@@ -57,19 +57,60 @@ for path, entry, inputs in json.loads(sys.argv[1]):
 print(json.dumps(answers))
 '''
 
+COPY_ROWS = HEAD + '''
+
+@triton.jit
+def copy_rows(x_ptr, y_ptr, M, N, sxm, sxn, sym, syn, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + tl.program_id(0) * sxm + offs * sxn, mask=offs < N)
+    tl.store(y_ptr + tl.program_id(0) * sym + offs * syn, v + 1, mask=offs < N)
+
+
+def transposed(x):
+    xt = x.t()
+    M, N = xt.shape
+    y = torch.empty((M, N), device=x.device, dtype=x.dtype)
+    copy_rows[(M,)](xt, y, M, N, xt.stride(0), xt.stride(1), y.stride(0), y.stride(1), BLOCK=triton.next_power_of_2(N))
+    return y
+
+
+def permuted(x):
+    xt = x.permute(1, 0).contiguous()
+    M, N = xt.shape
+    y = torch.empty_like(xt)
+    copy_rows[(M,)](xt, y, M, N, xt.stride(0), xt.stride(1), y.stride(0), y.stride(1), BLOCK=triton.next_power_of_2(N))
+    return y
+
+
+def batched(x):
+    if x.ndim == 2:
+        x = x.unsqueeze(0)
+    B, M, N = x.shape
+    x2 = x.reshape(-1, N)
+    y = torch.empty(size=(B * M, N), device=x.device, dtype=torch.float32)
+    copy_rows[(B * M,)](x2, y, B * M, N, x2.stride(0), x2.stride(1), y.stride(0), y.stride(1), BLOCK=triton.next_power_of_2(N))
+    return y.view(B, M, N).squeeze(0)
+'''
+
 CASES = [("softmax", EXAMPLE_LAUNCHER, "softmax", {"x": ["M", "N"]}, {"M": 5, "N": 300}, "output_ptr"),
-         ("add", ADD, "add", {"x": ["N"], "y": ["N"]}, {"N": 1000}, "output_ptr")]
+         ("add", ADD, "add", {"x": ["N"], "y": ["N"]}, {"N": 1000}, "output_ptr"),
+         ("copy_rows", COPY_ROWS, "transposed", {"x": ["A", "B"]}, {"A": 7, "B": 33}, "y_ptr"),
+         ("copy_rows", COPY_ROWS, "permuted", {"x": ["A", "B"]}, {"A": 5, "B": 70}, "y_ptr"),
+         ("copy_rows", COPY_ROWS, "batched", {"x": ["M", "N"]}, {"M": 6, "N": 20}, "y_ptr")]
 
 
 def test_derived_launch_computes_what_the_launcher_computes(tmp_path):
-    "Triton's interpreter runs each file's own launcher; the model runs the derived launch; the outputs agree."
+    """Triton's interpreter runs each file's own launcher; the model runs the derived launch; the outputs agree (views:
+    a transpose passed with its strides, a packed copy of a permute, an unsqueeze decided by the rank, size=)."""
     rng, jobs, derived = np.random.default_rng(0), [], []
     for name, text, entry, shapes, dims, out in CASES:
         path = write(tmp_path, name, text)
         arrays = {p: rng.uniform(-3, 3, [dims[d] for d in s]).astype(np.float32) for p, s in shapes.items()}
         jobs.append((str(path), entry, {k: v.tolist() for k, v in arrays.items()}))
         metas, _ = read_launches(path, entry, {p: (s, "float32") for p, s in shapes.items()}, dims)
-        inputs = {a["name"]: arrays[a["from"]].astype(np.float64) for a in metas[0]["args"] if a.get("role") == "in"}
+        order = lambda a: a.get("perm") or range(arrays[a["from"]].ndim)   # a packed copy of a transpose: permuted
+        inputs = {a["name"]: arrays[a["from"]].transpose(order(a)).astype(np.float64) for a in metas[0]["args"]
+                  if a.get("role") == "in"}
         derived.append(np.asarray(simulate.run_model_here(kernel_from(path, metas[0]), None, inputs).outputs[out]).ravel())
     ran = subprocess.run([sys.executable, "-c", ORACLE, json.dumps(jobs)], capture_output=True, text=True,
                          env={**os.environ, "TRITON_INTERPRET": "1"}, timeout=120)
@@ -337,3 +378,127 @@ def test_a_launcher_that_passes_strides_on_is_checked_with_padded_rows(tmp_path)
     packed = write(tmp_path, "packed", EXAMPLE_LAUNCHER.replace("    n_rows, n_cols = x.shape\n", "    x = x.contiguous()\n    n_rows, n_cols = x.shape\n"))
     metas, _ = read_launches(packed, "softmax", parse_shapes("x: [M, N]"), {"M": 4, "N": 300})
     assert "strides" not in metas[0]["args"][1] and metas[0]["pads"] == []
+
+
+# ---- an if on the sizes: each side a launch, under its side as a precondition ----
+
+COPY = HEAD + '''
+
+@triton.jit
+def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+'''
+
+
+def paths_of(tmp_path, body, shapes=None, dims=None):
+    metas, notes = read_launches(write(tmp_path, "paths", COPY + body), "f", parse_shapes(shapes) if shapes else None, dims)
+    return metas, notes
+
+
+def test_a_block_chosen_by_size_is_one_launch_per_side(tmp_path):
+    metas, _ = paths_of(tmp_path, '''
+def f(x):
+    n = x.numel()
+    if n > 4096:
+        BLOCK = 1024
+    else:
+        BLOCK = 128
+    y = torch.empty_like(x)
+    copy[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK, num_warps=8 if n > 100 else 4)
+    return y
+''', "x: [N]")
+    assert [(m["assume"], m["grid"]) for m in metas] == [(["N > 4096"], ["cdiv(N, 1024)"]), (["N <= 4096"], ["cdiv(N, 128)"])]
+    kernels = [kernel_from(tmp_path / "paths.py", m) for m in metas]
+    assert [corpus.violated(k) for k in kernels] == [[], []]           # each path sized inside its own side
+    assert corpus.violated(kernels[0], {"N": 100}) == ["N > 4096"] and "when N > 4096" in kernels[0].name
+
+
+def test_an_early_return_for_empty_input_is_a_precondition(tmp_path):
+    metas, notes = paths_of(tmp_path, '''
+def f(x):
+    y = torch.empty_like(x)
+    n = x.numel()
+    if n == 0:
+        return y
+    assert n <= 1 << 20, "too big"
+    copy[(triton.cdiv(n, 256),)](x, y, n, BLOCK=256)
+    return y
+''', "x: [N]")
+    assert len(metas) == 1 and metas[0]["assume"] == ["N <= 1048576", "N != 0"]
+    assert any("launches nothing when N == 0" in n for n in notes)
+
+
+def test_dtype_and_rank_tests_are_decided(tmp_path):
+    body = '''
+def f(x):
+    assert x.is_cuda and x.is_contiguous()
+    if x.dtype == torch.float16:
+        BLOCK = 512
+    elif x.dtype in (torch.float32, torch.bfloat16):
+        BLOCK = 256
+    else:
+        raise TypeError("dtype")
+    if x.ndim == 2:
+        x = x.view(-1)
+    y = torch.empty_like(x)
+    n = x.numel()
+    copy[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK)
+    return y
+'''
+    for shapes, block in [("x: [N] float16", 512), ("x: [M, N] float32", 256)]:
+        metas, _ = paths_of(tmp_path, body, shapes)
+        assert len(metas) == 1 and metas[0]["args"][-1]["value"] == block and "assume" not in metas[0]
+    with pytest.raises(LauncherError, match="raises on every path"):
+        paths_of(tmp_path, body, "x: [N] int32")
+
+
+def test_slices_out_and_inout_tensors(tmp_path):
+    metas, _ = paths_of(tmp_path, '''
+def f(x, n: int, out=None):
+    if out is None:
+        out = torch.empty((n,), device=x.device, dtype=x.dtype)
+    copy[(triton.cdiv(n, 256),)](x[:n], out, n, BLOCK=256)
+    return out
+''', "x: [N]")
+    assert metas[0]["args"][0]["shape"] == ["N"] and metas[0]["assume"] == ["n <= N"]
+    assert [(a["from"], a["role"]) for a in metas[0]["args"][:2]] == [("x", "in"), ("out", "out")]   # the caller's out=
+    with pytest.raises(LauncherError, match="same tensor"):
+        paths_of(tmp_path, '''
+def f(x):
+    n = x.numel()
+    copy[(triton.cdiv(n, 256),)](x, x[:n], n, BLOCK=256)
+    return x
+''')
+    with pytest.raises(LauncherError, match="starts inside"):
+        paths_of(tmp_path, '''
+def f(x):
+    n = x.numel()
+    y = torch.empty_like(x)
+    copy[(triton.cdiv(n, 256),)](x[1:], y, n - 1, BLOCK=256)
+    return y
+''')
+
+
+def test_a_domain_names_tensors_of_the_launcher(tmp_path):
+    from litmus.launcher import parse_entry_domain
+    metas, _ = read_launches(write(tmp_path, "softmax", EXAMPLE_LAUNCHER), "softmax")
+    assert parse_entry_domain("x in [-100, 100]", metas, ["x"]) == {"x": (-100.0, 100.0)}
+    assert parse_entry_domain("input_ptr in [0, 1]", metas, ["x"]) == {"input_ptr": (0.0, 1.0)}
+    assert parse_entry_domain(None, metas, ["x"]) == {}
+    with pytest.raises(ValueError, match=r"\['w'\].*tensor parameters are \['x'\]"):
+        parse_entry_domain("w in [0, 1]", metas, ["x"])
+    with pytest.raises(ValueError, match="should read like"):
+        parse_entry_domain("x between 0 and 1", metas, ["x"])
+
+
+def test_helpers_and_heuristics_that_would_run_code_are_refused(tmp_path):
+    marker = tmp_path / "ran"
+    helper = EXAMPLE_LAUNCHER.replace("def softmax(x):", f"def settings(n, log=open({str(marker)!r}, 'w')):\n    return n\n\n\n"
+                                      "def softmax(x):\n    settings(1)")
+    with pytest.raises(LauncherError, match="would run"):
+        read_launches(write(tmp_path, "helper", helper), "softmax")
+    tuned = TUNED.replace("@triton.jit", f"@triton.heuristics({{'BLOCK_SIZE': lambda args: open({str(marker)!r}, 'w')}})\n@triton.jit")
+    with pytest.raises(LauncherError):
+        read_launches(write(tmp_path, "heur", tuned), "add", dims={"n_elements": 1000})
+    assert not marker.exists()

@@ -24,8 +24,8 @@ __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', '
            'MAX_PATHS', 'MAX_PATH_TESTS', 'LauncherError', 'Unreadable', 'Condition', 'Size', 'size_text', 'is_size',
            'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall',
            'jit_functions', 'Reader', 'pointer_uses', 'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned',
-           'kernel_from', 'entry_values', 'launchers', 'literal_text', 'TorchReference', 'infer_spec', 'check_entry',
-           'EntryResult']
+           'kernel_from', 'entry_values', 'launchers', 'literal_text', 'TorchReference', 'infer_spec',
+           'parse_entry_domain', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -500,7 +500,8 @@ def _same(a, b) -> bool:
     return a is b or (type(a) is type(b) and not isinstance(a, (SymbolicTensor, list, dict)) and a == b)
 
 _ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift,
+          ast.RShift: operator.rshift}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #64a4628a
 def _binop(self, e, env):
@@ -515,10 +516,10 @@ def _binop(self, e, env):
         return Ratio(a, b, e.lineno)      # n / BLOCK: only math.ceil, math.floor or int of it is a size
     number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 2 ** 64
     arith = _ARITH.get(type(e.op))
-    if arith and number(a) and number(b) and not (isinstance(e.op, ast.Pow) and abs(b) > 64):
+    if arith and number(a) and number(b) and not (isinstance(e.op, (ast.Pow, ast.LShift)) and abs(b) > 64):
         try:
             return arith(a, b)
-        except ArithmeticError as err:
+        except (ArithmeticError, TypeError) as err:
             return Unreadable(f"`{ast.unparse(e)[:60]}` ({err})", e.lineno)
     return Unreadable(f"`{ast.unparse(e)[:60]}`, arithmetic on {_describe(a)} and {_describe(b)}", e.lineno)
 
@@ -1038,6 +1039,7 @@ def _allocate(kind, like):
                 return Unreadable(f"`{ast.unparse(e)[:60]}` of {_describe(src)}", e.lineno)
             shape, dtype = src.shape, _dtype_kw(kwargs, src.dtype)
         else:
+            args = args or ([kwargs['size']] if 'size' in kwargs else [])     # torch.empty(size=(M, N))
             shape, dtype = _shape_arg(self, args[:1] if kind == 'full' else args, e), _dtype_kw(kwargs, 'float32')
         if isinstance(shape, Unreadable):
             return shape
@@ -2067,6 +2069,20 @@ def _file_literal(path) -> dict:
     return launch_literal(tree, f"kernel file {path}")
 
 # %% ../../nbs/litmus/14_launcher.ipynb #29f3728c
+def parse_entry_domain(text, metas: list, params: list) -> dict:
+    """`--domain "x in [-100, 100]; w in [0, 1]"` for a launcher: {name: (lo, hi)}, each name a tensor parameter of the
+    launcher or a tensor argument of one of its kernels (ValueError naming the others); None or '' is no domain."""
+    if text is None or (isinstance(text, str) and not text.strip()):
+        return {}
+    domain = parse_domain(text)
+    tensors = {a["from"] for m in metas for a in m["args"] if a["kind"] == "tensor" and a.get("from") in params}
+    known = tensors | {a["name"] for m in metas for a in m["args"] if a["kind"] == "tensor"}
+    unknown = sorted(set(domain) - known)
+    if unknown:
+        raise ValueError(f"--domain names {unknown}, which are not tensors of the launcher: its tensor parameters are "
+                         f"{sorted(tensors)} (its kernels' tensor arguments: {sorted(known - tensors)})")
+    return domain
+
 def _domain_for(meta, domain: dict, literal: dict) -> dict:
     "Each kernel input's domain: given by kernel argument or by the launcher parameter it came from, else the literal's."
     out = {}
@@ -2112,7 +2128,8 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
     literal, sizes = _file_literal(path), _parse_sizes(dims)
     shapes = parse_shapes(shapes) if shapes is not None else parse_shapes(literal["shapes"]) if "shapes" in literal else None
     metas, notes = read_launches(path, entry, shapes, sizes, literal)
-    domain, (values, params) = parse_domain(domain) if domain is not None else {}, entry_values(path, entry, sizes)
+    values, params = entry_values(path, entry, sizes)
+    domain = parse_entry_domain(domain, metas, params)
     limits, results = corpus.Limits(timeout=timeout, memory=memory_mb << 20), []
     for meta in metas:
         spec, torch_ref = _launch_target(meta, ref, values, params, literal, notes)
