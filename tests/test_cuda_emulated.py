@@ -128,18 +128,28 @@ extern "C" void run_bwd(const S *q, const S *k, const S *v, const S *mask, const
 """
 
 
-@pytest.mark.parametrize("tq,tk,causal,masked", [(70, 45, True, True), (33, 100, False, True), (64, 64, True, False)])
-def test_attention_kernels_run_on_the_cpu(tmp_path, tq, tk, causal, masked):
+ATTENTION_D, ATTENTION_DV = 16, 8
+
+
+@pytest.fixture(scope="module")
+def attention_library(tmp_path_factory):
+    """The emitted attention kernels (float32, head sizes ATTENTION_D and ATTENTION_DV) compiled as C++ once: every
+    shape below runs the same source, so one compile serves them all."""
     from limn.cuda_emit import attention_source
-    from limn.attention import sdpa_forward, sdpa_bwd_q, sdpa_bwd_kv
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None: pytest.skip("no C++ compiler (g++ or c++) on PATH to emulate the CUDA kernels with")
-    d, dv, batch = 16, 8, 2
-    source = attention_source(float32, d, dv).replace(PRELUDE, CPU_PRELUDE + "using std::min;\n") + ATTENTION_DRIVER
-    (tmp_path / "att.cpp").write_text(source)
-    r = subprocess.run([cxx, "-O0", "-std=c++20", "-pthread", "-shared", "-fPIC", str(tmp_path / "att.cpp"), "-o", str(tmp_path / "att.so")], capture_output=True, text=True)
+    folder = tmp_path_factory.mktemp("attention")
+    source = attention_source(float32, ATTENTION_D, ATTENTION_DV).replace(PRELUDE, CPU_PRELUDE + "using std::min;\n") + ATTENTION_DRIVER
+    (folder / "att.cpp").write_text(source)
+    r = subprocess.run([cxx, "-O0", "-std=c++20", "-pthread", "-shared", "-fPIC", str(folder / "att.cpp"), "-o", str(folder / "att.so")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[:3000]
-    so = ctypes.CDLL(str(tmp_path / "att.so"))
+    return ctypes.CDLL(str(folder / "att.so"))
+
+
+@pytest.mark.parametrize("tq,tk,causal,masked", [(70, 45, True, True), (33, 100, False, True), (64, 64, True, False)])
+def test_attention_kernels_run_on_the_cpu(attention_library, tq, tk, causal, masked):
+    from limn.attention import sdpa_forward, sdpa_bwd_q, sdpa_bwd_kv
+    d, dv, batch, so = ATTENTION_D, ATTENTION_DV, 2, attention_library
     rng = np.random.default_rng(tq + tk)
     q, k, v, do = (rng.standard_normal(s).astype(np.float32) for s in [(batch, tq, d), (batch, tk, d), (batch, tk, dv), (batch, tq, dv)])
     mask = (rng.random((batch, tk)) < 0.7).astype(np.float32) if masked else None
