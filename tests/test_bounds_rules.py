@@ -179,3 +179,64 @@ def test_a_sum_of_terms_carrying_relative_error_is_the_worst_case_of_its_model()
             assert F(out.m) >= N * top
             bound = min(F(e.total(N * top)) for e in out.errs)
             assert worst <= bound <= worst * (1 + F(1, 10**8)), (dt, N, lo, hi, float(bound), float(worst))
+
+
+@pytest.mark.parametrize("text", ["sqrt(sum(x * x))", "sqrt(mean(x * x))", "sqrt(max(x * x, y * y))", "sqrt(sum(abs(x) * exp(y)))"])
+def test_a_root_of_a_never_negative_argument_reaching_zero_is_certified_and_sound(text):
+    """A norm's argument reaches 0 (a zero row) and carries an absolute error (underflow), so the range alone cannot
+    rule out a negative computed argument; its structure can (a square, sums and maxima of nonnegatives, abs, exp).
+    Certified in float16 over a domain holding 0, and every float16 evaluation under every summation order, on rows
+    that are zero, subnormal, tiny and large, stays within the bound of the float64 reference (kills dropping
+    `not never_negative` in op_sqrt, which refuses these, and a bound that ignores the clamp at 0)."""
+    spec = Spec(text, domain="x in [-4, 4], y in [-4, 4]", dims="N=64")
+    tb = ToleranceBound(spec, "float16")
+    assert tb.certified, tb.reason
+    rng = np.random.default_rng(7)
+    rows = [np.zeros(64), np.full(64, 6e-8), rng.uniform(-1e-4, 1e-4, 64), rng.uniform(-4, 4, 64), np.r_[np.zeros(63), 4.0]]
+    xs = np.array(rows)
+    ys = np.array([np.zeros(64), np.full(64, -4.0), rng.uniform(-4, 4, 64), rng.uniform(-4, 4, 64), np.zeros(64)])
+    inputs = {"x": xs.astype(np.float16), "y": ys.astype(np.float16)}
+    ref = spec.reference({k: v.astype(np.float64) for k, v in inputs.items()})
+    for order in ("sequential", "reversed", "pairwise", "block8"):
+        got = spec.evaluate(inputs, "float16", "float16", order).astype(np.float64)
+        assert np.isfinite(got).all() and (np.abs(got - ref) <= tb.total).all(), (order, got, ref, tb.total)
+
+
+def test_never_negative_holds_on_every_evaluation_it_claims():
+    """`never_negative` is a claim about every rounding: on random specs over inputs of both signs (and one input that
+    is nonnegative), whenever it says True, float16 evaluation in four summation orders never yields a value below 0;
+    it says False for differences, tanh, log and a reduction used twice (`sum(x) * sum(x)`: two roundings of a value
+    near 0 may differ in sign). Kills dropping `not self.reduces(...)` in the square rule and putting sub or neg among
+    the sign-keeping operations."""
+    rng = np.random.default_rng(3)
+    leaves = ["x", "p", "x * x", "abs(x)", "exp(x)", "0.5"]
+    ops = ["({a} + {b})", "({a} * {b})", "({a} - {b})", "max({a}, {b})", "min({a}, {b})", "sqrt({a})", "tanh({a})",
+           "sum({a})", "mean({a})", "({a} / (1 + {b}))"]
+    claimed = 0
+    for trial in range(120):
+        text = rng.choice(leaves)
+        for _ in range(rng.integers(1, 4)):
+            text = rng.choice(ops).format(a=text, b=rng.choice(leaves))
+        try:
+            spec = Spec(text, domain="x in [-2, 2], p in [0, 2]", dims="N=16")
+            an = Analysis(spec, "float16", "float16", LEMMAS)
+            says = an.never_negative(spec.expr)
+        except ValueError:
+            continue   # a nested reduction the DSL refuses
+        if not says:
+            continue
+        claimed += 1
+        xs = np.r_[rng.uniform(-2, 2, (3, 16)), np.zeros((1, 16)), np.full((1, 16), -1e-7)]
+        inputs = {"x": xs.astype(np.float16), "p": np.abs(xs).astype(np.float16)}
+        for order in ("sequential", "reversed", "pairwise", "block8"):
+            with np.errstate(all="ignore"):
+                got = spec.evaluate(inputs, "float16", "float16", order).astype(np.float64)
+            assert not (got < 0).any(), (text, order)
+    assert claimed >= 20
+    dims = {"N": 8}
+    for text in ("x - x * x", "tanh(x * x)", "log(1 + x * x)", "sum(x) * sum(x)", "-(x * x)"):
+        spec = Spec(text, domain="x in [-1, 1]", dims=dims)
+        assert not Analysis(spec, "float32", "float32", LEMMAS).never_negative(spec.expr), text
+    both = Spec("p + x", domain="x in [-1, 1], p in [0, 1]")
+    an = Analysis(both, "float32", "float32", LEMMAS)
+    assert [an.never_negative(s) for s in both.expr.srcs] == [True, False]   # the declared domain of an input decides

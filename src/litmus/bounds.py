@@ -487,16 +487,47 @@ def op_log(self: Analysis, n, a):
         raise NotCertified("not certified", f"log argument {describe(n.srcs[0])!r} may be 0 after rounding")
     return Info(rng, pareto(self._libm("log", errs, rng, k_abs_u=4)), a.chain + 1, aff)
 
+# %% ../../nbs/litmus/02_bounds.ipynb #a7c3e902
+_SIGN_KEEPING = ("add", "mul", "div", "min", "sum", "mean", "rmax", "rmin", "cumsum", "cummax", "transpose",
+                 "shift")   # nonnegative operands give a nonnegative rounded result
+_NEVER_NEGATIVE = ("abs", "exp", "exp2", "sqrt", "rsqrt", "sigmoid", "softmax")   # whatever their operand
+
+@patch
+def never_negative(self: Analysis, n: Expr) -> bool:
+    "The computed value of `n` is >= 0 (or NaN) in every rounding: rounding is monotone and fl(0) = 0."
+    memo = self.__dict__.setdefault("_sign_memo", {})
+    if n not in memo:
+        memo[n] = self._never_negative(n)
+    return memo[n]
+
+@patch
+def _never_negative(self: Analysis, n: Expr) -> bool:
+    if n.op == "input":
+        return self.spec.domain[n.arg][0] >= 0   # an input is its own computed value (rounded: still >= 0)
+    if n.op == "const":
+        return n.arg >= 0
+    if n.op in _NEVER_NEGATIVE:
+        return True
+    if n.op == "mul" and n.srcs[0] == n.srcs[1] and not self.reduces(n.srcs[0]):
+        return True   # one computed value times itself
+    if n.op == "max":
+        return any(self.never_negative(s) for s in n.srcs)
+    if n.op == "gather":
+        return self.never_negative(n.srcs[0])
+    return n.op in _SIGN_KEEPING and all(self.never_negative(s) for s in n.srcs)
+
+
 # %% ../../nbs/litmus/02_bounds.ipynb #bounds-roots
 @patch
 def op_sqrt(self: Analysis, n, a):
-    p = self.acc
-    if a.rng.lo < 0:
+    p, never_negative = self.acc, self.never_negative(n.srcs[0])
+    arg = a.rng.meet(Interval(0.0, math.inf)) if never_negative else a.rng   # then the exact value is >= 0 too
+    if arg.lo < 0:
         raise NotCertified("not certified", f"sqrt of {describe(n.srcs[0])!r}, whose range {a.rng} goes below 0")
-    rng, aff = self._unary_aff(a, "sqrt", a.rng.sqrt())
+    rng, aff = self._unary_aff(a, "sqrt", arg.sqrt())
     errs = []
     for e in a.errs:
-        if e.r >= 1 or a.rng.lo * (1 - e.r) < e.a:
+        if e.r >= 1 or (arg.lo * (1 - e.r) < e.a and not never_negative):
             continue   # the computed argument could be negative: NaN
         # |sqrt(x~) - sqrt(x)| <= sqrt(x)*(1 - sqrt(1 - R)) + sqrt(A / (1 - R))
         errs.append(rounded(Err(spread(math.sqrt(e.a / (1 - e.r)), e.A), spread(1 - math.sqrt(1 - e.r), e.R)), p))
