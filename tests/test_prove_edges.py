@@ -221,3 +221,57 @@ def test_unmasked_tiles_below_a_jit_helpers_bound_are_proved():
         assert _oob_anywhere(model, sizes, [{'TILE': t} for t in (1, 2, 4)]) == (not safe), stop
         mp = ModelProver(model)
         assert all(mp.in_bounds(a).proved for a in model.accesses) == safe, stop
+
+_PEELED = '''@triton.jit
+def prev_multiple_of(a, b):
+    return tl.cdiv(a, b) * b - b
+
+@triton.jit
+def k(x_ptr, out_ptr, N, M, TILE: tl.constexpr):
+    pid = tl.program_id(0)
+    last = prev_multiple_of(N, TILE)
+    offs = PEEL + tl.arange(0, TILE)
+    inside = (offs >= 0) & (offs < N)
+    tl.store(out_ptr + pid * N + offs, tl.load(x_ptr + pid * N + offs, mask=inside), mask=inside)
+    for start in range(TILE, STOP, TILE):
+        offs = last - start + tl.arange(0, TILE)
+        tl.store(out_ptr + ROW * N + offs, tl.load(x_ptr + pid * N + offs))
+'''
+
+def _cross_program_share(model, stores, dims_grid, blocks):
+    "Some address written by two different programs, over the given stores and sizes (enumerated)."
+    for dims, b in itertools.product(dims_grid, blocks):
+        env = model.config_env(dims, b)
+        owner = {}
+        for a in stores:
+            for e in executions(model, a, env):
+                if owner.setdefault(e['address'], e['pid0']) != e['pid0']:
+                    return True
+    return False
+
+def test_tiles_counted_down_from_the_last_full_tile_are_in_bounds_and_meet_only_their_own_program():
+    """FlagGems' softmax second pass: the last (masked) tile at prev_multiple_of(N, T), then unmasked tiles
+    `last - start` for start in range(T, N, T), row by row. In bounds needs the guard `T*it + T < N` and the floor fact
+    `N <= q*T` summed before the integer step gives `it + 2 <= q` (kills trying pairs only unsummed); stopping at N + T
+    reads before the row, which enumeration finds and the prover does not prove. The two stores of a row compute
+    different addresses, yet an equal address means the same program (index 0 is `pid` in both): race-free; the loop
+    writing row M - 1 - pid while the first store starts one tile lower meets another program's tile, which enumeration
+    finds and the prover does not prove (kills `same_program` reading the leading digit of one access only)."""
+    args = [_tensor('x_ptr', ['M', 'N'], 'in'), _tensor('out_ptr', ['M', 'N'], 'out'), {'name': 'N', 'kind': 'scalar', 'value': 'N'},
+            {'name': 'M', 'kind': 'scalar', 'value': 'M'}, {'name': 'TILE', 'kind': 'constexpr', 'value': '16'}]
+    sizes = [{'M': 3, 'N': n} for n in (1, 3, 4, 5, 8, 13)]
+    blocks = [{'TILE': t} for t in (1, 2, 4)]
+    cases = (('N', 'pid', 'last', True, False), ('N + TILE', 'pid', 'last', False, False),
+             ('N', '(M - 1 - pid)', '(last - TILE)', True, True))
+    for stop, row, peel, safe, racy in cases:
+        model = _loop_model(_PEELED.replace('STOP', stop).replace('ROW', row).replace('PEEL', peel), args, ['M'], {'M': 3, 'N': 40})
+        assert _oob_anywhere(model, sizes, blocks) == (not safe), stop
+        mp = ModelProver(model)
+        assert all(mp.in_bounds(a).proved for a in model.accesses) == safe, stop
+        stores = [a for a in model.accesses if a.kind == 'store']
+        if safe:
+            assert _cross_program_share(model, stores, sizes, blocks) == racy, row
+            proofs = [mp.race_free(a, [o for o in stores if o is not a]) for a in stores]
+            assert [p.proved for p in proofs] == [not racy] * len(stores), [str(p) for p in proofs]
+            if not racy:
+                assert all('only in the same program' in p.steps[-1] for p in proofs)

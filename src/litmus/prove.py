@@ -186,7 +186,9 @@ def _le0_refined(self:Prover, p, hyps, pairs):
     """The second attempt: `p` minus one hypothesis or fact, or minus a hypothesis and another hypothesis or fact, with
     the refined facts and every hypothesis also in its tightened form (`tighten`); a `min`/`max` is split only after
     the hypotheses were subtracted (`_split_le0`): a grid-stride guard `it*min(R, G) + pid < R` cancels the same `min`
-    in the goal, which either branch alone loses."""
+    in the goal, which either branch alone loses. A pair is also tried summed and then tightened: a loop counting
+    tiles down from `prev_multiple_of(N, T)` needs its guard `T*it + T < N` and the floor fact `N <= q*T` added
+    before the integer step `T*(it + 1) < q*T` gives `it + 2 <= q`."""
     hyps = list(hyps) + [t for t in map(self.tighten, hyps) if t is not None]
     singles = hyps + self._facts_tightened()
     for h in singles:
@@ -196,6 +198,9 @@ def _le0_refined(self:Prover, p, hyps, pairs):
         for i, h1 in enumerate(hyps):
             for h2 in singles[i + 1:]:
                 if self._split_le0(p - h1 - h2):
+                    return True
+                both = self.tighten(h1 + h2)  # a sum may tighten where neither part does: guard + floor fact
+                if both is not None and self._split_le0(p - both):
                     return True
     return False
 
@@ -539,6 +544,39 @@ def same_address_map(self:_RaceFreedom, access, other):
         return False
     return other.offset.subs({a: Poly.var(b) for a, b in zip(other.lanes, access.lanes)}) == access.offset
 
+# %% ../../nbs/litmus/07_prove.ipynb #5a3e0c11
+@patch
+def _weight_of(self:_RaceFreedom, idx, pid, guard):
+    "`a` when `idx = a*pid + r` with `a` free of local symbols and `0 <= r <= a - 1` wherever `guard` holds, else None."
+    if idx.degree_in(pid) != 1:
+        return None
+    a, r = idx.split(pid)
+    if self.prover.local_factors(a) or not self.prover.le0(1 - a):
+        return None
+    hyps = hypotheses(guard) + self.facts()
+    if self.prover.le0(-r, hyps, refine=True) and self.prover.le0(r - a + 1, hyps, refine=True):
+        return a
+    return None
+
+@patch
+def same_program(self:_RaceFreedom, access, other):
+    """An equal address of `access` and `other` (both proved in bounds) means one program: the layout does not alias,
+    so an equal address is an equal index tuple, and every program id that may vary is the leading digit of one index
+    in both, `a*pid + r` with the same weight `a` and `0 <= r <= a - 1` under each one's guard (`a*p + r == a*p' + r'`
+    then forces `p == p'`). Two statements of one program run in its order: no race between them."""
+    ia, io = self._decomp.get(id(access)), self._decomp.get(id(other))
+    if ia is None or io is None or not self.layout_injective(access.tensor):
+        return False
+    pids, _ = self.thread_coords(access)
+    def leads(pid):
+        for x, y in zip(ia, io):
+            w = self._weight_of(x, pid, access.guard)
+            if w is not None and w == self._weight_of(y, pid, other.guard):
+                return True
+        return False
+    return all(leads(pid) for pid in pids)
+
+
 # %% ../../nbs/litmus/07_prove.ipynb #444d7d9e
 @patch
 def race_free(self:_RaceFreedom, access, others=()):
@@ -553,13 +591,20 @@ def race_free(self:_RaceFreedom, access, others=()):
         steps = steps + [x for x in raw if x not in steps]
     if not ok:
         return Proof('race_free', str(access), access.line, False, steps)
+    same_map, same_program = [], []
     for o in others:
-        if not self.same_address_map(access, o):
+        if self.same_address_map(access, o):
+            same_map.append(o.line)
+        elif self.in_bounds(o).proved and self.same_program(access, o):
+            same_program.append(o.line)
+        else:
             return Proof('race_free', str(access), access.line, False,
                          steps + [f"line {o.line} ({o.kind}) uses a different address {o.offset}"])
     steps.append(f"layout of {access.tensor} does not alias; distinct threads get distinct addresses")
-    if others:
-        steps.append(f"lines {sorted({o.line for o in others})} touch the same address map: same thread")
+    if same_map:
+        steps.append(f"lines {sorted(set(same_map))} touch the same address map: same thread")
+    if same_program:
+        steps.append(f"lines {sorted(set(same_program))} meet an address of it only in the same program")
     return Proof('race_free', str(access), access.line, True, steps)
 
 # %% ../../nbs/litmus/07_prove.ipynb #d75a077f
