@@ -133,3 +133,52 @@ def test_init_prints_the_derived_launch_and_refuses_what_it_cannot_read(tmp_path
     assert "no launcher named 'nope'" in capsys.readouterr().err
     assert main(["check", str(path), "--entry", "softmax", "--shape", "x: M, N"]) == 3
     assert "should read like" in capsys.readouterr().err
+
+
+# ---- issue 30: many files at once, and a start that imports only what the command runs ----
+
+def test_check_many_prints_progress_and_a_summary_and_exits_with_the_worst_verdict():
+    from litmus import corpus
+    paths = [corpus.get(n).path for n in ("vadd", "vadd_nomask")]
+    code, out, err = litmus("check-many", "--quick", "--workers", "2", *paths)
+    assert code == 1, out + err                                         # one REJECT: the batch is REJECT
+    assert len([line for line in err.splitlines() if line.startswith("litmus [")]) == 2      # a line as each file finishes
+    rows = out.splitlines()
+    assert rows[0].startswith("ACCEPT") and rows[0].endswith(str(paths[0])) and rows[1].startswith("REJECT")
+    assert "2 kernels: 1 ACCEPT, 1 REJECT; per kernel p50" in out and "p95" in out and "(local, 2 workers)" in out
+    code, out, err = litmus("check-many", "--quick", "--json", "--workers", "1", paths[0])
+    data = json.loads(out)
+    assert code == 0 and not err and [r["verdict"] for r in data["results"]] == ["ACCEPT"]
+    assert data["summary"]["verdicts"] == {"ACCEPT": 1} and data["summary"]["p50_seconds"] == data["results"][0]["seconds"]
+
+
+def test_check_many_exit_codes_and_usage_errors(tmp_path, capsys):
+    from litmus import corpus
+    unreadable = tmp_path / "unreadable.py"
+    unreadable.write_text("def (:\n")
+    with contextlib.redirect_stdout(io.StringIO()) as shown:
+        assert main(["check-many", "--quick", "--workers", "1", str(corpus.get("vadd").path), str(unreadable)]) == 2
+    assert "UNKNOWN" in shown.getvalue() and "could not check it" in shown.getvalue()
+    vadd = str(corpus.get("vadd").path)
+    for args in (["check-many"], ["check-many", str(tmp_path / "nope.py")], ["check-many", vadd, "--workers", "0"],
+                 ["check-many", vadd, "--budget", "0"], ["check-many", vadd, "--deadline", "-1"]):
+        assert main(args) == 3, args
+        assert "litmus: error:" in capsys.readouterr().err
+
+
+def test_the_command_line_imports_only_what_the_command_runs():
+    "`litmus --help` imports no numpy; `litmus check` of a literal file does not import the launcher reader (chapter 14)."
+    from litmus import corpus
+    probe = ("import sys, contextlib, io\nfrom litmus.cli import main\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+             "    code = main(sys.argv[1:])\nprint(code, sorted(m for m in ('numpy', 'litmus.launcher', 'litmus.rewards', 'ray') "
+             "if m in sys.modules))")
+    def loaded(*args):
+        p = subprocess.run([sys.executable, "-c", probe, *map(str, args)], capture_output=True, text=True, timeout=300)
+        return p.stdout.split(None, 1)
+    assert loaded("--help") == ["0", "[]\n"]
+    assert loaded("check", corpus.get("vadd").path, "--quick") == ["0", "['numpy']\n"]
+    assert loaded("check", corpus.get("vadd").path, "--quick", "--entry", "vadd")[1] == "['litmus.launcher', 'numpy']\n"
+    import litmus
+    assert litmus.ToleranceBound.__module__ == "litmus.bounds" and litmus.parse_spec.__module__ == "litmus.spec"
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        litmus.nope

@@ -190,7 +190,8 @@ def test_bad_tasks_and_completions_name_the_problem():
 import json, os, signal, threading, time
 import numpy as np
 import litmus
-from litmus.rewards import FileCache, check_many, nearest_rank, score_source
+from litmus.rewards import FileCache, score_source
+from litmus.cli import check_many, nearest_rank
 
 
 def _columns(names):
@@ -256,20 +257,7 @@ def test_an_unreadable_file_in_check_many_is_an_unknown_that_says_why(tmp_path):
     assert r["verdict"] == "UNKNOWN" and "could not check it" in r["reasons"][0]
 
 
-# Ray: a local instance with two CPUs, started here
-
-@pytest.fixture(scope="module")
-def ray_session():
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]'): the Ray backend is untested here")
-    if not ray.is_initialized():
-        try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-        except Exception as e:      # Ray's own start-up (its raylet waits 60 s for its agent): seen on a 2-core machine at load 15
-            if "timed out during startup" not in str(e):
-                raise
-            pytest.skip(f"Ray is installed but its local node did not start here: {str(e).splitlines()[0]}")
-    yield ray
-    ray.shutdown()
+# Ray: one local node with two CPUs per test worker, the session fixture `ray_node` of tests/conftest.py
 
 
 RAY_SAMPLE = ["vadd", "vadd_nomask", "softmax_nomaxsub", "histogram"]
@@ -288,19 +276,19 @@ def _ray_and_local(names):
     return out
 
 
-def test_ray_and_local_give_the_same_verdicts_and_scores(ray_session):
+def test_ray_and_local_give_the_same_verdicts_and_scores(ray_node):
     local, ray_ = _ray_and_local(RAY_SAMPLE)
     assert local == ray_
     assert [o[2] for o in ray_][:3] == ["accept", "memory_safety", "counterexample"]
 
 
 @pytest.mark.long
-def test_ray_and_local_agree_on_the_whole_corpus(ray_session):
+def test_ray_and_local_agree_on_the_whole_corpus(ray_node):
     local, ray_ = _ray_and_local([k.name for k in corpus.kernels()])
     assert local == ray_
 
 
-def test_killing_a_ray_worker_loses_only_that_completions_score(ray_session):
+def test_killing_a_ray_worker_loses_only_that_completions_score(ray_node):
     names = ["matmul", "vadd", "vadd_nomask", "softmax_nomaxsub"]
     reward = LitmusReward(workers=2, backend="ray")
     completions = [fenced(corpus.get(n).source) for n in names]
@@ -329,7 +317,7 @@ def test_killing_a_ray_worker_loses_only_that_completions_score(ray_session):
         reward.close()
 
 
-def test_a_ray_batch_has_a_deadline(ray_session):
+def test_a_ray_batch_has_a_deadline(ray_node):
     reward = LitmusReward(workers=2, backend="ray", deadline=0.05, **task_of("matmul"))
     try:
         scores = reward(completions=[fenced(corpus.get("matmul").source + f"\n# {i}\n") for i in range(3)])
@@ -340,15 +328,15 @@ def test_a_ray_batch_has_a_deadline(ray_session):
         reward.close()
 
 
-def test_check_many_on_ray_matches_the_local_pool(ray_session):
+def test_check_many_on_ray_matches_the_local_pool(ray_node):
     paths = [corpus.get(n).path for n in ("vadd", "vadd_nomask")]
     local, ray_ = check_many(paths, workers=2, quick=True), check_many(paths, ray="auto", quick=True)
     assert [r["verdict"] for r in ray_.results] == [r["verdict"] for r in local.results] == ["ACCEPT", "REJECT"]
     assert ray_.summary["backend"] == "ray" and ray_.summary["verdicts"] == local.summary["verdicts"]
 
 
-# The Ray pool's bookkeeping without a Ray node (which needs minutes to start on a loaded 2-core machine): a stand-in for
-# the few Ray calls RayPool makes, actors as one-thread executors, and a stand-in job that can die or hang.
+# The Ray pool's bookkeeping without a Ray node (which needs half a minute to start on a loaded 2-core machine): a
+# stand-in for the few Ray calls RayPool makes, actors as one-thread executors, and a stand-in job that can die or hang.
 
 class _FakeRay:
     class exceptions:
@@ -374,24 +362,23 @@ class _FakeRay:
                 def run():
                     if self.name == "pid":
                         return 1000 + actor.number
-                    source = args[0]
+                    job, source, *rest = args
                     if "die" in source:
                         actor.dead = True
                     if "hang" in source:
                         time.sleep(1.0)
                     if actor.dead:
                         raise _FakeRay.exceptions.RayActorError("the actor died")
-                    return {"verdict": "ACCEPT", "reasons": [], "seconds": 0.01, "certified": True, "witness": "",
-                            "safety": {"verdict": "ACCEPT", "defects": []},
-                            "falsification": {"counterexample": None, "configs": 3, "evaluations": 9, "failure": ""}}
+                    return job(source, *rest)
                 return actor.pool.submit(run)
         def factory(cls):
+            assert cls.__name__ == "RayWorker" and callable(cls.call)
             class Actor:
                 def remote(self_):
                     fake.started += 1
                     a = type("A", (), {})()
                     a.number, a.dead, a.pool = fake.started, False, ThreadPoolExecutor(1)
-                    a.pid, a.score, a.check = Method(a, "pid"), Method(a, "score"), Method(a, "check")
+                    a.pid, a.call = Method(a, "pid"), Method(a, "call")
                     return a
             return Actor()
         return factory
@@ -404,24 +391,34 @@ class _FakeRay:
         return list(done), list(rest)
 
 
+def _clean_evidence(source, task, options=None, **more):
+    "The stand-in job: the evidence of a clean ACCEPT, whatever it is given."
+    return {"verdict": "ACCEPT", "reasons": [], "seconds": 0.01, "certified": True, "witness": "",
+            "safety": {"verdict": "ACCEPT", "defects": []},
+            "falsification": {"counterexample": None, "configs": 3, "evaluations": 9, "failure": ""}}
+
+
 def test_the_ray_pool_loses_only_the_dead_workers_job_and_keeps_a_deadline(monkeypatch):
-    from litmus import rewards
+    from litmus import cli, rewards
     fake = _FakeRay()
-    monkeypatch.setattr(rewards, "_ray", lambda: fake)
-    pool = rewards.RayPool(workers=2)
+    monkeypatch.setattr(cli, "_ray", lambda: fake)
+    pool = cli.RayPool(workers=2)
     assert pool.pids == [1001, 1002]
     jobs = {k: (k, {}, {}) for k in ["fine 1", "die", "fine 2", "fine 3"]}
-    out = pool.map("score", jobs, deadline=30)
+    heard = []
+    out = pool.map(_clean_evidence, jobs, deadline=30, done=lambda key, status, value: heard.append((key, status)))
     assert out["die"][0] == "lost" and "lost mid-batch" in out["die"][1]
     assert all(out[k][0] == "ok" and out[k][1]["verdict"] == "ACCEPT" for k in jobs if k != "die")
+    assert sorted(heard) == sorted((k, out[k][0]) for k in jobs)           # each job reported once, as it finished
     assert fake.started == 3 and len(pool.actors) == 2 and not any(a.dead for a in pool.actors)   # the dead one replaced
-    out = pool.map("score", {"hang": ("hang", {}, {}), "queued 1": ("fine", {}, {}), "queued 2": ("fine", {}, {}),
-                             "queued 3": ("hang", {}, {}), "queued 4": ("fine", {}, {})}, deadline=0.3)
+    out = pool.map(_clean_evidence, {"hang": ("hang", {}, {}), "queued 1": ("fine", {}, {}), "queued 2": ("fine", {}, {}),
+                                     "queued 3": ("hang", {}, {}), "queued 4": ("fine", {}, {})}, deadline=0.3)
     assert out["hang"][0] == "lost" and "passed while it ran" in out["hang"][1]
     assert out["queued 1"][0] == out["queued 2"][0] == "ok" and out["queued 3"][0] == "lost", out
     assert out["queued 4"][0] == "lost" and "before it started" in out["queued 4"][1], out
     reward = LitmusReward(workers=2, backend="ray")
     monkeypatch.setattr(rewards, "RayPool", lambda *a: pool)
+    monkeypatch.setattr(rewards, "score_source", _clean_evidence)     # the actor's job, run by the stand-in actor
     scores = reward(completions=[fenced("die"), fenced("fine")], spec=["x"] * 2, domain=[{"x": [0, 1]}] * 2)
     assert scores[0] == 0.0 and reward.last[0].verdict == "UNKNOWN" and "lost mid-batch" in reward.last[0].reasons[0]
     assert scores[1] == 1.0 and reward.last[1].gate == "accept"

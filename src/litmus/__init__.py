@@ -8,13 +8,39 @@ notebooks in nbs/litmus/.
 
     from litmus import ToleranceBound, GPUSafetyCheck, TargetedFalsification
     from litmus.check import check      # the pipeline: check('softmax_nomaxsub').verdict == 'REJECT'
+
+Nothing is imported until it is used (PEP 562): `import litmus` costs no numpy, so `litmus --help` starts at once and
+`litmus check` imports only the modules the check runs.
 """
+import importlib
+
 __version__ = "0.0.1"
 
-from .affine import Interval, Affine
-from .spec import Spec, parse as parse_spec, classify
-from .bounds import ToleranceBound, heuristic_tolerance
-from .safety import GPUSafetyCheck
-from .shapes import SymbolicShapeSpace
-from . import corpus
-from .falsify import TargetedFalsification
+# The names `from litmus import X` offers, and the module each comes from (imported on first use).
+_EXPORTS = {"Interval": "affine", "Affine": "affine", "Spec": "spec", "classify": "spec", "ToleranceBound": "bounds",
+            "heuristic_tolerance": "bounds", "GPUSafetyCheck": "safety", "SymbolicShapeSpace": "shapes",
+            "TargetedFalsification": "falsify"}
+_RENAMED = {"parse_spec": ("spec", "parse")}
+_SUBMODULES = ("affine", "spec", "bounds", "safety", "shapes", "corpus", "falsify", "simulate", "check", "cli",
+               "rewards", "launcher", "sandbox", "kernelfile", "tritonsource", "prove", "smt", "bridge", "webdemo")
+
+__all__ = sorted([*_EXPORTS, *_RENAMED, "corpus", "__version__"])
+
+
+def __getattr__(name: str):
+    "A re-exported name or a submodule, imported the first time it is asked for."
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f"litmus.{_EXPORTS[name]}"), name)
+    elif name in _RENAMED:
+        module, original = _RENAMED[name]
+        value = getattr(importlib.import_module(f"litmus.{module}"), original)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"litmus.{name}")
+    else:
+        raise AttributeError(f"module 'litmus' has no attribute {name!r}")
+    globals()[name] = value      # cached: the next lookup is an ordinary attribute
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS) | set(_RENAMED) | set(_SUBMODULES))

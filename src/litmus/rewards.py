@@ -6,19 +6,18 @@
 __all__ = ['SAFETY_WEIGHT', 'BOUND_WEIGHT', 'SEARCH_WEIGHT', 'PARTIAL', 'UNKNOWN_CAP', 'COUNTEREXAMPLE_CAP', 'UNMODELLED_CAP',
            'STATIC_CAP', 'SAFETY_KINDS', 'TASK_KEYS', 'LAUNCH_KEYS', 'OWN_LAUNCH_KEYS', 'RewardBreakdown', 'breakdown',
            'completion_text', 'extract_kernel', 'task_of', 'checked_task', 'pinned_sizes', 'load_completion',
-           'score_source', 'LitmusReward', 'litmus_reward', 'litmus_reward_func', 'FileCache', 'RayPool',
-           'nearest_rank', 'BatchCheck', 'check_many']
+           'score_source', 'LitmusReward', 'litmus_reward', 'litmus_reward_func', 'FileCache']
 
 # %% ../../nbs/litmus/16_rewards.ipynb #3247ed28
-import ast, dataclasses, hashlib, hmac, json, math, os, re, secrets, tempfile, time, multiprocessing
-from collections import Counter
+import ast, dataclasses, hashlib, hmac, json, os, re, secrets, tempfile, time, multiprocessing
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor, as_completed, wait
+from concurrent.futures import ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 import litmus
 from litmus import corpus
+from litmus.cli import RayPool
 
 # %% ../../nbs/litmus/16_rewards.ipynb #150fd997
 SAFETY_WEIGHT, BOUND_WEIGHT, SEARCH_WEIGHT = 0.35, 0.25, 0.40
@@ -449,89 +448,9 @@ class FileCache:
         os.replace(draft, self.folder / f"{key}.json")
 
 # %% ../../nbs/litmus/16_rewards.ipynb #30a00005
-def _ray():
-    try:
-        import ray
-    except ImportError:
-        raise ImportError("the Ray backend needs Ray: pip install 'limn[ray]' (ray>=2.9)") from None
-    return ray
-
-class _Worker:
-    "A Ray actor's body: a warm process with litmus imported, each job checked in boxes forked from it."
-    def __init__(self):
-        import litmus.check    # noqa: F401  (imported once, here, not per job)
-    def pid(self) -> int:
-        return os.getpid()
-    def score(self, source, task, options) -> dict:
-        return score_source(source, task, **options)
-    def check(self, path, quick) -> dict:
-        return _check_job(path, quick)
-
-# %% ../../nbs/litmus/16_rewards.ipynb #30a00006
-class RayPool:
-    "Warm Ray actors, one job at a time each; `map` runs a batch under a deadline, replacing any actor that is lost."
-    def __init__(self, workers: int | None = None, address: str | None = None):
-        ray = _ray()
-        if not ray.is_initialized():
-            ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-        self.actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_Worker)
-        n = int(workers) if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self.actors, self.pids, self.busy = [], [], {}
-        for _ in range(n):
-            self._spawn()
-
-    def _spawn(self, slot: int | None = None):
-        "A fresh actor (in `slot`, or appended), started and its pid known before it gets a job."
-        ray, actor = _ray(), self.actor.remote()
-        pid = ray.get(actor.pid.remote())
-        if slot is None:
-            self.actors.append(actor)
-            self.pids.append(pid)
-        else:
-            self.actors[slot], self.pids[slot] = actor, pid
-
-    def close(self):
-        ray = _ray()
-        for actor in self.actors:
-            ray.kill(actor)
-        self.actors, self.pids, self.busy = [], [], {}
-
-# %% ../../nbs/litmus/16_rewards.ipynb #30a00007
-@patch
-def map(self: RayPool, method: str, jobs: dict, deadline: float, done=None) -> dict:
-    """{key: ("ok", value) or ("lost", why)} for `jobs` ({key: args of the actor's `method`}); `done(key, status, value)`
-    is called as each finishes. A lost actor or the deadline costs only the jobs it held."""
-    ray, queue, pending, out = _ray(), list(jobs.items()), {}, {}
-    free, end = list(range(len(self.actors))), time.monotonic() + deadline
-    def finish(key, status, value):
-        out[key] = (status, value)
-        if done is not None:
-            done(key, status, value)
-    while (queue or pending) and time.monotonic() < end:
-        while queue and free:
-            (key, args), slot = queue.pop(0), free.pop()
-            pending[getattr(self.actors[slot], method).remote(*args)] = (key, slot)
-            self.busy[key] = slot
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, min(end - time.monotonic(), 1.0)))
-        for ref in ready:
-            key, slot = pending.pop(ref)
-            self.busy.pop(key, None)
-            try:
-                finish(key, "ok", ray.get(ref))
-            except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.ObjectLostError) as e:
-                finish(key, "lost", f"the Ray worker checking it was lost mid-batch ({type(e).__name__}); nothing was scored")
-                self._spawn(slot)
-            except ray.exceptions.RayTaskError as e:
-                finish(key, "lost", f"the Ray worker failed on it: {str(e).splitlines()[0][:300]}")
-            free.append(slot)
-    for key, slot in pending.values():
-        finish(key, "lost", f"the batch deadline of {deadline:g} s passed while it ran; its worker was replaced")
-        ray.kill(self.actors[slot])
-        self._spawn(slot)
-    for key, _ in queue:
-        finish(key, "lost", f"the batch deadline of {deadline:g} s passed before it started")
-    self.busy = {}
-    return out
+def _score_job(source, task, options: dict) -> dict:
+    "What a Ray actor runs for one completion: `score_source`, the evidence as plain data (the score is decided here)."
+    return score_source(source, task, **options)
 
 # %% ../../nbs/litmus/16_rewards.ipynb #30a00008
 @patch
@@ -540,7 +459,7 @@ def _run_ray(self: LitmusReward, todo: dict) -> dict:
     if self._ray_pool is None:
         self._ray_pool = RayPool(self.ray_workers, self.ray_address)
     timeout = self.deadline or -(-len(todo) // len(self._ray_pool.actors)) * (2 * self.options["timeout"] + 30)
-    answers = self._ray_pool.map("score", {k: (s, t, self.options) for k, (s, t) in todo.items()}, timeout)
+    answers = self._ray_pool.map(_score_job, {k: (s, t, self.options) for k, (s, t) in todo.items()}, timeout)
     out = {}
     for k, (s, t) in todo.items():
         status, value = answers[k]
@@ -549,86 +468,3 @@ def _run_ray(self: LitmusReward, todo: dict) -> dict:
         if status == "ok" and "error" not in evidence:
             self._remember(k, out[k])
     return out
-
-# %% ../../nbs/litmus/16_rewards.ipynb #30a0000a
-def _check_job(path, quick: bool) -> dict:
-    "One file's check as plain data, in a worker (its launches in boxes); a file litmus cannot read is an UNKNOWN that says why."
-    from litmus.check import check
-    start = time.monotonic()
-    try:
-        result = check(path, quick=quick).as_dict()
-    except Exception as e:
-        result = {"verdict": "UNKNOWN", "reasons": [f"litmus could not check it: {type(e).__name__}: {e}"]}
-    return {"path": str(path), **result, "seconds": round(time.monotonic() - start, 3)}
-
-def _lost(path, why: str) -> dict:
-    return {"path": str(path), "verdict": "UNKNOWN", "reasons": [why], "seconds": 0.0}
-
-def nearest_rank(values, fraction: float) -> float:
-    "The `fraction` quantile by nearest rank (numpy's 'inverted_cdf'); 0.0 for no values."
-    ordered = sorted(values)
-    return float(ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]) if ordered else 0.0
-
-# %% ../../nbs/litmus/16_rewards.ipynb #30a0000b
-@dataclass
-class BatchCheck:
-    "check_many's answer: one result per file (in the order given) and the summary."
-    results: list
-    summary: dict
-
-def _summary(results: list, wall: float, backend: str, workers: int) -> dict:
-    seconds = [r["seconds"] for r in results]
-    return {"kernels": len(results), "verdicts": dict(Counter(r["verdict"] for r in results)),
-            "p50_seconds": nearest_rank(seconds, 0.5), "p95_seconds": nearest_rank(seconds, 0.95),
-            "wall_seconds": round(wall, 3), "backend": backend, "workers": workers}
-
-# %% ../../nbs/litmus/16_rewards.ipynb #30a0000c
-def _check_local(paths: list, quick: bool, workers: int, done) -> list:
-    "The files' checks in this process (one worker) or a pool of warm workers; a broken pool's files are checked here."
-    if workers == 1 or len(paths) == 1:
-        return [done(i, _check_job(p, quick)) for i, p in enumerate(paths)]
-    from litmus.rewards import _check_job as job
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        context.set_forkserver_preload(["litmus.rewards", "litmus.check"])
-    out = [None] * len(paths)
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {pool.submit(job, p, quick): i for i, p in enumerate(paths)}
-        for f in as_completed(futures):
-            i = futures[f]
-            try:
-                out[i] = done(i, f.result())
-            except Exception:
-                out[i] = None
-    return [r if r is not None else done(i, _check_job(paths[i], quick)) for i, r in enumerate(out)]
-
-# %% ../../nbs/litmus/16_rewards.ipynb #30a0000d
-def check_many(paths, *, ray=None, workers: int | None = None, quick: bool = False, progress=None,
-               deadline: float | None = None) -> BatchCheck:
-    """`check` on every file in `paths` in warm workers: a local process pool, or Ray actors with `ray` (an address or
-    'auto'). `progress(message)` hears each file as it finishes; `deadline` (seconds, Ray) bounds the batch."""
-    paths = [str(p) for p in paths]
-    if not paths:
-        raise ValueError("check_many: paths is empty; give at least one kernel file")
-    start, finished = time.monotonic(), [0]
-    def done(i, result):
-        finished[0] += 1
-        if progress is not None:
-            progress(f"{finished[0]}/{len(paths)} {paths[i]}: {result['verdict']} ({result['seconds']:.2f} s)")
-        return result
-    if ray is None:
-        n = max(1, int(workers if workers is not None else min(4, os.cpu_count() or 1)))
-        return _finish(_check_local(paths, quick, n, done), start, "local", n)
-    pool = RayPool(workers, None if ray is True else str(ray))
-    try:
-        limit = deadline or -(-len(paths) // len(pool.actors)) * 300.0
-        answers = pool.map("check", {i: (p, quick) for i, p in enumerate(paths)}, limit,
-                           lambda i, status, value: done(i, value if status == "ok" else _lost(paths[i], value)))
-        results = [value if status == "ok" else _lost(paths[i], value) for i, (status, value) in sorted(answers.items())]
-        return _finish(results, start, "ray", len(pool.actors))
-    finally:
-        pool.close()
-
-def _finish(results, start, backend, workers) -> BatchCheck:
-    return BatchCheck(results, _summary(results, time.monotonic() - start, backend, workers))
