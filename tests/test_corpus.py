@@ -153,8 +153,14 @@ def test_answer_keys_in_the_interpreter():
         assert not vs.fails, vs
 
 
-def test_conditions_a_and_b():
-    a, b = simulate.condition_a(), simulate.condition_b()
+@pytest.fixture(scope="module")
+def condition_a_in_the_model():
+    "Condition A under the model: the same seeded run for both tests below that read it, so it runs once."
+    return simulate.condition_a()
+
+
+def test_conditions_a_and_b(condition_a_in_the_model):
+    a, b = condition_a_in_the_model, simulate.condition_b()
     flagged = lambda outs, buggy: sum(o.flagged for o in outs if (o.label != "correct") == buggy)
     n_bugs, n_correct = sum(k.buggy for k in kernels()), sum(not k.buggy for k in kernels())
     assert flagged(a, False) == 0 and flagged(b, False) == 0, "no false positives on the correct kernels"
@@ -188,12 +194,13 @@ def test_every_kernel_passes_tritons_front_end():
 
 @needs_triton
 @pytest.mark.parametrize("trials", [1, pytest.param(5, marks=pytest.mark.long)])
-def test_conditions_under_the_interpreter_differ_from_the_model_only_on_races(trials):
+def test_conditions_under_the_interpreter_differ_from_the_model_only_on_races(trials, condition_a_in_the_model):
     """Condition B's trials are a seeded prefix (trial t of a kernel is the same draw for any count). Over all five, the
     model and the interpreter disagree on exactly the (kernel, trial) pairs of the two lost-update races, rowsum_race and
     sum_race, on every trial from the first, and on nothing else; so `make test` runs one trial, `make test-long` five."""
-    for condition in (simulate.condition_a, lambda **kw: simulate.condition_b(trials=trials, **kw)):
-        model, interp = condition(), condition(backend="interpreter")
+    runs = [(condition_a_in_the_model, simulate.condition_a(backend="interpreter")),
+            (simulate.condition_b(trials=trials), simulate.condition_b(trials=trials, backend="interpreter"))]
+    for model, interp in runs:
         differ = {m.kernel for m, i in zip(model, interp) if m.flagged != i.flagged}
         assert differ and all(get(n).label == "race" and get(n).answer_key["observable"] == "numeric" for n in differ), differ
         assert not any(i.flagged for i in interp if i.label == "correct")
