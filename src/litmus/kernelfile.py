@@ -12,11 +12,11 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['MAX_SOURCE_BYTES', 'MAX_AST_DEPTH', 'MAX_CONFIGS', 'MAX_STATIC_STEPS', 'SAFE_BUILTINS', 'TRITON_ATTRS',
-           'KernelFileError', 'parse_kernel_source', 'read_source', 'dotted_name', 'module_bindings',
+           'MATH_MODULES', 'KernelFileError', 'parse_kernel_source', 'read_source', 'dotted_name', 'module_bindings',
            'is_jit_decorator', 'trusted_roots', 'literal_value', 'definition_code', 'decorator_kind', 'Config',
-           'evaluate_static', 'Decorations', 'read_decorations', 'body_code', 'module_literals', 'global_reads',
-           'kernel_function', 'kernel_decorations', 'launch_literal', 'python_boolop', 'build_namespace',
-           'function_from']
+           'evaluate_static', 'Decorations', 'read_decorations', 'body_code', 'module_literals', 'math_functions',
+           'global_reads', 'kernel_function', 'kernel_decorations', 'launch_literal', 'python_boolop',
+           'build_namespace', 'function_from']
 
 # %% ../../nbs/litmus/03_kernelfile.ipynb #1f8f37d1
 class KernelFileError(ValueError):
@@ -633,20 +633,40 @@ def module_literals(tree, roots) -> dict:
                 out[target.id] = (s, value, isinstance(s.value, ast.Call))
     return out
 
+# %% ../../nbs/litmus/03_kernelfile.ipynb #e0c81f32
+MATH_MODULES = frozenset({'triton.language.math', 'triton.language.extra.libdevice', 'triton.language.extra.cuda.libdevice',
+                          'triton.language.extra.hip.libdevice'})  # Triton's elementwise math: pure functions of registers
+
+def math_functions(tree) -> dict:
+    """name -> the function name (`tanh`) for every module name bound only by `from <Triton math module> import f`.
+    Liger-Kernel's `try: from triton.language.extra.libdevice import tanh` / `except: from ...cuda.libdevice import
+    tanh` binds the name twice, each time to Triton's libdevice `tanh`, so several bindings are one function as long as
+    every one is such an import of the same public name."""
+    binds = {}
+    for name, node, what in module_bindings(tree):
+        binds.setdefault(name, []).append(what)
+    out = {}
+    for name, whats in binds.items():
+        parts = [w.rpartition('.') if isinstance(w, str) else ('', '', '') for w in whats]
+        functions = {f for _, _, f in parts}
+        if all(m in MATH_MODULES for m, _, _ in parts) and len(functions) == 1 and not next(iter(functions)).startswith('_'):
+            out[name] = next(iter(functions))
+    return out
+
 # %% ../../nbs/litmus/03_kernelfile.ipynb #f85fb441
 def global_reads(tree, jits, roots, where):
     "Refuse a jit function's read of a module-level name that is not a literal, a Triton root, a jit def or a safe builtin."
     binds = {}
     for name, node, what in module_bindings(tree):
         binds.setdefault(name, []).append(node)
-    literals, jit_names = module_literals(tree, roots), {f.name for f in jits}
+    literals, jit_names, maths = module_literals(tree, roots), {f.name for f in jits}, math_functions(tree)
     for fn in jits:
         local = _locals(fn)
         for n in _body_nodes(fn):
             if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)) or n.id in local:
                 continue
             bound = binds.get(n.id, [])
-            if n.id in jit_names or n.id in roots:
+            if n.id in jit_names or n.id in roots or n.id in maths:
                 continue
             if n.id in literals and len(bound) == 1:
                 continue
@@ -655,7 +675,8 @@ def global_reads(tree, jits, roots, where):
             how = (f"bound at line {bound[0].lineno} by `{ast.unparse(bound[0])[:50]}`" if len(bound) == 1 else
                    f"bound {len(bound)} times (lines {[b.lineno for b in bound]})" if bound else "not a builtin litmus allows")
             raise KernelFileError(f"{where}: line {n.lineno}: the jit function {fn.name} reads `{n.id}`, {how}; a kernel "
-                                  "may read only literals (or tl.constexpr of a literal), Triton imports, other jit "
+                                  "may read only literals (or tl.constexpr of a literal), Triton imports (functions imported "
+                                  f"from {', '.join(sorted(MATH_MODULES))} included), other jit "
                                   f"functions and the builtins {', '.join(SAFE_BUILTINS)}")
 
 # %% ../../nbs/litmus/03_kernelfile.ipynb #b2bd754b
@@ -770,6 +791,13 @@ def _triton_imports(tree) -> dict:
                 parent = importlib.import_module(s.module)
                 value = getattr(parent, a.name, None)
                 out[a.asname or a.name] = value if value is not None else importlib.import_module(path)
+    for name, function in math_functions(tree).items():  # imported inside a try: the first module this Triton has
+        for bound, _, what in module_bindings(tree):
+            if bound == name and name not in out:
+                try:
+                    out[name] = getattr(importlib.import_module(what.rpartition('.')[0]), function)
+                except (ImportError, AttributeError):
+                    continue
     return out
 
 # %% ../../nbs/litmus/03_kernelfile.ipynb #e608c9bd

@@ -11,6 +11,7 @@ import numpy as np
 from fastcore.basics import patch
 from litmus.spec import DTYPES as DTYPE_FACTS
 from litmus.tritonsource import ceil_div, next_pow2
+from litmus.kernelfile import math_functions
 from litmus.corpus import (Kernel, TensorArg, LIMITS, Limits, Boxed, boxed, resolve, kernel_module, function_from,
                            reference_results, make_inputs, tolerance, deviation, answer_key_inputs, standard_dims,
                            fuzz_dims, kernels, get, load, triton_names, FAMILIES)
@@ -46,16 +47,41 @@ NP_DTYPES = {name: row.dtype for name, row in DTYPE_FACTS.items()}
 # %% ../../nbs/litmus/08_simulate.ipynb #d3b05913
 class DType:
     "A Triton element type as the model sees it: a name and its numpy dtype."
-    def __init__(self, name, np_dtype):
-        self.name, self.np = name, np.dtype(np_dtype)
+    def __init__(self, name, np_dtype, element=None):
+        self.name, self.np, self.element = name, np.dtype(np_dtype), element  # element: the pointee of a pointer type
     def __repr__(self):
         return f"tl.{self.name}"
     def is_floating(self):
         return _is_float(self.np)
     def __eq__(self, other):
-        return isinstance(other, DType) and self.np == other.np
+        return isinstance(other, DType) and self.np == other.np and self.element == other.element
     def __hash__(self):
-        return hash(self.np)
+        return hash((self.np, self.element))
+    @property
+    def element_ty(self):
+        "`x_ptr.dtype.element_ty`: the element type of a pointer type (Triton raises on a non-pointer type: so does the model)."
+        if self.element is None:
+            raise Unsupported(f"tl.{self.name}.element_ty {_kernel_line()}: element_ty of a type that is not a pointer")
+        return self.element
+    def is_ptr(self):
+        return self.element is not None
+    def is_fp16(self):
+        return self.element is None and self.np == np.float16
+    def is_bf16(self):
+        return self.element is None and self.np == NP_DTYPES["bfloat16"]
+    def is_fp32(self):
+        return self.element is None and self.np == np.float32
+    def is_fp64(self):
+        return self.element is None and self.np == np.float64
+    def is_int(self):
+        return self.element is None and self.np.kind in "iub"
+    def is_int_signed(self):
+        return self.element is None and self.np.kind == "i"
+    def is_int_unsigned(self):
+        return self.element is None and self.np.kind == "u"
+    @property
+    def primitive_bitwidth(self):
+        return 1 if self.np.kind == "b" else self.np.itemsize * 8
     def __call__(self, x):
         "`tl.float32(x)`: a cast, as older Triton reads it (Triton 3.9 refuses to call a dtype; the model casts)."
         return as_block(np.asarray(x)).to(self)
@@ -171,6 +197,9 @@ class Block(np.ndarray):
         return TL.broadcast_to(self, shape[0] if len(shape) == 1 else shape)
     def expand_dims(self, axis):
         return TL.expand_dims(self, axis)
+    def cast(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        "`x.cast(tl.float32)`: `tl.cast` as a method (a value conversion; `bitcast=True` reinterprets the bits)."
+        return self.to(dtype, bitcast=bitcast)
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
@@ -202,7 +231,10 @@ class Ptr:
         return self.offsets.shape
     @property
     def dtype(self):
-        return DType(f"pointer<{self.buffer.dtype}>", self.buffer.dtype)
+        "The pointer type: `p.dtype.element_ty` (and `p.type.element_ty`) is the element type of the buffer."
+        element = next((DType(n, d) for n, d in NP_DTYPES.items() if d == self.buffer.dtype), DType(str(self.buffer.dtype), self.buffer.dtype))
+        return DType(f"pointer<{element.name}>", self.buffer.dtype, element)
+    type = dtype
     def __repr__(self):
         return f"Ptr({self.buffer.name}, offsets shape {self.offsets.shape})"
     # Triton's pointer methods: p.load(), p.store(x), p.atomic_add(v), ... are the tl functions
@@ -459,6 +491,10 @@ class _TL:
     @property
     def math(self):
         return self
+    @property
+    def extra(self):
+        "`tl.extra.libdevice`, `tl.extra.cuda.libdevice`, `tl.extra.hip.libdevice`: the same math functions."
+        return _Extra()
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
@@ -882,7 +918,20 @@ def model_bindings(kernel: Kernel) -> dict:
             out[name] = TL
         else:
             out[name] = _Missing(dotted)
+    for name, function in math_functions(kernel.module_ast).items():  # `from ...libdevice import tanh`, try-wrapped too
+        out[name] = getattr(TL, function) if function in dir(TL) else _Missing(f"triton.language.math.{function}")
     return out
+
+# %% ../../nbs/litmus/08_simulate.ipynb #e4fad44c
+class _Extra:
+    "The model's `triton.language.extra`: each vendor's libdevice is the model's math (`TL`), one set of functions."
+    libdevice = property(lambda self: TL)
+    cuda = property(lambda self: self)
+    hip = property(lambda self: self)
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Unsupported(f"tl.extra.{name} {_kernel_line()}: the model implements tl.extra's libdevice only")
 
 # %% ../../nbs/litmus/08_simulate.ipynb #8582fdae
 def model_function(kernel: Kernel):

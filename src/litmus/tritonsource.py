@@ -517,8 +517,33 @@ def _choice(cases):
 
 @dataclass
 class DataValue:
-    "Data: anything computed from loaded values or floats. Its value is ignored; `origin` says where an index became data."
+    """Data: anything computed from loaded values or floats. Its value is ignored; `origin` says where an index became data.
+    `bounds` (lo, hi), integers, is what a load from an integer input with a declared domain is known to return: a
+    comparison of it with a constant outside that range is decided (`y == ignore_index` with labels in [0, 999])."""
     origin: str = ''
+    bounds: tuple | None = None
+
+# %% ../../nbs/litmus/05_tritonsource.ipynb #0c67a76a
+_FLIPPED = {'<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!='}
+
+def _decided(op, left, right):
+    """TRUE or FALSE when a comparison of a bounded load (`DataValue.bounds`) with a constant has one answer on every
+    value in the bounds; None otherwise (the comparison stays data)."""
+    if isinstance(right, DataValue) and not isinstance(left, DataValue):
+        return _decided(_FLIPPED[op], right, left)
+    if not (isinstance(left, DataValue) and left.bounds and isinstance(right, IndexValue)) or right.poly.value() is None:
+        return None
+    (lo, hi), c = left.bounds, right.poly.value()
+    always = {'<': hi < c, '<=': hi <= c, '>': lo > c, '>=': lo >= c, '==': lo == hi == c, '!=': c < lo or c > hi}[op]
+    never = {'<': lo >= c, '<=': lo > c, '>': hi <= c, '>=': hi < c, '==': c < lo or c > hi, '!=': lo == hi == c}[op]
+    return TRUE if always else FALSE if never else None
+
+# %% ../../nbs/litmus/05_tritonsource.ipynb #421d346a
+# the integers each dtype holds exactly: a cast of a bounded load into one of these keeps its bounds
+_EXACT_INTEGERS = {**{f'int{b}': (-2 ** (b - 1), 2 ** (b - 1) - 1) for b in (8, 16, 32, 64)},
+                   **{f'uint{b}': (0, 2 ** b - 1) for b in (8, 16, 32, 64)},
+                   'float16': (-2 ** 11, 2 ** 11), 'bfloat16': (-2 ** 8, 2 ** 8), 'float32': (-2 ** 24, 2 ** 24),
+                   'float64': (-2 ** 53, 2 ** 53)}
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #9d6161ed
 @dataclass
@@ -720,7 +745,7 @@ class KernelModel:
 from litmus.kernelfile import (KernelFileError, MAX_SOURCE_BYTES, MAX_AST_DEPTH, parse_kernel_source, module_bindings,
                                trusted_roots, kernel_function, launch_literal, read_source, _imported,
                                is_jit_decorator as _is_jit_decorator, kernel_decorations, decorator_kind,
-                               module_literals)
+                               module_literals, math_functions)
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #f7b2a72b
 def _check_launch(where, meta, params):
@@ -772,6 +797,9 @@ class KernelSource:
     pads: tuple
     meta: dict
     @property
+    def domain(self):
+        return dict(self.meta.get('domain', {}))  # declared [lo, hi] per input: bounds what an integer load returns
+    @property
     def ranges(self):
         return dict(self.meta.get('ranges', {}))  # declared [lo, hi] per size (shape classes respect them)
     @property
@@ -812,6 +840,8 @@ class _Interpreter:
         self.path_condition, self.loops, self.lines, self.name = TRUE, (), source_lines, name
         self.comparisons, self.int32_values, self.hints, self.assumptions, self.globals = [], [], [], [], {}
         self.control_unknown, self._evaluated = False, []  # an unmodelled construct ran: later accesses are uncertain
+        self.maths = {}  # name -> libdevice function, for `from triton.language.extra.libdevice import tanh`
+        self.domain = {}  # input -> [lo, hi] the launch declares (LITMUS 'domain'): bounds what an integer load returns
         self.dims = {k: int(v) for k, v in dims.items()}
         for d in self.dims:  # sizes are >= 1; a padding dim (LITMUS 'pads') may be 0
             self._symbol(d, 'param', Poly.const(0 if d in pads else 1), note='padding' if d in pads else 'dim')
@@ -1028,6 +1058,12 @@ def _expr_Attribute(self:_Interpreter, n):
     base = self.eval(n.value)
     if isinstance(base, (DataValue, UnsupportedValue)):
         return base
+    pointers = [x for _, x in base.cases] if isinstance(base, ChosenValue) else [base]
+    dtypes = {self.tensors[p.tensor].dtype for p in pointers if isinstance(p, PointerValue)}
+    if n.attr in ('dtype', 'type') and len(dtypes) == 1 and all(isinstance(p, PointerValue) for p in pointers):
+        return ('pointer', dtypes.pop())  # `x_ptr.dtype`: a pointer type, known statically
+    if isinstance(base, tuple) and base[:1] == ('pointer',) and n.attr == 'element_ty':
+        return ('dtype', base[1])
     return DataValue(f'.{n.attr}')
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #2843aeae
@@ -1124,10 +1160,16 @@ def _expr_Compare(self:_Interpreter, n):
     values = [self.eval(n.left)] + [self.eval(c) for c in n.comparators]  # all of them, before any early answer
     if any(isinstance(v, str) for v in values):
         return self._compare_strings(n, values)
+    if any(isinstance(v, tuple) and v[:1] in (('dtype',), ('pointer',)) for v in values):
+        return self._compare_strings(n, values)  # `x_ptr.dtype.element_ty == tl.float16`: types, decided statically
     result, axes = TRUE, ()
     for op, left, right in zip(n.ops, values, values[1:]):
         if type(op) not in ops:
             return UnsupportedValue(f'comparison {type(op).__name__}', n.lineno)
+        decided = _decided(ops[type(op)], left, right)
+        if decided is not None:  # a bounded load against a constant outside (or covering) its range
+            result = conj(result, decided)
+            continue
         for v in (left, right):
             if isinstance(v, (UnsupportedValue, DataValue)):
                 return v
@@ -1150,7 +1192,8 @@ def _expr_Compare(self:_Interpreter, n):
 def _compare_strings(self:_Interpreter, n, values):
     "`ACTIVATION == \"leaky_relu\"` on string constexprs: decided here, as Triton decides it at compile time."
     ops = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
-    if not all(isinstance(v, str) for v in values) or not all(type(o) in ops for o in n.ops):
+    typed = all(isinstance(v, tuple) and v[:1] in (('dtype',), ('pointer',)) for v in values)
+    if not (all(isinstance(v, str) for v in values) or typed) or not all(type(o) in ops for o in n.ops):
         return UnsupportedValue('comparison of a string constexpr with a non-string', n.lineno)
     truth = all(ops[type(o)](a, b) for o, a, b in zip(n.ops, values, values[1:]))
     return BoolValue(TRUE if truth else FALSE)
@@ -1319,6 +1362,13 @@ def _method(self:_Interpreter, n):
         target = self.eval(n.args[0]) if n.args else None
         if isinstance(target, tuple) and target[:1] == ('dtype',) and target[1] in _INT_DTYPES:
             return _widened(base, target[1] in ('int64', 'uint64'))
+    if isinstance(base, DataValue) and base.bounds and attr in ('to', 'cast'):
+        target = self.eval(n.args[0]) if n.args else None
+        exact = _EXACT_INTEGERS.get(target[1]) if isinstance(target, tuple) and target[:1] == ('dtype',) else None
+        keep = exact is not None and exact[0] <= base.bounds[0] and base.bounds[1] <= exact[1]
+        return DataValue(base.origin, base.bounds if keep else None)  # a cast that holds every value keeps them
+    if isinstance(base, DataValue) and base.bounds:
+        return DataValue(base.origin)
     if isinstance(base, (UnsupportedValue, DataValue)):
         return base  # data keeps its origin (`tl.load at line 9`)
     if not isinstance(base, (IndexValue, BoolValue, ChosenValue)):
@@ -1337,6 +1387,8 @@ def _data_call(self:_Interpreter, fname, n):
 @patch
 def _tl_call(self:_Interpreter, short, fname, n):
     "`tl.*` calls: program ids, aranges, index helpers, memory operations and barriers; pure math is data."
+    if short == 'constexpr' and len(n.args) == 1 and not n.keywords:  # `tl.constexpr(x.dtype.element_ty == tl.float16)`
+        return self.eval(n.args[0])
     if short == 'program_id':
         a = self.eval(self._kwargs(n, ['axis']).get('axis') or ast.Constant(0))
         axis = a.poly.value() if isinstance(a, IndexValue) else None
@@ -1478,7 +1530,8 @@ def _pure_helper(self:_Interpreter, name, depth):
 # %% ../../nbs/litmus/05_tritonsource.ipynb #ade092e8
 @patch
 def _builtin(self:_Interpreter, short, n):
-    "A call by bare name: `min`/`max`/`int`/`float`/`print`, or a @triton.jit helper of this file (inlined)."
+    """A call by bare name: `min`/`max`/`int`/`float`/`print`, a @triton.jit helper of this file (inlined), or a function
+    imported from Triton's math modules (`kernelfile.math_functions`: elementwise math, data like `tl.math.tanh`)."""
     if short in ('min', 'max') and len(n.args) == 2 and not n.keywords:
         a, b = [self.eval(x) for x in n.args]
         if isinstance(a, IndexValue) and isinstance(b, IndexValue):
@@ -1492,6 +1545,8 @@ def _builtin(self:_Interpreter, short, n):
         return None
     if short in self.helpers and short not in self.env:
         return self._inline(self.helpers[short], n)
+    if short in self.maths and short not in self.env:  # `tanh(x)` after `from triton.language.extra.libdevice import tanh`
+        return self._data_call(f'libdevice.{self.maths[short]}', n)
     return self._unknown(f'call to {short}', n, 'not a @triton.jit function of this file; the call may touch memory')
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #e2f65b32
@@ -1532,24 +1587,26 @@ def _access(self:_Interpreter, kind, fname, n, a):
     "A load, store or atomic: its pointer, mask and operands are evaluated; a chosen pointer gives one access per case."
     ptr = self.eval(a['pointer']) if a.get('pointer') is not None else None
     mask = self.eval(a['mask']) if a.get('mask') is not None else None
+    other = None
     for key in ('value', 'val', 'other', 'cmp'):
         if a.get(key) is not None:
-            self.eval(a[key])
+            value = self.eval(a[key])
+            other = value if key == 'other' else other
     if isinstance(ptr, ChosenValue) and all(isinstance(x, PointerValue) for _, x in ptr.cases):
         saved = self.path_condition
         for i, (c, x) in enumerate(ptr.cases):  # one access per case, under the case's condition
             self.path_condition = conj(saved, c)
             before = len(self.accesses)
-            self._record(kind, fname, n, x, mask)
+            self._record(kind, fname, n, x, mask, other)
             for acc in self.accesses[before:]:
                 acc.case = i
         self.path_condition = saved
         return DataValue(f'{fname} at line {n.lineno}')
-    return self._record(kind, fname, n, ptr, mask)
+    return self._record(kind, fname, n, ptr, mask, other)
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #b1beba1b
 @patch
-def _record(self:_Interpreter, kind, fname, n, ptr, mask):
+def _record(self:_Interpreter, kind, fname, n, ptr, mask, other=None):
     if not isinstance(ptr, PointerValue):
         if isinstance(ptr, DataValue):
             self._unsupported(f'{fname} address', n, f'data-dependent address: the offset comes from {ptr.origin or "data"}; '
@@ -1574,7 +1631,23 @@ def _record(self:_Interpreter, kind, fname, n, ptr, mask):
     self.accesses.append(Access(kind, fname, ptr.tensor, ptr.offset, conj(self.path_condition, m.formula),
                                 tuple(x for x in axes if x is not None), self.loops, n.lineno, ast.unparse(n),
                                 certain=not self.control_unknown))
-    return DataValue(f'{fname} at line {n.lineno}')
+    return DataValue(f'{fname} at line {n.lineno}', self._load_bounds(kind, ptr.tensor, m, other))
+
+# %% ../../nbs/litmus/05_tritonsource.ipynb #3dd74951
+@patch
+def _load_bounds(self:_Interpreter, kind, tensor, mask, other):
+    """(lo, hi) of what a load returns, when the launch declares the integer input's domain; None otherwise. A masked
+    lane returns `other`, so a constant `other` widens the range, and a mask without one (undefined lanes) gives None."""
+    t, domain = self.tensors.get(tensor), self.domain.get(tensor)
+    if kind != 'load' or t is None or t.dtype not in _INT_DTYPES or domain is None:
+        return None
+    lo, hi = math.ceil(domain[0]), math.floor(domain[1])
+    if mask.formula is not TRUE:
+        fill = other.poly.value() if isinstance(other, IndexValue) and not other.axes else None
+        if fill is None:
+            return None
+        lo, hi = min(lo, fill), max(hi, fill)
+    return (lo, hi) if lo <= hi else None
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #e11ce309
 @patch
@@ -1888,6 +1961,8 @@ def build_model(kernel, time_budget=5.0):
         raise ValueError(f"{where}: the launch description cannot be bound ({type(e).__name__}: {e})") from None
     roots = trusted_roots(module)
     interp.globals = {k: v for k, (_, v, _) in module_literals(module, roots).items() if len(binds.get(k, [])) == 1}
+    interp.maths = math_functions(module)
+    interp.domain = dict(getattr(kernel, 'domain', None) or {})
     try:
         interp.run(fn_ast.body)
     except _OutOfBudget as e:  # a half-interpreted kernel is not a model: nothing it recorded is claimed
