@@ -548,9 +548,11 @@ def _compare(self, e, env):
     bad = next((v for v in values if isinstance(v, Unreadable)), None)
     if bad is not None:
         return bad
+    if len(values) == 2 and all(is_size(v) for v in values) and str(values[0]) == str(values[1]) and type(e.ops[0]) in _CMP_TEXT:
+        return type(e.ops[0]) in (ast.Eq, ast.LtE, ast.GtE)      # a size against itself: decided
     if all(is_size(v) for v in values) and all(type(op) in _CMP_TEXT for op in e.ops):
-        pairs = tuple(f"{size_text(a)} {_CMP_TEXT[type(op)]} {size_text(b)}" for op, a, b in zip(e.ops, values, values[1:]))
-        negation = (f"{size_text(values[0])} {_NEGATE[_CMP_TEXT[type(e.ops[0])]]} {size_text(values[1])}",) if len(pairs) == 1 else None
+        pairs = tuple(f"{a} {_CMP_TEXT[type(op)]} {b}" for op, a, b in zip(e.ops, values, values[1:]))   # arithmetic binds tighter
+        negation = (f"{values[0]} {_NEGATE[_CMP_TEXT[type(e.ops[0])]]} {values[1]}",) if len(pairs) == 1 else None
         return Condition(ast.unparse(e)[:80], pairs, negation, e.lineno)
     return Unreadable(f"the comparison `{ast.unparse(e)[:60]}`, which depends on the sizes", e.lineno)
 
@@ -613,14 +615,41 @@ def statement(self: Reader, s, env: dict):
     elif isinstance(s, ast.With):
         self.run_body(s.body, env)       # `with torch.cuda.device(x.device):` changes no launch litmus reads
     elif isinstance(s, ast.Assert):
-        self.unify(s.test, env)
-        self.precondition(self.value(s.test, env), s.lineno, f"asserts `{ast.unparse(s.test)[:60]}`, which")
+        self.assertion(s, env)
+    elif isinstance(s, ast.Continue):
+        raise _Continue()
+    elif isinstance(s, ast.Break):
+        raise _Break()
     elif isinstance(s, (ast.Pass, ast.Import, ast.ImportFrom)):
         return
     elif isinstance(s, ast.Raise):
         raise _Raised(s.lineno)
     else:
         self.fail(s.lineno, f"holds {kind.lower()} `{ast.unparse(s).splitlines()[0][:60]}`, which litmus does not read")
+
+# %% ../../nbs/litmus/14_launcher.ipynb #4260e988
+class _Continue(Exception):
+    "`continue` in the loop being read."
+
+class _Break(Exception):
+    "`break` in the loop being read."
+
+# %% ../../nbs/litmus/14_launcher.ipynb #5200a6ac
+@patch
+def assertion(self: Reader, s, env: dict):
+    """`assert test`: equal dims unified, a comparison of sizes a precondition, a false one an error. A test litmus
+    cannot read (a shape helper with loops and returns) is skipped with a note: it asks nothing of the launch."""
+    self.unify(s.test, env)
+    saved = (list(self.assume), list(self.when), set(self.taken), list(self.notes))
+    try:
+        test = self.value(s.test, env)
+    except (LauncherError, _Fork, _Return, _Raised, _Continue, _Break):
+        self.assume, self.when, self.taken, self.notes = saved
+        test = None
+    if test is None or isinstance(test, (Unreadable, Closure, Module, Method)):
+        self.notes.append(f"line {s.lineno}: the assert `{ast.unparse(s.test)[:50]}` is not read (no precondition taken from it)")
+        return
+    self.precondition(test, s.lineno, f"asserts `{ast.unparse(s.test)[:60]}`, which")
 
 # %% ../../nbs/litmus/14_launcher.ipynb #572cd9e9
 @patch
@@ -778,10 +807,11 @@ def branch(self: Reader, s, env: dict):
         try:
             self.run_body(body, side)
             sides.append(side)
-        except _Return:
+        except (_Return, _Continue, _Break) as jump:
             if isinstance(test, Condition):
                 self.decided(test)          # an early return (empty input): each side read on its own
-            self.fail(s.lineno, f"returns under the condition `{ast.unparse(s.test)[:60]}`, which depends on the sizes")
+            what = {_Return: "returns", _Continue: "continues", _Break: "breaks"}[type(jump)]
+            self.fail(s.lineno, f"{what} under the condition `{ast.unparse(s.test)[:60]}`, which depends on the sizes")
         except _Raised as r:
             if body is s.body and isinstance(s.test, ast.Compare) and len(s.test.ops) == 1 and isinstance(s.test.ops[0], ast.NotEq):
                 self.unify(ast.Compare(left=s.test.left, ops=[ast.Eq()], comparators=s.test.comparators), env)
@@ -808,7 +838,12 @@ def loop(self: Reader, s, env: dict):
     if isinstance(it, range) and len(it) <= MAX_UNROLL or isinstance(it, (tuple, list)) and len(it) <= MAX_UNROLL:
         for v in it:
             self.store(s.target, v, env, s.lineno)
-            self.run_body(s.body, env)
+            try:
+                self.run_body(s.body, env)
+            except _Continue:
+                continue
+            except _Break:
+                break
         return
     launches = len(self.launches)
     side = dict(env)
@@ -816,6 +851,8 @@ def loop(self: Reader, s, env: dict):
     try:
         self.store(s.target, Unreadable(f"the loop variable at line {s.lineno}", s.lineno), side, s.lineno)
         self.run_body(s.body, side)
+    except (_Continue, _Break):
+        pass                             # the one reading of the body ends there
     except (_Return, _Raised):
         self.fail(s.lineno, f"returns or raises inside the loop over `{ast.unparse(s.iter)[:60]}`", "grid")
     finally:
@@ -843,6 +880,9 @@ def _attribute(self, e, env):
     a = e.attr
     if isinstance(v, Unreadable):
         return v
+    if isinstance(v, Module) and v.path == 'device_properties' and a == 'multi_processor_count':
+        self.assume += [] if "NUM_SMS >= 1" in self.assume else ["NUM_SMS >= 1"]
+        return self.dim('NUM_SMS')       # a persistent kernel's grid: correct for any count of multiprocessors
     if isinstance(v, Module):
         return _dtype_of(f"{v.path}.{a}") or Module(f"{v.path}.{a}")
     if isinstance(v, SymbolicTensor):
@@ -1062,6 +1102,12 @@ _LIBRARY = {'triton.cdiv': _sized(lambda a, b: size_call('cdiv', a, b)), 'triton
 _LIBRARY.update({f'triton.{m}.cdiv': _LIBRARY['triton.cdiv'] for m in ('language',)})
 _LIBRARY.update({'math.ceil': _ceil, 'math.floor': _floor, 'triton.language.cdiv': _LIBRARY['triton.cdiv']})
 _LIBRARY.update({f'torch.{n}': _allocate(kind, n.endswith('_like')) for n, kind in _ALLOC.items() if not n.startswith('new_')})
+_LIBRARY['builtins.len'] = lambda self, a, k, e: (a[0].shape[0] if len(a) == 1 and isinstance(a[0], SymbolicTensor) and a[0].shape
+                                                 else len(a[0]) if len(a) == 1 and isinstance(a[0], (tuple, list))
+                                                 else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno))
+_LIBRARY['math.prod'] = lambda self, a, k, e: (size_prod(a[0]) if len(a) == 1 and isinstance(a[0], (tuple, list)) and all(map(is_size, a[0]))
+                                               else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno))
+_LIBRARY['torch.cuda.get_device_properties'] = lambda self, a, k, e: Module('device_properties')
 _BUILTINS = {'min', 'max', 'int', 'float', 'len', 'range', 'tuple', 'list', 'dict'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #99801254
@@ -1069,6 +1115,8 @@ def _reshape(self, t, shape, e):
     "A view of a contiguous tensor: the same memory read with another shape (one -1 solved from the others)."
     if isinstance(shape, Unreadable):
         return shape
+    if t.base is not None and not _packed(t):
+        return Unreadable(f"`{ast.unparse(e)[:60]}` (a reshape of a transposed, sliced or broadcast view: a copy)", e.lineno)
     if t.strides is not None and not t.base:
         if [str(s) for s in shape] in ([str(s) for s in t.shape], ['-1', str(t.shape[-1])]) and len(t.shape) == 2:
             return t                     # x.view(-1, n) of a padded matrix: the same rows
@@ -1087,6 +1135,8 @@ def _reshape(self, t, shape, e):
         shape = tuple(rest if s == -1 else s for s in shape)
     return SymbolicTensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
 
+_BYTES = {'float16': 2, 'bfloat16': 2, 'float32': 4, 'float64': 8, 'int8': 1, 'uint8': 1, 'int16': 2, 'int32': 4, 'int64': 8,
+          'int1': 1}
 _CASTS = {'float': 'float32', 'half': 'float16', 'bfloat16': 'bfloat16', 'double': 'float64', 'int': 'int32', 'long': 'int64'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #3b19d909
@@ -1281,13 +1331,15 @@ def _tensor_method(self, m, args, kwargs, e):
     if name == 'squeeze':
         return _squeeze(self, t, args, e)
     if name == 'is_contiguous':
-        return True                       # every tensor litmus builds here is row-major and contiguous
+        return _packed(t)                       # every tensor litmus builds here is row-major and contiguous
     if name in ('view', 'reshape') and not any(isinstance(a, DType) for a in args):
         return _reshape(self, t, _shape_arg(self, args, e), e)
     if name in _CASTS or name == 'to':
         return _cast(self, t, name, args, kwargs, e)
     if name in ('broadcast_to', 'expand'):
         return _broadcast(self, t, _shape_arg(self, args, e), e)
+    if name == 'element_size' and not args:
+        return _BYTES.get(t.dtype, Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno))
     if name == 'flatten' and not args:
         return _reshape(self, t, (size_prod(t.shape),), e)
     if name in _ALLOC:
@@ -1380,6 +1432,8 @@ def _configs(self: Reader, d, fn) -> list:
         bound = [s.value for s in self.tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
                  and isinstance(s.targets[0], ast.Name) and s.targets[0].id == node.id]
         node = bound[0] if len(bound) == 1 else None
+    if isinstance(node, ast.ListComp):
+        node = _expanded(node)
     if not isinstance(node, (ast.List, ast.Tuple)):
         self.fail(d.lineno, f"autotunes {fn.name} over configs litmus cannot read (a list of triton.Config literals)", "args")
     out = []
@@ -1389,8 +1443,32 @@ def _configs(self: Reader, d, fn) -> list:
         extra = [k for k in c.keywords if not literal_value(k.value)[0]] if ok else []
         if not isinstance(kwargs, dict) or extra:
             self.fail(getattr(c, 'lineno', d.lineno), f"autotunes {fn.name} with `{ast.unparse(c)[:60]}`, not a literal triton.Config", "args")
-        out.append(kwargs)
+        if kwargs not in out:        # num_warps and num_stages change no value the model computes
+            out.append(kwargs)
     return out
+
+# %% ../../nbs/litmus/14_launcher.ipynb #b2a4ed01
+class _Bind(ast.NodeTransformer):
+    "Each name of a comprehension's loop replaced by its literal value (the expression stays unevaluated AST)."
+    def __init__(self, values):
+        self.values = values
+    def visit_Name(self, n):
+        return ast.copy_location(ast.Constant(self.values[n.id]), n) if n.id in self.values else n
+
+def _expanded(comp):
+    """`[triton.Config({"BLOCK": b}, num_warps=w) for b in [...] for w in [...]]` as the list it makes: every loop
+    over a literal list, no `if`; None where it is any other comprehension (the caller refuses it)."""
+    loops = []
+    for g in comp.generators:
+        ok, items = literal_value(g.iter)
+        names = [g.target.id] if isinstance(g.target, ast.Name) else [t.id for t in getattr(g.target, 'elts', []) if isinstance(t, ast.Name)]
+        if not ok or not isinstance(items, (list, tuple)) or g.ifs or g.is_async or not names:
+            return None
+        loops.append([dict(zip(names, item if len(names) > 1 else (item,))) for item in items])
+    if math.prod(len(x) for x in loops) > MAX_UNROLL * 4:
+        return None
+    elts = [_Bind({k: v for part in combo for k, v in part.items()}).visit(copy.deepcopy(comp.elt)) for combo in itertools.product(*loops)]
+    return ast.List(elts=elts, ctx=ast.Load())
 
 # %% ../../nbs/litmus/14_launcher.ipynb #33a6000c
 _REDUCTIONS = {'sum', 'max', 'min', 'reduce', 'dot', 'cumsum', 'cumprod', 'argmax', 'argmin', 'xor_sum', 'associative_scan'}
@@ -1433,7 +1511,7 @@ def _kernel_values(self: Reader, call: LaunchCall, config: dict | None, heuristi
     for p in params:
         if p not in values and p in defaults:
             values[p] = literal_value(defaults[p], {'tl', 'triton'})[1]
-        if (p not in values or isinstance(values[p], Unreadable)) and p in self.fallback:
+        if (p not in values or isinstance(values[p], Unreadable) or values[p] is None) and p in self.fallback:
             values[p] = self.fallback[p]
         if p not in values:
             self.fail(call.line, f"leaves the parameter {p!r} of {call.kernel} unset")
@@ -1466,6 +1544,9 @@ def _arg(self: Reader, param, value, uses, call) -> dict:
         value = self.decided(value)           # a flag of the sizes (EVEN = n % BLOCK == 0): one reading per side
     if isinstance(value, Unreadable) and value.fork is not None:
         self.decided(value.fork)
+    if value is None and not _is_constexpr(param):
+        self.notes.append(f"{param.arg} of {call.kernel} (line {call.line}) is passed None: an empty tensor, so any access is out of bounds")
+        return {"name": param.arg, "kind": "tensor", "dtype": "float32", "shape": [0], "role": "in", "from": "None"}
     if isinstance(value, Unreadable):
         self.fail(value.line, f"computes the argument {param.arg} of {call.kernel} (line {call.line}) from {value.why}", value.missing)
     if isinstance(value, SymbolicTensor):
@@ -1716,7 +1797,7 @@ def _satisfying(dims: dict, assume: list, given: set, pads: list) -> dict:
     candidates = sorted({v for c in constants for v in (c, c + 1, c - 1, 2 * c) if v >= 0} | {0, 1, 2, 16, 64, 256, 1024})
     for frozen in (given, set()):
         free = [d for d in dims if d not in frozen and d not in pads]
-        near = [[dims[d]] + sorted((v for v in candidates if v != dims[d]), key=lambda v: abs(v - dims[d])) for d in free]
+        near = [[dims[d]] + sorted((v for v in candidates if v != dims[d]), key=lambda v: (v == 0, abs(v - dims[d]))) for d in free]
         for i, choice in enumerate(itertools.product(*near)):
             if i >= 20000:
                 break
