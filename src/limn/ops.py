@@ -13,7 +13,8 @@ import ml_dtypes
 # %% auto #0
 __all__ = ['float64', 'float32', 'float16', 'bfloat16', 'int32', 'int16', 'int8', 'DTYPES', 'SOURCE_OPS', 'UNARY_OPS',
            'BINARY_OPS', 'ELEMENTWISE_OPS', 'REDUCE_OPS', 'PRIMITIVES', 'DType', 'to_dtype', 'promote', 'Ops', 'Buffer',
-           'Node', 'toposort', 'resolve', 'substitute_realized', 'GraphTemplate', 'placeholder']
+           'Node', 'toposort', 'resolve', 'realized_walk', 'hand_off', 'substitute_realized', 'GraphTemplate',
+           'placeholder']
 
 # %% ../../nbs/limn/00_ops.ipynb #1c748aa4
 class DType:
@@ -185,10 +186,10 @@ def resolve(node: Node) -> Node:
         node = node.realized
     return node
 
-def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
-    """`roots` with every realized node replaced by `resolve(node)`, walking no deeper than it, and the unrealized ASSIGN
-    nodes of the original graph, sources first. Nodes above a replacement are rebuilt; untouched ones are returned as they are."""
-    roots = list(roots)
+def realized_walk(roots: list[Node]) -> tuple[list[Node], dict, list[Node]]:
+    """The walk `substitute_realized` makes: (the toposort of `roots` that stops at realized nodes, {node: its
+    replacement} for the nodes that change, the unrealized ASSIGNs in order). A caller that asks more of the same graph
+    (the Tensor layer: which held tensors read a buffer) reads this walk instead of making another."""
     order = toposort(roots, stop=lambda n: n.realized is not None)
     replaced, assigns = {}, []                        # only the nodes that change: most graphs have few realized nodes
     for node in order:
@@ -199,8 +200,19 @@ def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
             assigns.append(node)
         if replaced and any(s in replaced for s in node.srcs):
             replaced[node] = Node(node.op, tuple(replaced.get(s, s) for s in node.srcs), node.arg, node.dtype, node.shape)
+    return order, replaced, assigns
+
+def hand_off(roots: list[Node], order: list[Node]) -> None:
+    "Offer `order`, the full toposort of `roots`, to the next `toposort` call, which returns it if it asks for exactly `roots`."
+    _HANDOFF[0], _HANDOFF[1] = list(roots), order
+
+def substitute_realized(roots: list[Node]) -> tuple[list[Node], list[Node]]:
+    """`roots` with every realized node replaced by `resolve(node)`, walking no deeper than it, and the unrealized ASSIGN
+    nodes of the original graph, sources first. Nodes above a replacement are rebuilt; untouched ones are returned as they are."""
+    roots = list(roots)
+    order, replaced, assigns = realized_walk(roots)
     if not replaced:                                  # nothing stopped the walk: it is the full toposort of `roots`
-        _HANDOFF[0], _HANDOFF[1] = roots, order
+        hand_off(roots, order)
     return [replaced.get(r, r) for r in roots], assigns
 
 # %% ../../nbs/limn/00_ops.ipynb #0be10002

@@ -10,6 +10,7 @@ import math, numbers
 import numpy as np
 from fastcore.basics import patch
 from limn.ops import Ops, Node, Buffer, DType, DTYPES, to_dtype, promote, toposort, resolve, substitute_realized, float32, float16, bfloat16, float64, int32, int16, int8
+from limn.ops import realized_walk, hand_off
 from limn.view import View, prod
 from limn.device import get_device, DIVIDE
 from limn import autograd
@@ -141,10 +142,23 @@ def _track(t: Tensor) -> None:
         _LIVE_PRUNE_AT[0] = max(4096, 2 * len(_LIVE))
 
 # %% ../../nbs/limn/04_tensor.ipynb #3bef8416
-def _reading(roots: list[Node], targets: set) -> set:
-    "The nodes under `roots` whose value depends on the contents of a Buffer in `targets` (ids), as they are now."
+def _walk_over(roots: list[Node], walked: tuple | None) -> list[Node]:
+    """The toposort under `roots` that stops at realized nodes. Given `walked` = (order, its nodes as a set), a walk of
+    this call already made, the roots inside it cost nothing: only the others are walked, and listed after it."""
+    realized = lambda n: n.realized is not None
+    if walked is None:
+        return toposort(roots, stop=realized)
+    order, members = walked
+    outside = [r for r in roots if r not in members]
+    if not outside:
+        return order
+    return order + toposort(outside, stop=lambda n: n.realized is not None or n in members)
+
+def _reading(roots: list[Node], targets: set, walked: tuple | None = None) -> set:
+    """The nodes under `roots` whose value depends on the contents of a Buffer in `targets` (ids), as they are now
+    (with `walked`, see `_walk_over`, the set may hold more nodes of that walk; the ones under `roots` are the same)."""
     hit = set()
-    for node in toposort(roots, stop=lambda n: n.realized is not None):
+    for node in _walk_over(roots, walked):
         if node.realized is not None:
             done = resolve(node)
             if done.op is Ops.BUFFER and id(done.arg) in targets:
@@ -155,21 +169,25 @@ def _reading(roots: list[Node], targets: set) -> set:
         elif node.op is Ops.ASSIGN:                 # reads its value; its target's old contents are what it replaces
             if node.srcs[1] in hit:
                 hit.add(node)
-        elif any(s in hit for s in node.srcs):
+        elif not hit.isdisjoint(node.srcs):
             hit.add(node)
     return hit
 
 # %% ../../nbs/limn/04_tensor.ipynb #9dca123b
-def _readers(targets: set | None, skip: set) -> list[Tensor]:
+def _readers(targets: set | None, skip: set, walked: tuple | None = None) -> list[Tensor]:
     """The lazy tensors someone still holds (a name, a list, an attribute: more than the autograd records of other
-    tensors) whose graphs read a Buffer in `targets` (ids; None: any), leaving out nodes in `skip` (ids)."""
+    tensors) whose graphs read a Buffer in `targets` (ids; None: any), leaving out nodes in `skip` (ids).
+    `walked` is a walk of the call asking (see `_walk_over`): the held tensors inside it are not walked again."""
     alive = list({id(x): x for r in _LIVE if (x := r()) is not None and _kept(x)}.values())
     _LIVE[:] = [weakref.ref(x) for x in alive]
     records = {id(x._ctx[1]): x._ctx[1] for x in alive if x._ctx is not None}
     in_records = Counter(id(p) for parents in records.values() for p in parents)
-    candidates = [x for x in alive if resolve(x.node).op is not Ops.BUFFER and id(resolve(x.node)) not in skip
-                  and resolve(x.node) not in _FAILED]
-    hit = None if targets is None else _reading([resolve(x.node) for x in candidates], targets)
+    candidates = []
+    for x in alive:
+        node = resolve(x.node)
+        if node.op is not Ops.BUFFER and id(node) not in skip and not (_FAILED and node in _FAILED):
+            candidates.append(x)
+    hit = None if targets is None else _reading([resolve(x.node) for x in candidates], targets, walked)
     out = []
     for x in candidates:                            # 4 references are this function's: alive, candidates, x, the call
         if (hit is None or resolve(x.node) in hit) and sys.getrefcount(x) - 4 - in_records[id(x)] > 0:
@@ -213,22 +231,30 @@ def _pending(flat: list[Tensor]) -> list[Node]:
 
 def _joining(flat: list[Tensor]) -> tuple[list[Tensor], tuple]:
     """The held readers of the buffers `flat`'s ASSIGNs write, and the readers of what those readers' own ASSIGNs write;
-    and the walk of the call `flat` and they make, (pending roots, their substituted sinks, its assigns), for reuse."""
+    and the walk of the call `flat` and they make, (pending roots, their substituted sinks, its assigns), for reuse.
+    One walk serves the whole search where the readers are nodes of it (a training step's gradients are: the update
+    reads them); only readers outside it make the call walk again."""
     joined, seen = [], {id(t.node) for t in flat}
     pending = _pending(flat)
-    sinks, assigns = substitute_realized(pending)
+    order, replaced, assigns = realized_walk(pending)
+    members = None                                  # the walk's nodes as a set, made once a reader search needs it
     checked = 0
     while len(assigns) > checked:
         checked = len(assigns)
-        more = _readers({id(resolve(a.srcs[0]).arg) for a in assigns}, seen)
+        members = set(order) if members is None else members
+        more = _readers({id(resolve(a.srcs[0]).arg) for a in assigns}, seen, (order, members))
         for t in more:
             t.node = resolve(t.node)
             seen.add(id(t.node))
             joined.append(t)
         if more:
-            pending = _pending(flat + joined)
-            sinks, assigns = substitute_realized(pending)
-    return joined, (pending, sinks, assigns)
+            pending = _pending(flat + joined)       # the old roots first, so a walk holding the new ones is unchanged
+            if not all(r in members for r in pending):
+                order, replaced, assigns = realized_walk(pending)
+                members = None
+    if not replaced:                                # the walk is the full toposort of the roots: graph_key's, too
+        hand_off(pending, order)
+    return joined, (pending, [replaced.get(r, r) for r in pending], assigns)
 
 # %% ../../nbs/limn/04_tensor.ipynb #1e7e0a02
 def _realize_now(flat: list[Tensor], drop: bool, walked: tuple | None = None) -> None:
