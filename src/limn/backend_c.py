@@ -6,7 +6,7 @@ This layer may change how a nest runs, never what it computes. It renders the lo
 
 # %% ../../nbs/limn/08_backend_c.ipynb #fca1417c
 from __future__ import annotations
-import os, math, shutil, subprocess, tempfile, hashlib, ctypes, functools, uuid, platform
+import os, math, shutil, subprocess, tempfile, hashlib, ctypes, functools, uuid, platform, threading
 import numpy as np
 from fastcore.basics import patch
 from limn.ops import Ops, DType, float32, toposort
@@ -18,11 +18,11 @@ from limn.executor import Backend, JitDevice
 
 # %% auto #0
 __all__ = ['C_TYPES', 'INTEGER_PRELUDE', 'LIMN_EXP', 'LIMN_LOG', 'PRELUDE', 'ULP_BOUNDS', 'PARALLEL_WORK', 'COLLAPSE_CELLS',
-           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS', 'TILE_ROWS', 'TILE_VECTOR_BYTES',
-           'TILE_K', 'TILE_SPEEDUP', 'PANEL_BYTES', 'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer',
-           'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id',
-           'default_cache_dir', 'build_library', 'load_kernel', 'microkernel', 'physical_cores', 'CBackend',
-           'check_dtypes', 'CDevice']
+           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS', 'TILE_K', 'TILE_SPEEDUP',
+           'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST', 'ISAS', 'c_type', 'c_literal', 'c_index',
+           'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags',
+           'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel', 'vector_isa', 'tile_shape',
+           'microkernel', 'physical_cores', 'CBackend', 'check_dtypes', 'CDevice']
 
 # %% ../../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -182,11 +182,14 @@ class CRenderer:
     of which keeps every output cell's arithmetic and order: `threads` (OpenMP over a nest's leading output loops, for
     nests of at least `parallel_work` iterations), `unroll` (unroll-and-jam; 1 is off), `split_masks` (cut masked
     innermost loops at their mask edges; with `sorted_cuts` False, the cuts are always ordered at run time), `lanes`
-    (a laned reduce loop in vector-sized blocks), `tile` (matmul-shaped nests packed and register-tiled)."""
+    (a laned reduce loop in vector-sized blocks), `tile` (matmul-shaped nests packed and register-tiled), `isa` (the
+    vector instructions the matmul microkernel is spelled in; None: this host's, `vector_isa`)."""
     def __init__(self, kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
-                 unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True):
+                 unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True,
+                 isa: str | None = None):
         self.kernel, self.threads, self.split_masks, self.sorted_cuts = kernel, threads, split_masks, sorted_cuts
         self.parallel_work, self.unroll, self.lanes, self.tile = parallel_work, unroll, lanes, tile
+        self.isa = isa                                   # None: the host's, looked up when a matmul is tiled
         self.instrs = lower(kernel)
         self.match = match_loops(self.instrs)            # LOOP position -> its ENDLOOP's (and back)
         self.types = {i.dst: i.dtype for i in self.instrs if isinstance(i, (Load, Const, Arith, Cast, Where, Acc))}
@@ -347,10 +350,11 @@ def instr(self: CRenderer, ins, pc: int, depth: int, resolved: dict):
 
 # %% ../../nbs/limn/08_backend_c.ipynb #4e21ffec
 def render_c(kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
-             unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True) -> str:
+             unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True,
+             isa: str | None = None) -> str:
     """C source of one kernel: `int limn_kernel(void **args)` over its args in calling order, returning 1 when a
     gather/scatter row was out of range. The options are `CRenderer`'s; `render_c(kernel, **PLAIN)` is the plain nest."""
-    return CRenderer(kernel, threads, split_masks, parallel_work, unroll, sorted_cuts, lanes, tile).render()
+    return CRenderer(kernel, threads, split_masks, parallel_work, unroll, sorted_cuts, lanes, tile, isa).render()
 
 # %% ../../nbs/limn/08_backend_c.ipynb #80d96ca0
 class CompilerNotFound(RuntimeError):
@@ -755,25 +759,80 @@ def lane_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list)
     self.lane_text = None
 
 # %% ../../nbs/limn/08_backend_c.ipynb #f8b1c011
-TILE_ROWS = 5               # rows of the register tile: 5 x 2 vector accumulators + 2 + 1 = 13 of 16 AVX2 registers
-TILE_VECTOR_BYTES = 64      # a tile row: two 32-byte vectors, 16 float32 or 8 float64
 TILE_K = 256                # reduce steps per packed block
 TILE_SPEEDUP = 32           # microkernel multiply-adds per plain-nest iteration, roughly: a tiled nest's work over this is held to PARALLEL_WORK
-PANEL_BYTES = 256 << 10     # the packed block of `b`: half of a 512 KiB L2
+PANEL_BYTES = 256 << 10     # the packed block of `b`
+TILE_VECTORS = 2            # vectors across a row of the register tile
+GENERIC_TILE = (5, 64)      # rows and row bytes where no vector instructions are spelled: 5 x 2 AVX2-sized vectors
+TILE_STRIP_COST = 2         # a strip's fixed cost per reduce step, in rows (tile_shape)
+# per ISA: vector bytes, vector registers, the guard that says the compiler targets it, the intrinsics' prefix, and
+# for each C type its vector type and the intrinsics' suffix
+ISAS = {
+    "avx512": (64, 32, "defined(__AVX512F__)", "_mm512", {"float": ("__m512", "ps"), "double": ("__m512d", "pd")}),
+    "avx2": (32, 16, "defined(__AVX2__) && defined(__FMA__)", "_mm256",
+             {"float": ("__m256", "ps"), "double": ("__m256d", "pd")}),
+}
 
-def microkernel(T: str, fma: str, rows: int, cols: int) -> list:
+@functools.lru_cache(maxsize=None)
+def vector_isa() -> str:
+    "The vector instructions -march=native targets on this host: 'avx512', 'avx2', or 'generic' (left to the compiler)."
+    flags = next((set(value.split()) for key, value in cpuinfo() if key == "flags"), set())
+    if "avx512f" in flags:
+        return "avx512"
+    if {"avx2", "fma"} <= flags:
+        return "avx2"
+    return "generic"
+
+def tile_shape(rows: int, itemsize: int, isa: str) -> tuple[int, int]:
+    """(rows, columns) of the register tile for an output of `rows` rows: `TILE_VECTORS` vectors across, and the row
+    count, up to what the registers hold beside two vectors of `b` and a broadcast, that pads the last strip least.
+    A strip costs its rows plus `TILE_STRIP_COST` rows' time per step (its `b` slice is read from L2 again)."""
+    if isa not in ISAS:
+        return GENERIC_TILE[0], GENERIC_TILE[1] // itemsize
+    vector_bytes, registers = ISAS[isa][:2]
+    most = (registers - TILE_VECTORS - 2) // TILE_VECTORS
+    cost = lambda mr: (-(-rows // mr) * (mr + TILE_STRIP_COST), -mr)
+    return min(range(max(1, most // 2), most + 1), key=cost), TILE_VECTORS * vector_bytes // itemsize
+
+def microkernel(T: str, fma: str, rows: int, cols: int, isa: str = "generic") -> list:
     """`limn_micro`: a rows x cols tile of cells += packed a (k-major, `rows` wide) times packed b (k-major, `cols`
-    wide), over kc steps, each cell one fused multiply-add per step in k order; `first` starts the cells at 0."""
+    wide), over kc steps, each cell one fused multiply-add per step in k order; `first` starts the cells at 0. Under
+    `isa` the tile is spelled in its vector intrinsics (one accumulator register per row and vector), guarded by the
+    compiler's target macros; the loops after `#else` are the same arithmetic for any other target, left to the
+    compiler to vectorise."""
     unroll = "#pragma GCC unroll 16"
-    return [f"static inline void limn_micro(int64_t kc, const {T} *restrict a, const {T} *restrict b, {T} *restrict c, int64_t ldc, int first) {{",
-            f"  {T} acc[{rows}][{cols}];",
-            f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
-            f"    for (int j = 0; j < {cols}; j++) acc[i][j] = first ? ({T})0 : c[i * ldc + j];",
-            f"  for (int64_t k = 0; k < kc; k++) {{", f"    {unroll}", f"    for (int i = 0; i < {rows}; i++) {{",
-            f"      const {T} x = a[k * {rows} + i];", f"      {unroll}",
-            f"      for (int j = 0; j < {cols}; j++) acc[i][j] = {fma}(x, b[k * {cols} + j], acc[i][j]);", "    }", "  }",
-            f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
-            f"    for (int j = 0; j < {cols}; j++) c[i * ldc + j] = acc[i][j];", "}", ""]
+    head = [f"static inline void limn_micro(int64_t kc, const {T} *restrict a, const {T} *restrict b, {T} *restrict c, "
+            "int64_t ldc, int first) {"]
+    plain = [f"  {T} acc[{rows}][{cols}];",
+             f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
+             f"    for (int j = 0; j < {cols}; j++) acc[i][j] = first ? ({T})0 : c[i * ldc + j];",
+             f"  for (int64_t k = 0; k < kc; k++) {{", f"    {unroll}", f"    for (int i = 0; i < {rows}; i++) {{",
+             f"      const {T} x = a[k * {rows} + i];", f"      {unroll}",
+             f"      for (int j = 0; j < {cols}; j++) acc[i][j] = {fma}(x, b[k * {cols} + j], acc[i][j]);",
+             "    }", "  }",
+             f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
+             f"    for (int j = 0; j < {cols}; j++) c[i * ldc + j] = acc[i][j];"]
+    if isa not in ISAS:
+        return head + plain + ["}", ""]
+    vector_bytes, _, guard, prefix, types = ISAS[isa]
+    vec, suffix = types[T]
+    lanes = vector_bytes // (4 if T == "float" else 8)
+    vectors = cols // lanes
+    op = lambda name: f"{prefix}_{name}_{suffix}"
+    spelled = [f"  {vec} acc[{rows}][{vectors}];",
+               f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
+               f"    for (int v = 0; v < {vectors}; v++)",
+               f"      acc[i][v] = first ? {op('setzero')}() : {op('loadu')}(c + i * ldc + v * {lanes});",
+               f"  for (int64_t k = 0; k < kc; k++) {{", f"    {vec} bv[{vectors}];", f"    {unroll}",
+               f"    for (int v = 0; v < {vectors}; v++) bv[v] = {op('loadu')}(b + k * {cols} + v * {lanes});",
+               f"    {unroll}", f"    for (int i = 0; i < {rows}; i++) {{",
+               f"      const {vec} x = {op('set1')}(a[k * {rows} + i]);", f"      {unroll}",
+               f"      for (int v = 0; v < {vectors}; v++) acc[i][v] = {op('fmadd')}(x, bv[v], acc[i][v]);",
+               "    }", "  }",
+               f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
+               f"    for (int v = 0; v < {vectors}; v++) {op('storeu')}(c + i * ldc + v * {lanes}, acc[i][v]);"]
+    include = [f"#if {guard}", "#include <immintrin.h>", "#endif"]
+    return include + head + [f"#if {guard}"] + spelled + ["#else"] + plain + ["#endif", "}", ""]
 
 @patch
 def bind_k(self: CRenderer, c, depth: int, k: str):
@@ -788,19 +847,38 @@ def bind_k(self: CRenderer, c, depth: int, k: str):
 # %% ../../nbs/limn/08_backend_c.ipynb #0406c8a4
 @patch
 def pack(self: CRenderer, c, var, instrs, value: str, dst: str, width: int, start: str, depth: int):
-    "Evaluate `value` (computed by `instrs`) into `dst[kk * width + q]` for kc steps and `width` values of `var` from `start`; 0 past its end."
+    """Evaluate `value` (computed by `instrs`) into `dst[kk * width + q]` for kc steps and `width` values of `var` from
+    `start`; 0 past its end. A whole panel skips the end check; the loops run along whichever of `var` and `k` the
+    loads read with unit stride (one reduce variable, every load contiguous in it: `k` innermost)."""
+    loads = [i for i in instrs if isinstance(i, Load)]
+    contiguous_in_k = [i.index.coef(c.reduce[0]) == 1 != i.index.coef(var) for i in loads] if len(c.reduce) == 1 else []
+    along_k = bool(contiguous_in_k) and all(contiguous_in_k)
+    self.emit(depth, f"if ({start} + {width} <= {var.extent}) {{")
+    self.pack_loops(c, var, instrs, value, dst, width, start, depth + 1, along_k, checked=False)
+    self.emit(depth, "} else {")
+    self.pack_loops(c, var, instrs, value, dst, width, start, depth + 1, along_k, checked=True)
+    self.emit(depth, "}")
+
+@patch
+def pack_loops(self: CRenderer, c, var, instrs, value: str, dst: str, width: int, start: str, depth: int,
+               along_k: bool, checked: bool):
+    "`pack`'s two loops, `q` (over `var`) and `kk` (over k), `kk` innermost when `along_k`; `checked`: 0 past the end."
     T = c_type(c.dtype)
-    self.emit(depth, "for (int64_t kk = 0; kk < kc; kk++) {")
-    self.bind_k(c, depth + 1, "pc + kk")
-    self.emit(depth + 1, f"for (int64_t q = 0; q < {width}; q++) {{")
-    self.emit(depth + 2, f"const int64_t {var.name} = {start} + q;")
-    self.emit(depth + 2, f"{T} value = ({T})0;")
-    self.emit(depth + 2, f"if ({var.name} < {var.extent}) {{")
+    loops = [("q", str(width)), ("kk", "kc")] if along_k else [("kk", "kc"), ("q", str(width))]
+    for level, (name, stop) in enumerate(loops):
+        self.emit(depth + level, f"for (int64_t {name} = 0; {name} < {stop}; {name}++) {{")
+    d = depth + 2
+    self.bind_k(c, d, "pc + kk")
+    self.emit(d, f"const int64_t {var.name} = {start} + q;")
+    if checked:
+        self.emit(d, f"{T} value = ({T})0;")
+        self.emit(d, f"if ({var.name} < {var.extent}) {{")
     for ins in instrs:
-        self.instr(ins, 0, depth + 3, {})
-    self.emit(depth + 3, f"value = {value};")
-    self.emit(depth + 2, "}")
-    self.emit(depth + 2, f"{dst}[kk * {width} + q] = value;")
+        self.instr(ins, 0, d + checked, {})
+    if checked:
+        self.emit(d + 1, f"value = {value};")
+        self.emit(d, "}")
+    self.emit(d, f"{dst}[kk * {width} + q] = {'value' if checked else value};")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
 
@@ -811,14 +889,15 @@ def tiled(self: CRenderer, c):
     `b` does not depend on the outer variables (a weight shared by a batch), its panels are packed once per block and
     the team shares out (outer index, strip) pairs; otherwise the outer loops wrap everything."""
     T, fma = c_type(c.dtype), "fmaf" if c.dtype is float32 else "fma"
-    mr, nr, K = TILE_ROWS, TILE_VECTOR_BYTES // c.dtype.itemsize, math.prod(v.extent for v in c.reduce)
+    isa = self.isa or vector_isa()
+    (mr, nr), K = tile_shape(c.rows.extent, c.dtype.itemsize, isa), math.prod(v.extent for v in c.reduce)
     ni, nj, kc, count = c.rows.extent, c.cols.extent, min(TILE_K, K), math.prod(v.extent for v in c.outer)
     nc = max(nr, min(PANEL_BYTES // (kc * c.dtype.itemsize) // nr * nr, -(-nj // nr) * nr))
     base = c.out - Index.of(c.rows) * c.out.coef(c.rows) - Index.of(c.cols) * c.out.coef(c.cols)
     shared_b = not any(index_vars(i) & {v.name for v in c.outer} for i in c.b_instrs)
     threaded = self.threads and ni * nj * K * count >= self.parallel_work * TILE_SPEEDUP
     omp = lambda depth, text: self.emit(depth, text) if threaded else None
-    self.functions += microkernel(T, fma, mr, nr)
+    self.functions += microkernel(T, fma, mr, nr, isa)
     self.emit(1, f"{T} bpack[{kc * nc}] __attribute__((aligned(64)));     /* the packed block of b, shared */")
     omp(1, "#pragma omp parallel")
     self.emit(1, "{")
@@ -893,13 +972,15 @@ class CBackend(Backend):
         self.threads = threads and "-fopenmp" in self.flags
         self.split_masks, self.cache_dir, self.parallel_work = split_masks, cache_dir or default_cache_dir(), parallel_work
         self.cc_runs = 0                              # times cc actually ran (a disk-cache hit does not count)
+        self.cc_lock = threading.Lock()               # the executor compiles batches in threads; += is not atomic
         if self.threads:
             os.environ.setdefault("OMP_NUM_THREADS", str(physical_cores()))
     def render(self, kernel) -> str:
         return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll, self.sorted_cuts, self.lanes, self.tile)
     def compile(self, source: str, kernel):
         path, ran = build_library(source, self.cc, self.flags, self.cache_dir)
-        self.cc_runs += ran
+        with self.cc_lock:
+            self.cc_runs += ran
         return load_kernel(path)
     def compile_many(self, items: list) -> list:
         "Several kernels in one library (one cc run): each function renamed `limn_kernel_<i>`, the prelude shared."
@@ -908,7 +989,8 @@ class CBackend(Backend):
         parts = [PRELUDE] + [source[len(PRELUDE):].replace("int limn_kernel(", f"int limn_kernel_{i}(", 1).replace("limn_body(", f"limn_body_{i}(").replace("limn_nest", f"limn_{i}_nest").replace("limn_micro", f"limn_{i}_micro")
                              for i, (source, _) in enumerate(items)]
         path, ran = build_library("".join(parts), self.cc, self.flags, self.cache_dir)
-        self.cc_runs += ran
+        with self.cc_lock:
+            self.cc_runs += ran
         return [load_kernel(path, f"limn_kernel_{i}") for i in range(len(items))]
     def launch(self, program, memories: list) -> int:
         return program((ctypes.c_void_p * len(memories))(*[m.ctypes.data for m in memories]))
