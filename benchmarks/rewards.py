@@ -1,24 +1,33 @@
 """litmus at RL scale: what one check costs, piece by piece, and completions per second against workers.
 
-    python benchmarks/rewards.py            # breakdown, cold CLI check, LitmusReward at 1 and 2 workers and on Ray (2 CPUs)
-    python benchmarks/rewards.py --no-ray   # without Ray
+    python benchmarks/rewards.py              # everything: imports, cold CLI, breakdown, throughput, the corpus
+    python benchmarks/rewards.py --brief      # one round of each, two kernels: a smoke run on a busy machine
+    python benchmarks/rewards.py --no-ray     # without Ray
     python benchmarks/rewards.py --histogram  # also: the histogram search with its launch and reference overlapped
 
 Each LitmusReward figure is a batch of 8 distinct completions of one corpus task (quick mode, the cache cold: every
-completion differs from all others by a comment). "cold" is a fresh LitmusReward (its pool or Ray actors start inside
-the timing); "warm" is a second batch of new completions on the same, started pool. Every figure is printed with the
-machine's load average at the time (`uptime`), since the machine may be shared.
+completion differs from all others by a comment). "cold" is the first batch of a fresh LitmusReward (its pool or Ray
+actors start inside the timing); "warm" is the median over later batches of new completions on the same, started pool.
+The backends (local 1 worker, local 2 workers, Ray with 2 CPUs) are measured in interleaved rounds, so a change in the
+machine's load falls on all of them alike, and each is printed as a ratio against one local worker from the same rounds.
+Every figure is printed with the machine's load average at the time, since the machine may be shared.
 """
 import argparse, os, platform, statistics, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ("vadd", "softmax", "layernorm", "matmul")
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def machine() -> str:
     model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
-    return f"{platform.node()}: {model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    threads = ", ".join(f"{v}={os.environ.get(v, 'unset')}" for v in THREAD_VARIABLES)
+    # an editable install under PYTHONDONTWRITEBYTECODE=1 compiles every litmus module from source at each start
+    cached = any((ROOT / "src" / "litmus" / "__pycache__").glob("check.*.pyc")) or bool(os.environ.get("PYTHONPYCACHEPREFIX"))
+    return (f"{platform.node()}: {model}, {os.cpu_count()} cores, Python {platform.python_version()}; {threads}; "
+            f"bytecode cache: {'written' if not sys.flags.dont_write_bytecode else 'not written'} "
+            f"(litmus .pyc {'present' if cached else 'absent'})")
 
 
 def load() -> str:
@@ -50,71 +59,108 @@ def breakdown(names):
     rows = []
     try:
         for name in names:
+            C.check(name, quick=True)          # warm: the first check of a kernel in a process fills caches
             spent.clear()
             start = time.perf_counter()
-            verdict = C.check(name, quick=True).verdict
+            result = C.check(name, quick=True)
             total = time.perf_counter() - start
-            rows.append((name, verdict, total, dict(spent)))
+            rows.append((name, result.verdict, result.falsification.evaluations if result.falsification else 0, total, dict(spent)))
     finally:
         for owner, name, original in originals:
             setattr(owner, name, original)
-    print(f"\nper-kernel cost of one quick check (seconds, warm process; {load()})")
+    print(f"\nper-kernel cost of one quick check (seconds, second check in a warm process; {load()})")
     cols = ["parse", "bound", "proof", "box start", "launches", "reference", "search", "total"]
-    print(f"{'kernel':10s} {'verdict':8s} " + " ".join(f"{c:>9s}" for c in cols))
-    for name, verdict, total, s in rows:
+    print(f"{'kernel':10s} {'verdict':8s} {'launches':>8s} " + " ".join(f"{c:>9s}" for c in cols) + "  per launch")
+    for name, verdict, count, total, s in rows:
         box = s.get("box start", 0.0)
         s["launches"] = s.get("launches", 0.0) - box        # box starts happen inside the first launch of each box
         s["search"] = s.get("search", 0.0) - s["launches"] - box - s.get("reference", 0.0)
-        print(f"{name:10s} {verdict:8s} " + " ".join(f"{s.get(c, total if c == 'total' else 0.0):9.3f}" for c in cols))
+        per = s["launches"] / count if count else 0.0
+        print(f"{name:10s} {verdict:8s} {count:8d} " + " ".join(f"{s.get(c, total if c == 'total' else 0.0):9.3f}" for c in cols)
+              + f"  {1000 * per:7.2f} ms")
 
 
-def imports():
-    "Seconds to start Python and import litmus.check, in a fresh process, against a bare interpreter (median of 3)."
-    def run(code):
-        times = []
-        for _ in range(3):
+def _median_wall(commands, rounds):
+    "Median wall seconds of each command line, run in interleaved rounds (a fresh process each time)."
+    times = {label: [] for label, _ in commands}
+    for _ in range(rounds):
+        for label, argv in commands:
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
-    bare, numpy, litmus = run("pass"), run("import numpy"), run("import litmus.check")
-    print(f"\nimports (fresh process, median of 3; {load()}): python {bare:.3f} s, +numpy {numpy - bare:.3f} s, "
-          f"+litmus.check {litmus - bare:.3f} s")
+            subprocess.run(argv, capture_output=True, check=False)
+            times[label].append(time.perf_counter() - start)
+    return {label: statistics.median(t) for label, t in times.items()}
 
 
-def cold_cli(rounds=5):
-    "Wall clock of `litmus check` of corpus kernels from the shell (a cold process each time)."
+def imports(rounds=3):
+    "Seconds to start Python and import litmus's pieces, each in a fresh process, against a bare interpreter."
+    py = sys.executable
+    steps = [("python", "pass"), ("numpy", "import numpy"), ("litmus.cli (litmus --help)", "import litmus.cli"),
+             ("litmus.check", "import litmus.check")]
+    got = _median_wall([(label, [py, "-c", code]) for label, code in steps], rounds)
+    bare = got["python"]
+    print(f"\nimports (fresh process, median of {rounds}; {load()}): python {bare:.3f} s, then "
+          + ", ".join(f"+{label} {got[label] - bare:.3f} s" for label, _ in steps[1:]))
+
+
+def cold_cli(names=("vadd", "softmax", "layernorm", "matmul"), rounds=5):
+    "Wall clock of `litmus check` of corpus kernels from the shell (a cold process each time), default and --quick."
     from litmus import corpus
     exe = str(Path(sys.executable).parent / "litmus")
-    for name in ("vadd", "softmax"):
-        times = []
-        for _ in range(rounds):
-            start = time.perf_counter()
-            subprocess.run([exe, "check", str(corpus.get(name).path), "--quick"], capture_output=True, check=False)
-            times.append(time.perf_counter() - start)
-        print(f"cold `litmus check {name}.py --quick`: median {statistics.median(times):.2f} s of {rounds} ({load()})")
+    commands = [(f"{name}{flag}", [exe, "check", str(corpus.get(name).path), *flag.split()])
+                for name in names for flag in ("", " --quick")]
+    got = _median_wall(commands, rounds)
+    print(f"\ncold `litmus check FILE` (wall clock, median of {rounds} interleaved rounds; {load()})")
+    for label, seconds in got.items():
+        print(f"  {label:20s} {seconds:6.2f} s")
+    print(f"  median over these kernels: default {statistics.median(v for k, v in got.items() if '--quick' not in k):.2f} s, "
+          f"--quick {statistics.median(v for k, v in got.items() if '--quick' in k):.2f} s")
 
 
-def throughput(backends, batch=8):
-    "Completions per second for each backend and kernel, cold and warm."
+def throughput(backends, names=KERNELS, batch=8, rounds=4):
+    """Completions per second for each backend and kernel: the first batch cold, then `rounds` - 1 warm batches, the
+    backends interleaved inside each round; each rate also per worker and as a ratio against one local worker."""
     from litmus import corpus
     from litmus.rewards import LitmusReward, task_of
-    print(f"\nLitmusReward, quick, {batch} distinct completions per batch (completions/s)")
-    print(f"{'backend':14s} {'kernel':10s} {'cold':>7s} {'warm':>7s}  scores  load")
-    for label, options in backends:
-        for name in KERNELS:
-            source, task = corpus.get(name).source, task_of(name)
-            reward = LitmusReward(**options, **task)
-            try:
-                rates, scores = [], set()
-                for round_ in ("cold", "warm"):
-                    completions = [fenced(source + f"\n# {label} {round_} completion {i}\n") for i in range(batch)]
+    print(f"\nLitmusReward, quick, {batch} distinct completions per batch (completions/s; warm: median of {rounds - 1} "
+          f"interleaved rounds)")
+    print(f"{'backend':14s} {'kernel':10s} {'cold':>7s} {'warm':>7s} {'/worker':>8s} {'vs 1 local':>10s}  scores  load")
+    for name in names:
+        source, task = corpus.get(name).source, task_of(name)
+        rewards = {label: LitmusReward(**options, **task) for label, options, _ in backends}
+        rates, scores = {label: [] for label, _, _ in backends}, {label: set() for label, _, _ in backends}
+        try:
+            for round_ in range(rounds):
+                for label, _, _ in backends:
+                    completions = [fenced(source + f"\n# {label} round {round_} completion {i}\n") for i in range(batch)]
                     start = time.perf_counter()
-                    scores |= set(reward(completions=completions))
-                    rates.append(batch / (time.perf_counter() - start))
-            finally:
+                    scores[label] |= set(rewards[label](completions=completions))
+                    rates[label].append(batch / (time.perf_counter() - start))
+        finally:
+            for reward in rewards.values():
                 reward.close()
-            print(f"{label:14s} {name:10s} {rates[0]:7.2f} {rates[1]:7.2f}  {sorted(scores)}  {load()}", flush=True)
+        base = statistics.median(rates[backends[0][0]][1:])
+        for label, _, workers in backends:
+            warm = statistics.median(rates[label][1:])
+            print(f"{label:14s} {name:10s} {rates[label][0]:7.2f} {warm:7.2f} {warm / workers:8.2f} {warm / base:9.2f}x  "
+                  f"{sorted(scores[label])}  {load()}", flush=True)
+
+
+def whole_corpus(ray: bool, workers=(1, 2)):
+    "check_many over the corpus at the budgets of the benchmark's condition C (not quick): wall clock and per-kernel p50/p95."
+    from litmus import corpus
+    from litmus.cli import check_many
+    paths = [k.path for k in corpus.kernels()]
+    print(f"\nthe corpus ({len(paths)} kernels) through check_many, condition C's budgets ({load()})")
+    runs = [(f"local, {n}", dict(workers=n)) for n in workers] + ([("ray, 2 CPUs", dict(ray="auto", workers=2))] if ray else [])
+    verdicts = {}
+    for label, options in runs:
+        batch = check_many(paths, **options)
+        s = batch.summary
+        verdicts[label] = [r["verdict"] for r in batch.results]
+        print(f"  {label:12s} wall {s['wall_seconds']:6.2f} s  per kernel p50 {s['p50_seconds']:.2f} s p95 {s['p95_seconds']:.2f} s"
+              f"  sum {sum(r['seconds'] for r in batch.results):6.2f} s  {s['verdicts']}  {load()}", flush=True)
+    same = len({tuple(v) for v in verdicts.values()}) == 1
+    print(f"  the same verdict on every kernel in every run: {same}")
 
 
 def overlapped_histogram():
@@ -161,23 +207,30 @@ def main():
     a.add_argument("--no-ray", action="store_true")
     a.add_argument("--histogram", action="store_true")
     a.add_argument("--skip-cli", action="store_true")
+    a.add_argument("--skip-corpus", action="store_true")
+    a.add_argument("--brief", action="store_true", help="one cold and one warm round, vadd and matmul only (a smoke run)")
     args = a.parse_args()
     print(f"machine: {machine()}\n{load()}")
+    names = ("vadd", "matmul") if args.brief else KERNELS
     if not args.skip_cli:
-        imports()
-        cold_cli()
-    breakdown(KERNELS + ("histogram",))
+        imports(1 if args.brief else 3)
+        cold_cli(names, 1 if args.brief else 5)
+    breakdown(names + (() if args.brief else ("histogram",)))
     if args.histogram:
         overlapped_histogram()
-    backends = [("local, 1", {"workers": 1}), ("local, 2", {"workers": 2})]
+    backends = [("local, 1", {"workers": 1}, 1), ("local, 2", {"workers": 2}, 2)]
+    ray = False
     if not args.no_ray:
         try:
-            import ray
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-            backends.append(("ray, 2 CPUs", {"workers": 2, "backend": "ray"}))
+            import ray as ray_module
+            ray_module.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            backends.append(("ray, 2 CPUs", {"workers": 2, "backend": "ray"}, 2))
+            ray = True
         except Exception as e:      # ImportError, or a Ray that cannot start on this machine now
             print(f"Ray: not measured ({type(e).__name__}: {str(e).splitlines()[0][:200]})")
-    throughput(backends)
+    throughput(backends, names, rounds=2 if args.brief else 4)
+    if not args.skip_corpus and not args.brief:
+        whole_corpus(ray)
 
 
 if __name__ == "__main__":      # the reward's worker pool imports this file again in each worker

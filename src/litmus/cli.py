@@ -371,7 +371,7 @@ def _check_local(paths: list, options: dict, workers: int, done) -> list:
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     if method == "forkserver":
-        context.set_forkserver_preload(["litmus.cli", "litmus.check"])
+        context.set_forkserver_preload(["litmus.cli", "litmus.check", "z3"])    # one import for all (z3 if installed)
     out = [None] * len(paths)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         futures = {pool.submit(job, p, options): i for i, p in enumerate(paths)}

@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['SAFETY_WEIGHT', 'BOUND_WEIGHT', 'SEARCH_WEIGHT', 'PARTIAL', 'UNKNOWN_CAP', 'COUNTEREXAMPLE_CAP', 'UNMODELLED_CAP',
-           'STATIC_CAP', 'SAFETY_KINDS', 'TASK_KEYS', 'LAUNCH_KEYS', 'OWN_LAUNCH_KEYS', 'RewardBreakdown', 'breakdown',
-           'completion_text', 'extract_kernel', 'task_of', 'checked_task', 'pinned_sizes', 'load_completion',
-           'score_source', 'LitmusReward', 'litmus_reward', 'litmus_reward_func', 'FileCache']
+           'STATIC_CAP', 'SAFETY_KINDS', 'TASK_KEYS', 'LAUNCH_KEYS', 'OWN_LAUNCH_KEYS', 'PRELOAD', 'RewardBreakdown',
+           'breakdown', 'completion_text', 'extract_kernel', 'task_of', 'checked_task', 'pinned_sizes',
+           'load_completion', 'score_source', 'LitmusReward', 'litmus_reward', 'litmus_reward_func', 'FileCache']
 
 # %% ../../nbs/litmus/16_rewards.ipynb #3247ed28
 import ast, dataclasses, hashlib, hmac, json, os, re, secrets, tempfile, time, multiprocessing
@@ -323,15 +323,18 @@ def _here(self: LitmusReward, key: str, source, task) -> RewardBreakdown:
     return b
 
 # %% ../../nbs/litmus/16_rewards.ipynb #adcad30f
+PRELOAD = ["litmus.rewards", "litmus.check", "z3"]    # a module that is not installed is skipped by the forkserver
+
 @patch
 def _pool_start(self: LitmusReward) -> ProcessPoolExecutor:
     """The worker pool. forkserver (spawn where it does not exist) never forks a trainer's threads, and its server imports
-    litmus once for every worker. As with any multiprocessing pool, a training script needs its `__main__` guard."""
+    litmus's checker once for every worker. As with any multiprocessing pool, a training script needs its `__main__` guard."""
     if self._pool is None:
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
         if method == "forkserver":
-            context.set_forkserver_preload(["litmus.rewards"])
+            # the server imports the whole checker (and z3, where installed) once, and every worker forks from it warm
+            context.set_forkserver_preload(PRELOAD)
         self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
     return self._pool
 
