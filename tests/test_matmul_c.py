@@ -110,3 +110,20 @@ def test_intrinsic_tile_compiles_where_the_host_targets_it():
             backend_c.build_library(probe, backend_c.find_cc(), flags, backend_c.default_cache_dir())
     else:
         assert not any("#if" in l for l in lines)
+
+
+def test_cc_runs_counts_every_compile_under_threads(tmp_path):
+    """The executor compiles batches in threads (chapter 07's compile_new): CBackend.cc_runs counts each cc run once,
+    however the threads interleave (one library file per run), and a second round of the same sources, all cache hits,
+    adds nothing."""
+    from concurrent.futures import ThreadPoolExecutor
+    from limn.backend_c import CBackend
+    backend = CBackend(cache_dir=str(tmp_path))
+    sources = [f"#include <stdint.h>\nint limn_kernel(void **args) {{ return {i}; }}\n" for i in range(12)]
+    with ThreadPoolExecutor(6) as pool:
+        programs = list(pool.map(lambda s: backend.compile(s, None), sources))
+    assert backend.cc_runs == 12 == len(list(tmp_path.glob("limn_*.so")))
+    assert [p(None) for p in programs] == list(range(12))
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(lambda s: backend.compile(s, None), sources))
+    assert backend.cc_runs == 12

@@ -668,7 +668,8 @@ def _c_function(backend, dtype: DType, name: str, n_pointers: int):
     libs = backend.__dict__.setdefault("sdpa_libraries", {})
     if dtype.name not in libs:
         path, ran = build_library(c_sdpa_source(dtype), backend.cc, backend.flags, backend.cache_dir)
-        backend.cc_runs += ran
+        with backend.cc_lock:                     # the executor compiles in threads
+            backend.cc_runs += ran
         libs[dtype.name] = ctypes.CDLL(path)
     fn = getattr(libs[dtype.name], name)
     fn.argtypes = [ctypes.c_void_p] * n_pointers + [ctypes.c_int64] * 5 + [ctypes.c_int, ctypes.c_double]
