@@ -280,8 +280,10 @@ REFS = {'fg_addmm': ('mat1 @ mat2 + bias', ''), 'fg_argmax': ('torch.argmax(inp,
         'fg_softmax': ('torch.softmax(self, dim=-1)', 'dim=-1'), 'fg_transpose': ('inp.T', ''),
         'fg_vdot': ('(input * other).sum()', ''), 'liger_cross_entropy': ('F.cross_entropy(_input, target.long())', ''),
         'liger_dyt': ('torch.tanh(alpha * x) * gamma + beta', ''), 'liger_geglu': ('F.gelu(a, approximate="tanh") * b', ''),
-        'liger_layernorm': ('F.layer_norm(X, (X.shape[-1],), W, B, eps)', 'eps=1e-5'),
-        'liger_rmsnorm': ('X * torch.rsqrt((X * X).mean(-1, keepdim=True) + eps) * W', 'eps=1e-6'),
+        'liger_layernorm': ('F.layer_norm(X, (X.shape[-1],), W, B, eps), X.mean(-1), '      # Y, Mean, RSTD: every output
+                            'torch.rsqrt(((X - X.mean(-1, keepdim=True)) ** 2).mean(-1) + eps)', 'eps=1e-5'),
+        'liger_rmsnorm': ('X * torch.rsqrt((X * X).mean(-1, keepdim=True) + eps) * W, torch.rsqrt((X * X).mean(-1) + eps)',
+                          'eps=1e-6, offset=0.0'),
         'liger_softmax': ('torch.softmax(x, dim=-1)', ''), 'liger_swiglu': ('F.silu(a) * b', '')}
 
 

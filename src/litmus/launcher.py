@@ -199,8 +199,8 @@ class LaunchCall:
 class _Retry(Exception):
     """What the reader learnt that changes how parameters are bound: an undeclared tensor's rank was too small, or
     two fresh dims are equal (`assert a.shape[1] == b.shape[0]`): read again from the start with it."""
-    def __init__(self, param=None, rank=0, same=None, exact=False):
-        self.param, self.rank, self.same, self.exact = param, rank, same, exact
+    def __init__(self, param=None, rank=0, same=None, exact=False, pin=None):
+        self.param, self.rank, self.same, self.exact, self.pin = param, rank, same, exact, pin
 
 # %% ../../nbs/litmus/14_launcher.ipynb #d12ff38c
 class _Return(Exception):
@@ -234,7 +234,7 @@ class Reader:
     """Reads one entry function of a kernel file symbolically. `shapes` (param -> (shape, dtype)) declares tensor
     parameters; an undeclared one gets fresh dims `<param>_<i>` and a rank the launcher's own uses fix (`_Retry`)."""
     def __init__(self, tree, path, entry: str, shapes: dict | None = None, ranks: dict | None = None, alias: dict | None = None,
-                 fallback: dict | None = None, scalars: dict | None = None, decide: dict | None = None):
+                 fallback: dict | None = None, scalars: dict | None = None, decide: dict | None = None, given: dict | None = None):
         self.tree, self.path, self.entry, self.where = tree, Path(path), entry, f"kernel file {path}"
         self.imports, self.defs, self.jits = _imports(tree), _plain_defs(tree), jit_functions(tree)
         self.literals = {k: v for k, (node, v, _) in module_literals(tree, trusted_roots(tree)).items()}
@@ -243,6 +243,8 @@ class Reader:
         self.params, self.unsure, self.pads, self.unsure_env = {}, [], [], []
         self.fallback, self.scalars = dict(fallback or {}), dict(scalars or {})     # a LITMUS literal's args by name and its grid: what the launcher cannot say
         self.decide, self.assume, self.when, self.taken = dict(decide or {}), [], [], set()   # the path read: its sides and preconditions
+        self.given = {k: v for k, v in (given or {}).items() if isinstance(v, int)}    # sizes the command line fixed
+        self.pins = set()             # given parameters the launcher indexes with (`shape[dim]`): values, not dims
 
     def fail(self, line, what, missing="args"):
         raise LauncherError(f"{self.where}: line {line}: the launcher {self.entry!r} {what}; litmus reads launchers "
@@ -537,6 +539,7 @@ def _unary(self, e, env):
 # %% ../../nbs/litmus/14_launcher.ipynb #ee689376
 def _compare(self, e, env):
     values = [self.value(x, env) for x in [e.left] + e.comparators]
+    values = [self.pinned(v) if isinstance(v, Size) else v for v in values]
     if all(_concrete(v) or isinstance(v, (tuple, list)) for v in values):
         return all(_CMP[type(op)](a, b) for op, a, b in zip(e.ops, values, values[1:]))
     if len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)) and None in (values[0], values[1]):
@@ -698,6 +701,8 @@ def precondition(self: Reader, test, line: int, what: str):
     "An `assert` (or the side of an `if` that does not raise): a size comparison becomes a precondition of every launch."
     if isinstance(test, Condition) and test.when_true is not None:
         self.assume += [t for t in test.when_true if t not in self.assume]
+    elif _concrete(test) and not test and 'undeclared' in self.params.values():
+        self.notes.append(f"line {line}: the launcher {what} fails at the ranks litmus read from its uses; --shape declares them")
     elif _concrete(test) and not test:
         self.fail(line, f"{what} fails for the declared shapes and dtypes", "shapes")
 
@@ -913,11 +918,28 @@ def index(self: Reader, seq, i, line):
         need = max([x + 1 if x >= 0 else max(2, -x) for x in stops] or [0])
         if need > len(seq):
             raise _Retry(seq.tensor.param, need)
+    if isinstance(i, Size) and isinstance(seq, (tuple, list)):
+        i = self.pinned(i, index=True)      # `shape[dim]` with --dims dim=1: read at that value
     try:
         out = seq[i]
     except (IndexError, KeyError, TypeError):
         return Unreadable(f"index {i!r} of {_describe(seq)}", line)
     return tuple(out) if isinstance(out, tuple) else out
+
+# %% ../../nbs/litmus/14_launcher.ipynb #1537a8c3
+@patch
+def pinned(self: Reader, size: Size, index: bool = False):
+    """A size made only of given parameters the launcher indexes with (`x.shape[dim]` with `--dims dim=1`), as its value
+    there: such a parameter picks an axis, so it is read at the value given, never searched. An index of a given
+    parameter not yet known as one re-reads the launcher with it pinned (its earlier tests, `dim < x.ndim`, decided)."""
+    names = {n for n in _ATOM.findall(size.expr) if not n.isdigit()} - {'cdiv', 'next_pow2', 'min', 'max'}
+    if not names or not names <= set(self.given):
+        return size
+    if not names <= self.pins:
+        if index:
+            raise _Retry(pin=names - self.pins)
+        return size
+    return corpus.evaluate(size.expr, self.given)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #d5235ba9
 def _subscript(self, e, env):
@@ -1713,10 +1735,10 @@ def read_launches(path, entry: str, shapes: dict | None = None, dims: dict | Non
     dims = dict(dims or {})
     scalars = {k: float(v) for k, v in dims.items() if isinstance(v, float)}
     dims = {k: v for k, v in dims.items() if k not in scalars}
-    alias, paths, pending = {}, [], [{}]
+    alias, paths, pending, pins = {}, [], [{}], set()
     while pending:
         decide = pending.pop(0)
-        reader, metas = _read_path(tree, path, entry, fn, shapes, ranks, alias, literal, scalars, decide)
+        reader, metas = _read_path(tree, path, entry, fn, shapes, ranks, alias, literal, scalars, decide, dims, pins)
         if isinstance(metas, Condition):
             if len(paths) + len(pending) + 2 > MAX_PATHS:
                 raise LauncherError(f"kernel file {path}: line {metas.line}: the launcher {entry!r} takes more than "
@@ -1748,18 +1770,21 @@ def read_launches(path, entry: str, shapes: dict | None = None, dims: dict | Non
 MAX_PATHS, MAX_PATH_TESTS = 16, 4     # readings of one launcher, conditions one reading decides
 
 # %% ../../nbs/litmus/14_launcher.ipynb #a71439a3
-def _read_path(tree, path, entry, fn, shapes, ranks, alias, literal, scalars, decide):
+def _read_path(tree, path, entry, fn, shapes, ranks, alias, literal, scalars, decide, given=None, pins=None):
     """(reader, launch descriptions) of one reading that takes the sides `decide` says, re-read until the ranks and
     dims settle (`ranks` and `alias` are facts of the parameters, shared by every path); (reader, Condition) when a
     launch depends on a condition this reading has not decided."""
     for _ in range(MAX_REREADS):
-        reader = Reader(tree, path, entry, shapes, ranks, alias, _fallback(literal), scalars, decide)
+        reader = Reader(tree, path, entry, shapes, ranks, alias, _fallback(literal), scalars, decide, given)
+        reader.pins = pins                  # shared by every reading, like the ranks
         try:
             return reader, reader.read(fn)
         except _Fork as f:
             return reader, f.condition
         except _Retry as r:
-            if r.same:
+            if r.pin:
+                pins |= r.pin
+            elif r.same:
                 alias[r.same[0]] = r.same[1]
             else:
                 ranks[r.param] = r.rank if r.exact else max(ranks.get(r.param, 1), r.rank)
@@ -1798,6 +1823,10 @@ def _satisfying(dims: dict, assume: list, given: set, pads: list) -> dict:
     for frozen in (given, set()):
         free = [d for d in dims if d not in frozen and d not in pads]
         near = [[dims[d]] + sorted((v for v in candidates if v != dims[d]), key=lambda v: (v == 0, abs(v - dims[d]))) for d in free]
+        for d, values in zip(free, near):           # one dim moved first: the fewest changes to what was asked
+            for v in values[1:]:
+                if ok({**dims, d: v}):
+                    return {**dims, d: v}
         for i, choice in enumerate(itertools.product(*near)):
             if i >= 20000:
                 break
@@ -2082,6 +2111,13 @@ def _dsl_call(e, names, values) -> str:
         return f"{_TORCH_ROW[name]}({arg(0)})"
     if name in ('linalg.vector_norm', 'norm') and len(args) == 1 and _last_dim(e, 9):
         return f"sqrt(sum({arg(0)} * {arg(0)}))"
+    if name == 'gelu' and len(args) == 1:
+        approximate = next((k.value.value for k in e.keywords if k.arg == 'approximate' and isinstance(k.value, ast.Constant)), 'none')
+        a = arg(0)
+        if approximate == 'tanh':          # torch's formula, constant for constant
+            return f"(0.5 * {a} * (1 + tanh(0.7978845608028654 * ({a} + 0.044715 * {a} * {a} * {a}))))"
+        if approximate == 'none':
+            return f"(0.5 * {a} * (1 + erf({a} * 0.7071067811865476)))"
     if name == 'relu' and len(args) == 1:
         return f"max({arg(0)}, 0.0)"
     if name == 'silu' and len(args) == 1:
@@ -2099,17 +2135,21 @@ def _dsl_call(e, names, values) -> str:
     raise _NoSpec(ast.unparse(e)[:60])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #ab840a5d
-def infer_spec(ref, names: dict, values: dict | None = None) -> str | None:
-    """The spec DSL text of a torch expression (kernel argument names in place of the launcher's parameters), or None
-    where the expression holds a call the table does not know. It parses the text; nothing of it runs."""
+def infer_spec(ref, names: dict, values: dict | None = None):
+    """The spec DSL text of a torch expression (kernel argument names in place of the launcher's parameters), a list
+    of texts for a tuple of them (one per output, in the kernel's output order), or None where the expression holds a
+    call the table does not know. It parses the text; nothing of it runs."""
     if not isinstance(ref, str) or ref.endswith(".py"):
         return None
     try:
-        text = _dsl(ast.parse(ref.strip(), mode="eval").body, names, values or {})
-        parse(text)
+        body = ast.parse(ref.strip(), mode="eval").body
+        parts = body.elts if isinstance(body, ast.Tuple) else [body]
+        texts = [_dsl(p, names, values or {}) for p in parts]
+        for text in texts:
+            parse(text)
     except (SyntaxError, ValueError, TypeError, _NoSpec, RecursionError):
         return None
-    return text
+    return texts if isinstance(body, ast.Tuple) else texts[0]
 
 # %% ../../nbs/litmus/14_launcher.ipynb #ef4a9e1d
 def _agree(kernel, spec_text, reference, limits, seed=0) -> str | None:
@@ -2119,13 +2159,20 @@ def _agree(kernel, spec_text, reference, limits, seed=0) -> str | None:
     outcome = box_call(lambda item: {"ref": reference(*[inputs[n] for n in kernel.inputs])}, 0, limits)
     if not outcome.ok:
         return f"the torch reference failed in its box: {outcome.error}"
-    spec = Spec(spec_text, {t: tuple(v) for t, v in kernel.domain.items()}, {"N": 1, "K": 1})
-    mine = np.asarray(spec.reference({n: inputs[n] for n in spec.inputs}), np.float64)
-    theirs = np.asarray(outcome.value["ref"], np.float64)
-    if mine.size != theirs.size:
-        mine = np.broadcast_to(mine, theirs.shape) if mine.size == 1 or mine.ndim < theirs.ndim else mine
-    ok = mine.size == theirs.size and np.allclose(mine.reshape(theirs.shape), theirs, rtol=1e-9, atol=1e-12)
-    return None if ok else "its float64 values differ from torch's on a drawn input"
+    texts = spec_text if isinstance(spec_text, list) else [spec_text]
+    value = outcome.value["ref"]
+    answers = tuple(value) if len(texts) > 1 and isinstance(value, (tuple, list)) else (value,)
+    if len(answers) != len(texts):
+        return f"torch answers {len(answers)} outputs for {len(texts)} specs"
+    for text, answer in zip(texts, answers):
+        spec = Spec(text, {t: tuple(v) for t, v in kernel.domain.items()}, {"N": 1, "K": 1})
+        mine = np.asarray(spec.reference({n: inputs[n] for n in spec.inputs}), np.float64)
+        theirs = np.asarray(answer, np.float64)
+        if mine.size != theirs.size:
+            mine = np.broadcast_to(mine, theirs.shape) if mine.size == 1 or mine.ndim < theirs.ndim else mine
+        if not (mine.size == theirs.size and np.allclose(mine.reshape(theirs.shape), theirs, rtol=1e-9, atol=1e-12)):
+            return "its float64 values differ from torch's on a drawn input"
+    return None
 
 # %% ../../nbs/litmus/14_launcher.ipynb #f9cefbc7
 def _parse_sizes(dims) -> dict:
@@ -2195,7 +2242,9 @@ def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: 
     torch_ref = TorchReference(ref, {a["name"]: a["from"] for a in ins}, values, {a["from"]: a["shape"] for a in ins},
                                {a["name"]: a["shape"] for a in outs}, params, {a["from"]: a["perm"] for a in ins if a.get("perm")})
     permuted = any(a.get("perm") for a in ins)        # the spec would name the permuted copy, not the parameter
-    return infer_spec(ref, names, values) if len(outs) == 1 and not permuted else None, torch_ref
+    spec = None if permuted else infer_spec(ref, names, values)
+    fits = isinstance(spec, str) and len(outs) == 1 or isinstance(spec, list) and len(spec) == len(outs)
+    return spec if fits else None, torch_ref
 
 # %% ../../nbs/litmus/14_launcher.ipynb #0d71570d
 def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None, *, budget: int = 80, quick: bool = False,
