@@ -275,3 +275,35 @@ def test_tiles_counted_down_from_the_last_full_tile_are_in_bounds_and_meet_only_
             assert [p.proved for p in proofs] == [not racy] * len(stores), [str(p) for p in proofs]
             if not racy:
                 assert all('only in the same program' in p.steps[-1] for p in proofs)
+
+_FLAT = '''@triton.jit
+def k(x_ptr, out_ptr, M, N, stride_x, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < LIMIT
+    v = tl.load(x_ptr + (offs // N) * stride_x + offs % N, mask=mask)
+    tl.store(out_ptr + offs, v, mask=mask)
+'''
+
+def test_a_flattened_index_over_a_packed_tensor_is_in_bounds():
+    """An elementwise kernel over the M*N elements of a 2-D tensor: the store's flat offset is in bounds because a packed
+    row-major layout's live offsets are exactly 0 .. M*N - 1 (`row_major`), and the load's row `offs // N` is below M
+    by the guard `offs < M*N` and the floor fact `(offs // N)*N <= offs` together, times N (a multiplier with a pair).
+    Proved, and enumeration finds nothing outside. The mask one past the end is found by enumeration and not proved;
+    an output with padded rows (row stride N + 1) is written in its padding, which enumeration finds and the prover,
+    which reads a flat offset only in a packed layout, does not prove (kills `row_major` ignoring the strides and the
+    multiplier-with-pair step, without which the load's row is not proved)."""
+    sizes = [{'M': m, 'N': n} for m in (1, 2, 3) for n in (1, 3, 4, 7)]
+    blocks = [{'BLOCK': b} for b in (1, 2, 4, 8)]
+    for limit, out_stride, safe in (('M * N', 'N', True), ('M * N + 1', 'N', False), ('M * N', 'N + 1', False)):
+        args = [_tensor('x_ptr', ['M', 'N'], 'in'), _tensor('out_ptr', ['M', 'N'], 'out', strides=[out_stride, '1']),
+                {'name': 'M', 'kind': 'scalar', 'value': 'M'}, {'name': 'N', 'kind': 'scalar', 'value': 'N'},
+                {'name': 'stride_x', 'kind': 'scalar', 'value': 'N'}, {'name': 'BLOCK', 'kind': 'constexpr', 'value': '64'}]
+        model = _loop_model(_FLAT.replace('LIMIT', limit), args, ['cdiv(M * N, BLOCK)'], {'M': 3, 'N': 7})
+        assert _oob_anywhere(model, sizes, blocks) == (not safe), (limit, out_stride)
+        mp = ModelProver(model)
+        assert all(mp.in_bounds(a).proved for a in model.accesses) == safe, (limit, out_stride)
+        if safe:
+            store = _store(model)
+            assert mp.race_free(store).proved
+            dims = lambda a: [s for s in mp.in_bounds(a).steps if s.startswith('dim ')]
+            assert len(dims(model.accesses[0])) == 2 and len(dims(store)) == 1   # the load per dim, the store flat

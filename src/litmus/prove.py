@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['MAX_ORDERED', 'MAX_PAIRED', 'INT32_MIN', 'INT32_MAX', 'ALLOCATION_ALIGNMENT', 'hypotheses', 'Prover', 'divide',
-           'decompositions', 'Proof', 'floor_facts', 'condition_formula', 'preconditions', 'ModelProver', 'size_bound',
-           'hint_proof']
+           'decompositions', 'Proof', 'floor_facts', 'row_major', 'condition_formula', 'preconditions', 'ModelProver',
+           'size_bound', 'hint_proof']
 
 # %% ../../nbs/litmus/07_prove.ipynb #87a9bb37
 import ast, itertools, math
@@ -188,7 +188,8 @@ def _le0_refined(self:Prover, p, hyps, pairs):
     the hypotheses were subtracted (`_split_le0`): a grid-stride guard `it*min(R, G) + pid < R` cancels the same `min`
     in the goal, which either branch alone loses. A pair is also tried summed and then tightened: a loop counting
     tiles down from `prev_multiple_of(N, T)` needs its guard `T*it + T < N` and the floor fact `N <= q*T` added
-    before the integer step `T*(it + 1) < q*T` gives `it + 2 <= q`."""
+    before the integer step `T*(it + 1) < q*T` gives `it + 2 <= q`. A pair also bounds a goal scaled by a multiplier:
+    a flattened index's row `offs // N` is below M by its guard and the floor fact together."""
     hyps = list(hyps) + [t for t in map(self.tighten, hyps) if t is not None]
     singles = hyps + self._facts_tightened()
     for h in singles:
@@ -201,6 +202,11 @@ def _le0_refined(self:Prover, p, hyps, pairs):
                     return True
                 both = self.tighten(h1 + h2)  # a sum may tighten where neither part does: guard + floor fact
                 if both is not None and self._split_le0(p - both):
+                    return True
+        for k in self.multipliers:  # `offs < M*N` and `(offs // N)*N <= offs` give `offs // N <= M - 1` (times N)
+            scaled = k * (p - 1) + 1
+            for i, h1 in enumerate(hyps):
+                if any(self._split_le0(scaled - h1 - h2) for h2 in singles[i + 1:]):
                     return True
     return False
 
@@ -359,6 +365,17 @@ def floor_facts(model):
                         mults.append(g)
     return facts, mults, refined
 
+# %% ../../nbs/litmus/07_prove.ipynb #c4d1f0b1
+def row_major(tensor):
+    """The layout is packed row-major (the last stride 1, each other the next one times the next size, as Polys): the
+    offsets of its live elements are exactly 0 .. numel - 1, so a flattened index (a kernel over `x.numel()` elements of
+    a 2-D tensor) is in bounds when it is in that range."""
+    strides, shape = list(tensor.strides), list(tensor.shape)
+    if not strides or strides[-1] != Poly.const(1):
+        return False
+    return all(strides[d] == strides[d + 1] * shape[d + 1] for d in range(len(shape) - 1))
+
+
 # %% ../../nbs/litmus/07_prove.ipynb #8325e105
 class _InBounds:
     "In-bounds proofs: an offset read as in-range indices of its tensor."
@@ -376,9 +393,12 @@ class _InBounds:
         t = self.model.tensors[access.tensor]
         hyps = hypotheses(access.guard) + self.facts()
         tried = []
-        for idxs in decompositions(access.offset, t):
+        candidates = [(idxs, list(t.shape), list(t.strides)) for idxs in decompositions(access.offset, t)]
+        if len(t.shape) > 1 and row_major(t):  # packed: every offset in [0, numel) is a live element
+            candidates.append(([access.offset], [math.prod(t.shape, start=Poly.const(1))], [Poly.const(1)]))
+        for idxs, sizes, strides in candidates:
             steps, ok = [], True
-            for d, (i, size) in enumerate(zip(idxs, t.shape)):
+            for d, (i, size) in enumerate(zip(idxs, sizes)):
                 lo_ok = self.prover.le0(-i, hyps, refine=True)
                 hi_ok = lo_ok and self.prover.le0(i - size + 1, hyps, refine=True)
                 steps.append(f"dim {d}: index {i} in [0, {size - 1}]: {'proved' if lo_ok and hi_ok else 'not proved'}")
@@ -388,7 +408,7 @@ class _InBounds:
             if ok:
                 self._decomp[id(access)] = idxs
                 return Proof('in_bounds', str(access), access.line, True,
-                             [f"offset = " + " + ".join(f"({i})*({s})" for i, s in zip(idxs, t.strides))] + steps)
+                             [f"offset = " + " + ".join(f"({i})*({s})" for i, s in zip(idxs, strides))] + steps)
             tried.append(f"split ({_idx_text(idxs)}): " + steps[-1])
         return Proof('in_bounds', str(access), access.line, False, tried or ['no split of the offset by the strides'])
 
@@ -565,8 +585,8 @@ def same_program(self:_RaceFreedom, access, other):
     in both, `a*pid + r` with the same weight `a` and `0 <= r <= a - 1` under each one's guard (`a*p + r == a*p' + r'`
     then forces `p == p'`). Two statements of one program run in its order: no race between them."""
     ia, io = self._decomp.get(id(access)), self._decomp.get(id(other))
-    if ia is None or io is None or not self.layout_injective(access.tensor):
-        return False
+    if ia is None or io is None or len(ia) != len(io) or not self.layout_injective(access.tensor):
+        return False  # both read as per-dim indices, or both as the flat offset of a packed layout
     pids, _ = self.thread_coords(access)
     def leads(pid):
         for x, y in zip(ia, io):
