@@ -1260,25 +1260,30 @@ from limn.ops import GraphTemplate, placeholder
 _COMPOSITE_TEMPLATES: dict = {}   # (rule, arg, dtype, shape) -> GraphTemplate of the build, or None: it cannot be one
 COMPOSITE_TEMPLATES_MAX = 1024    # distinct keys kept before the cache starts afresh (dynamic shapes make new ones)
 
+def _record_composite(x: Tensor, build, key):
+    "The template of `build` over a stand-in for `x`, kept under `key`; None where the build cannot be one."
+    if len(_COMPOSITE_TEMPLATES) >= COMPOSITE_TEMPLATES_MAX:
+        _COMPOSITE_TEMPLATES.clear()
+    stand_in = placeholder(x.dtype, x.shape)
+    out = build(Tensor(stand_in)).cast(x.dtype)
+    try:
+        template = GraphTemplate([stand_in], [out.node])
+    except ValueError:                                # the build read a buffer of its own: built afresh each time
+        template = None
+    _COMPOSITE_TEMPLATES[key] = template
+    return template
+
 def _composite_nodes(x: Tensor, build, key) -> Node:
     """The node `build(x).cast(x.dtype)` makes, rebuilt from the template recorded for `key` on its first use. The
     key holds everything a build reads (rule and argument name the function, dtype and shape the rest), so replaying
     the template makes the very nodes a fresh build would: an eager step pays for one loop over the recorded
     entries, not for the hundred tensor ops of a tanh series."""
     template = _COMPOSITE_TEMPLATES.get(key, False)
-    if template is False:
-        if len(_COMPOSITE_TEMPLATES) >= COMPOSITE_TEMPLATES_MAX:
-            _COMPOSITE_TEMPLATES.clear()
-        stand_in = placeholder(x.dtype, x.shape)
-        out = build(Tensor(stand_in)).cast(x.dtype)
-        try:
-            template = GraphTemplate([stand_in], [out.node])
-        except ValueError:                            # the build read a buffer of its own: built afresh each time
-            template = None
-        _COMPOSITE_TEMPLATES[key] = template
-    nodes = None if template is None else template([x.node])
-    if nodes is None:                                 # untemplatable, or a constant it kept has been realized since
-        _COMPOSITE_TEMPLATES.pop(key, None)
+    nodes = None if template is None or template is False else template([x.node])
+    if nodes is None and template is not None:        # never recorded, or a constant it kept has been realized since
+        template = _record_composite(x, build, key)
+        nodes = None if template is None else template([x.node])
+    if nodes is None:
         return build(x).cast(x.dtype).node
     return nodes[0]
 
