@@ -19,10 +19,10 @@ from limn.executor import Backend, JitDevice
 # %% auto #0
 __all__ = ['C_TYPES', 'INTEGER_PRELUDE', 'LIMN_EXP', 'LIMN_LOG', 'PRELUDE', 'ULP_BOUNDS', 'PARALLEL_WORK', 'COLLAPSE_CELLS',
            'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS', 'TILE_K', 'TILE_SPEEDUP',
-           'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST', 'ISAS', 'c_type', 'c_literal', 'c_index',
-           'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags',
-           'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel', 'vector_isa', 'tile_shape',
-           'microkernel', 'physical_cores', 'CBackend', 'check_dtypes', 'CDevice']
+           'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST', 'TASKS_PER_CORE', 'ISAS', 'c_type',
+           'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError',
+           'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel',
+           'physical_cores', 'vector_isa', 'tile_shape', 'microkernel', 'CBackend', 'check_dtypes', 'CDevice']
 
 # %% ../../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -758,6 +758,17 @@ def lane_loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list)
         self.plain_loop(pc, depth, resolved, outer, start=str(whole))
     self.lane_text = None
 
+# %% ../../nbs/limn/08_backend_c.ipynb #d748407a
+def physical_cores() -> int:
+    "Cores, not hardware threads: two threads of one core share its vector units, so a second one adds little."
+    cores, package = set(), None
+    for key, value in cpuinfo():
+        if key == "physical id":
+            package = value
+        elif key == "core id":
+            cores.add((package, value))
+    return len(cores) or os.cpu_count() or 1
+
 # %% ../../nbs/limn/08_backend_c.ipynb #f8b1c011
 TILE_K = 256                # reduce steps per packed block
 TILE_SPEEDUP = 32           # microkernel multiply-adds per plain-nest iteration, roughly: a tiled nest's work over this is held to PARALLEL_WORK
@@ -765,6 +776,7 @@ PANEL_BYTES = 256 << 10     # the packed block of `b`
 TILE_VECTORS = 2            # vectors across a row of the register tile
 GENERIC_TILE = (5, 64)      # rows and row bytes where no vector instructions are spelled: 5 x 2 AVX2-sized vectors
 TILE_STRIP_COST = 2         # a strip's fixed cost per reduce step, in rows (tile_shape)
+TASKS_PER_CORE = 4          # work units per core below which a threaded tile splits each strip's panels into parts
 # per ISA: vector bytes, vector registers, the guard that says the compiler targets it, the intrinsics' prefix, and
 # for each C type its vector type and the intrinsics' suffix
 ISAS = {
@@ -915,16 +927,20 @@ def tiled(self: CRenderer, c):
     self.emit(d, f"for (int64_t jr = 0; jr < nc; jr += {nr}) {{")
     self.pack(c, c.cols, c.b_instrs, self.read(c.b), "(bpack + jr * kc)", nr, "jc + jr", d + 1)
     self.emit(d, "}")
-    strips = -(-ni // mr)
+    strips, panels = -(-ni // mr), -(-nc // nr)
+    units = strips * (count if shared_b else 1)
+    parts = min(panels, -(-TASKS_PER_CORE * physical_cores() // units)) if threaded else 1
+    chunk = -(-panels // parts) * nr
     omp(d, "#pragma omp for schedule(dynamic)")
-    self.emit(d, f"for (int64_t task = 0; task < {strips * (count if shared_b else 1)}; task++) {{")
-    self.emit(d + 1, f"const int64_t ir = task % {strips} * {mr};")
+    self.emit(d, f"for (int64_t task = 0; task < {units * parts}; task++) {{")
+    self.emit(d + 1, f"const int64_t unit = task / {parts}, first_jr = task % {parts} * {chunk};")
+    self.emit(d + 1, f"const int64_t ir = unit % {strips} * {mr};")
     stride = strips
     for v in (reversed(c.outer) if shared_b else []):
-        self.emit(d + 1, f"const int64_t {v.name} = task / {stride} % {v.extent};")
+        self.emit(d + 1, f"const int64_t {v.name} = unit / {stride} % {v.extent};")
         stride *= v.extent
     self.emit(d + 1, f"{T} *cells = out + {c_index(base)};")
-    self.strip(c, mr, nr, d + 1)
+    self.strip(c, mr, nr, d + 1, ("first_jr", f"limn_min(nc, first_jr + {chunk})"))
     self.emit(d, "}")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
@@ -935,11 +951,12 @@ def tiled(self: CRenderer, c):
 
 # %% ../../nbs/limn/08_backend_c.ipynb #43437a06
 @patch
-def strip(self: CRenderer, c, mr: int, nr: int, d: int):
-    "The rows `ir` .. `ir + mr - 1`: pack their `a`, then one microkernel call per packed panel of `b` (an edge tile through `tile`)."
+def strip(self: CRenderer, c, mr: int, nr: int, d: int, span: tuple = ("0", "nc")):
+    """The rows `ir` .. `ir + mr - 1`: pack their `a`, then one microkernel call per packed panel of `b` whose first
+    column lies in `span` (C expressions; an edge tile goes through `tile`)."""
     T, ni, nj, ci, cj = c_type(c.dtype), c.rows.extent, c.cols.extent, c.out.coef(c.rows), c.out.coef(c.cols)
     self.pack(c, c.rows, c.a_instrs, self.read(c.a), "apack", mr, "ir", d)
-    self.emit(d, f"for (int64_t jr = 0; jr < nc; jr += {nr}) {{")
+    self.emit(d, f"for (int64_t jr = {span[0]}; jr < {span[1]}; jr += {nr}) {{")
     self.emit(d + 1, f"{T} *corner = cells + ir * {ci} + (jc + jr) * {cj};")
     if cj == 1:
         self.emit(d + 1, f"if (ir + {mr} <= {ni} && jc + jr + {nr} <= {nj}) {{ limn_micro(kc, apack, bpack + jr * kc, corner, {ci}, pc == 0); continue; }}")
@@ -948,17 +965,6 @@ def strip(self: CRenderer, c, mr: int, nr: int, d: int):
     self.emit(d + 1, f"limn_micro(kc, apack, bpack + jr * kc, tile, {nr}, pc == 0);")
     self.emit(d + 1, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if ({rows_here} && {cols_here}) corner[i * {ci} + j * {cj}] = tile[i * {nr} + j];")
     self.emit(d, "}")
-
-# %% ../../nbs/limn/08_backend_c.ipynb #d748407a
-def physical_cores() -> int:
-    "Cores, not hardware threads: two threads of one core share its vector units, so a second one adds little."
-    cores, package = set(), None
-    for key, value in cpuinfo():
-        if key == "physical id":
-            package = value
-        elif key == "core id":
-            cores.add((package, value))
-    return len(cores) or os.cpu_count() or 1
 
 # %% ../../nbs/limn/08_backend_c.ipynb #b7adfdb3
 class CBackend(Backend):
