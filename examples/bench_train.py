@@ -16,6 +16,7 @@ torch use N threads. --threads 1,2 runs the whole table once per setting, each i
     python examples/bench_train.py               # both workloads, 5 rounds, threads as the environment says
     python examples/bench_train.py --rounds 9 --only gpt
     python examples/bench_train.py --threads 1,2 --no-numpy
+    python examples/bench_train.py --profile     # and where each eager step's time goes: kernels, or Python
 """
 from __future__ import annotations
 import argparse, os, pathlib, platform, statistics, subprocess, sys, time
@@ -136,11 +137,60 @@ def measure(runners: dict, rounds: int, steps: dict) -> dict:
             times[name].append((time.perf_counter() - t0) * 1000 / n)
     return {name: statistics.median(v) for name, v in times.items()}
 
+class StepSplits:
+    """Where a limn step's wall time goes, by perf_counter splits around the executor's entry points (patched in for
+    the profile only): the kernels (`run_prepared`, `run`), the device call's own Python (graph key, plan lookup,
+    binding), and everything outside the device call: building the graph, the tape, the optimizer's updates and the
+    Tensor layer's realize (walk, held readers)."""
+    def __init__(self):
+        from limn import executor
+        self.executor, self.seconds, self.saved = executor, {"device call": 0.0, "kernels": 0.0, "graph_key": 0.0}, {}
+    def _timed(self, owner, name, label):
+        original = getattr(owner, name)
+        self.saved[(owner, name)] = original
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.seconds[label] += time.perf_counter() - start
+        setattr(owner, name, timed)
+    def __enter__(self):
+        ex = self.executor
+        self._timed(ex.Executor, "realize", "device call")
+        self._timed(ex.Executor, "run_prepared", "kernels")
+        self._timed(ex.Executor, "run", "kernels")
+        self._timed(ex, "graph_key", "graph_key")
+        return self
+    def __exit__(self, *exc):
+        for (owner, name), original in self.saved.items():
+            setattr(owner, name, original)
+
+def profile(runners: dict, rounds: int, steps: dict) -> None:
+    "Per uncaptured limn variant: ms/step, and the share of it that is Python rather than kernels (medians over rounds)."
+    print(f"{'':8} {'profile (eager)':20} {'ms/step':>10} {'kernels':>9} {'python':>9} {'share':>6} | {'outside device':>14} {'device call':>11} {'graph_key':>9}")
+    for variant, run in runners.items():
+        if not variant.startswith("limn") or "capture" in variant:
+            continue
+        rows = []
+        for _ in range(rounds):
+            n = steps[variant]
+            with StepSplits() as splits:
+                start = time.perf_counter()
+                for _ in range(n): run()
+                total = time.perf_counter() - start
+            sec = splits.seconds
+            rows.append([total, sec["kernels"], total - sec["kernels"], total - sec["device call"],
+                         sec["device call"] - sec["kernels"], sec["graph_key"]])
+        total, kernels, python, outside, device, key = (statistics.median(r[i] for r in rows) * 1000 / steps[variant] for i in range(6))
+        print(f"{'':8} {variant:20} {total:10.2f} {kernels:9.2f} {python:9.2f} {python / total:6.0%} | {outside:14.2f} {device:11.2f} {key:9.2f}", flush=True)
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", choices=["mlp", "gpt"])
     ap.add_argument("--no-numpy", action="store_true", help="skip the numpy device (slow on the gpt workload)")
+    ap.add_argument("--profile", action="store_true", help="also split each eager limn step into kernels and Python")
     ap.add_argument("--threads", help="threads for limn's OpenMP and torch: N, or a list like 1,2 (one fresh process each)")
     args = ap.parse_args(argv)
     if args.threads is not None and "," in args.threads:
@@ -165,7 +215,9 @@ def main(argv=None):
         steps = {k: (1 if k == "limn numpy" and name == "gpt" else 3 if k.startswith("limn") else 10) for k in runners}
         medians = measure(runners, args.rounds, steps)
         for variant, ms in medians.items():
-            print(f"{name:8} {variant:20} {ms:10.2f} {ms / medians['torch cpu']:8.1f}x", flush=True)
+            print(f"{name:8} {variant:20} {ms:10.2f} {ms / medians['torch cpu']:8.2f}x", flush=True)
+        if args.profile:
+            profile(runners, args.rounds, steps)
 
 if __name__ == "__main__":
     main()
