@@ -80,15 +80,29 @@ def breakdown(names):
               + f"  {1000 * per:7.2f} ms")
 
 
-def _median_wall(commands, rounds):
+def _median_wall(commands, rounds, env=None):
     "Median wall seconds of each command line, run in interleaved rounds (a fresh process each time)."
     times = {label: [] for label, _ in commands}
     for _ in range(rounds):
         for label, argv in commands:
             start = time.perf_counter()
-            subprocess.run(argv, capture_output=True, check=False)
+            subprocess.run(argv, capture_output=True, check=False, env=env)
             times[label].append(time.perf_counter() - start)
     return {label: statistics.median(t) for label, t in times.items()}
+
+
+def compiled_env():
+    """The environment of an installed litmus when this checkout runs without bytecode (PYTHONDONTWRITEBYTECODE=1 with
+    an editable install compiles every module at every start; pip compiles a wheel's modules once, at install): the
+    modules compiled into a private pycache, which Python then reads. None when bytecode is written here anyway."""
+    if not sys.flags.dont_write_bytecode:
+        return None
+    import compileall, tempfile
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="litmus-pycache-")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-c", f"import compileall; compileall.compile_dir({str(ROOT / 'src')!r}, quiet=1)"],
+                   env=env, check=True)
+    return env
 
 
 def imports(rounds=3):
@@ -103,17 +117,24 @@ def imports(rounds=3):
 
 
 def cold_cli(names=("vadd", "softmax", "layernorm", "matmul"), rounds=5):
-    "Wall clock of `litmus check` of corpus kernels from the shell (a cold process each time), default and --quick."
+    """Wall clock of `litmus check` of corpus kernels from the shell (a cold process each time), default and --quick;
+    where this checkout writes no bytecode, also as pip would install it (compiled once)."""
     from litmus import corpus
     exe = str(Path(sys.executable).parent / "litmus")
     commands = [(f"{name}{flag}", [exe, "check", str(corpus.get(name).path), *flag.split()])
                 for name in names for flag in ("", " --quick")]
-    got = _median_wall(commands, rounds)
-    print(f"\ncold `litmus check FILE` (wall clock, median of {rounds} interleaved rounds; {load()})")
-    for label, seconds in got.items():
-        print(f"  {label:20s} {seconds:6.2f} s")
-    print(f"  median over these kernels: default {statistics.median(v for k, v in got.items() if '--quick' not in k):.2f} s, "
-          f"--quick {statistics.median(v for k, v in got.items() if '--quick' in k):.2f} s")
+    runs = [("as this checkout runs", None)]
+    env = compiled_env()
+    if env is not None:
+        runs.append(("bytecode compiled, as installed", env))
+    for what, environment in runs:
+        got = _median_wall(commands, rounds, environment)
+        print(f"\ncold `litmus check FILE`, {what} (wall clock, median of {rounds} interleaved rounds; {load()})")
+        for label, seconds in got.items():
+            print(f"  {label:20s} {seconds:6.2f} s")
+        default = statistics.median(v for k, v in got.items() if "--quick" not in k)
+        quick = statistics.median(v for k, v in got.items() if "--quick" in k)
+        print(f"  median over these kernels: default {default:.2f} s, --quick {quick:.2f} s")
 
 
 def throughput(backends, names=KERNELS, batch=8, rounds=4):
