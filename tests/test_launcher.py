@@ -504,3 +504,63 @@ def test_helpers_and_heuristics_that_would_run_code_are_refused(tmp_path):
     with pytest.raises(LauncherError):
         read_launches(write(tmp_path, "heur", tuned), "add", dims={"n_elements": 1000})
     assert not marker.exists()
+
+
+def test_upstream_launcher_forms(tmp_path):
+    """A comprehension of autotune configs (one launch per distinct constexpr set), continue and break in a helper's
+    loop, an assert over a helper litmus cannot read (skipped, noted), None for a pointer (an empty tensor), an axis
+    picked by a given parameter, and the device's multiprocessor count as a dim."""
+    text = COPY.replace("@triton.jit", '@triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w) for b in [128, 256] '
+                        'for w in [4, 8]], key=["n"])\n@triton.jit') + '''
+
+def fits(shape, limit):
+    for s in shape:
+        if s == 1:
+            continue
+        if s > limit:
+            return False
+        break
+    return True
+
+
+def f(x, axis: int, scratch=None):
+    assert fits(x.shape, 1 << 20), "too big"
+    n = x.shape[axis]
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+    y = torch.empty((n,), device=x.device, dtype=x.dtype)
+    copy[(min(sms, triton.cdiv(n, 128)),)](x, y, n)
+    return y
+'''
+    metas, notes = read_launches(write(tmp_path, "forms", text), "f", parse_shapes("x: [A, B]"), {"axis": 1})
+    assert [m["config"] for m in metas] == [{"BLOCK": 128}, {"BLOCK": 256}]
+    assert metas[0]["args"][2]["value"] == "B" and metas[0]["grid"] == ["min(NUM_SMS, cdiv(B, 128))"]
+    assert metas[0]["assume"] == ["NUM_SMS >= 1"] and any("assert `fits" in n for n in notes)
+    loop = COPY + '''
+
+def first_big(shape):
+    out = 0
+    for s in shape:
+        if s == 1:
+            continue
+        out = s
+        break
+    return out
+
+
+def f(x, z):
+    n = first_big((1, 1, x.numel()))
+    y = torch.empty_like(x)
+    copy[(triton.cdiv(n, 64),)](z, y, n, BLOCK=64)
+    return y
+'''
+    metas, notes = read_launches(write(tmp_path, "loop", loop), "f", parse_shapes("x: [N]"))
+    assert [(m["grid"], m["assume"]) for m in metas] == [([0], ["N == 1"]), (["cdiv(N, 64)"], ["N != 1"])]   # continue, break
+    nothing = COPY + "\n\ndef f(x):\n    y = torch.empty_like(x)\n    copy[(1,)](None, y, x.numel(), BLOCK=64)\n    return y\n"
+    metas, notes = read_launches(write(tmp_path, "none", nothing), "f")
+    assert metas[0]["args"][0]["shape"] == [0] and any("passed None" in n for n in notes)
+
+
+def test_a_tuple_reference_is_one_spec_per_output():
+    assert infer_spec("(x * 2, x.sum(-1))", {"x": "X"}) == ["(X * 2)", "sum(X)"]
+    assert infer_spec('F.gelu(a, approximate="tanh")', {"a": "A"}).startswith("(0.5 * A * (1 + tanh(")
+    assert infer_spec("(x.sort(), x)", {"x": "X"}) is None

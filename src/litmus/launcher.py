@@ -807,24 +807,26 @@ def branch(self: Reader, s, env: dict):
     if isinstance(test, (bool, int, float, str, type(None))):
         return self.run_body(s.body if test else s.orelse, env)
     sides, self.unsure, self.unsure_env = [], self.unsure + [s], self.unsure_env + [test]
-    for body in (s.body, s.orelse):
-        side = dict(env)
-        try:
-            self.run_body(body, side)
-            sides.append(side)
-        except (_Return, _Continue, _Break) as jump:
-            if isinstance(test, Condition):
-                self.decided(test)          # an early return (empty input): each side read on its own
-            what = {_Return: "returns", _Continue: "continues", _Break: "breaks"}[type(jump)]
-            self.fail(s.lineno, f"{what} under the condition `{ast.unparse(s.test)[:60]}`, which depends on the sizes")
-        except _Raised as r:
-            if body is s.body and isinstance(s.test, ast.Compare) and len(s.test.ops) == 1 and isinstance(s.test.ops[0], ast.NotEq):
-                self.unify(ast.Compare(left=s.test.left, ops=[ast.Eq()], comparators=s.test.comparators), env)
-            if isinstance(test, Condition):
-                self.precondition(test.negated() if body is s.body else test, s.lineno, "")
-            self.notes.append(f"line {r.line}: the launcher raises when `{ast.unparse(s.test)[:60]}` is "
-                              f"{'true' if body is s.body else 'false'}; those sizes are not a launch")
-    self.unsure, self.unsure_env = self.unsure[:-1], self.unsure_env[:-1]
+    try:
+        for body in (s.body, s.orelse):
+            side = dict(env)
+            try:
+                self.run_body(body, side)
+                sides.append(side)
+            except (_Return, _Continue, _Break) as jump:
+                if isinstance(test, Condition):
+                    self.decided(test)          # an early return (empty input): each side read on its own
+                what = {_Return: "returns", _Continue: "continues", _Break: "breaks"}[type(jump)]
+                self.fail(s.lineno, f"{what} under the condition `{ast.unparse(s.test)[:60]}`, which depends on the sizes")
+            except _Raised as r:
+                if body is s.body and isinstance(s.test, ast.Compare) and len(s.test.ops) == 1 and isinstance(s.test.ops[0], ast.NotEq):
+                    self.unify(ast.Compare(left=s.test.left, ops=[ast.Eq()], comparators=s.test.comparators), env)
+                if isinstance(test, Condition):
+                    self.precondition(test.negated() if body is s.body else test, s.lineno, "")
+                self.notes.append(f"line {r.line}: the launcher raises when `{ast.unparse(s.test)[:60]}` is "
+                                  f"{'true' if body is s.body else 'false'}; those sizes are not a launch")
+    finally:
+        self.unsure, self.unsure_env = self.unsure[:-1], self.unsure_env[:-1]
     if not sides:
         raise _Raised(s.lineno)
     for name in set().union(*sides):
