@@ -12,7 +12,9 @@ library would otherwise spin on the core the other one needs right after its cal
 about 2**28 cycles unless the timeout is cut to 2**4, its minimum). Within a setting the c device and numpy alternate round by round, one call each,
 after a warm-up call (which also compiles); the figure is the median over the rounds. The c timing is a whole `realize`
 of an already-built graph (plan lookup, output allocation, the kernel), not the kernel alone; numpy's includes its
-output allocation too. Unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE if your environment sets them.
+output allocation too. A third column times the same compiled kernel launched alone (`kernel / numpy`): what the
+c backend's code costs apart from the executor's per-call Python (graph key, plan lookup, allocation), which the first
+ratio includes. Unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE if your environment sets them.
 """
 import argparse, os, subprocess, sys, time
 
@@ -33,8 +35,17 @@ LAYOUTS = {                                   # name: (limn graph from A, B; num
     "A^T@B": (lambda A, B: A.transpose() @ B, lambda a, b: a.T @ b),
 }
 
-def matmul_rows(device, np, Tensor, sizes, rounds):
-    "One row per (layout, n): GFLOP/s of the c device and of numpy, and their ratio."
+def kernel_alone(device, np, node, schedule):
+    "The node's one kernel, compiled by `device`'s backend (the realize's own library, cached) and launched on its inputs."
+    kernel = schedule([node]).kernels[-1]
+    backend = device.backend
+    program = backend.compile(backend.render(kernel), kernel)
+    out = np.empty(kernel.args[-1][1].numel, kernel.args[-1][1].dtype.np)
+    memories = [out if ref.buffer is None else np.ascontiguousarray(ref.buffer.array) for _, ref in kernel.args]
+    return backend.launcher(program, memories), out
+
+def matmul_rows(device, np, Tensor, sizes, rounds, schedule):
+    "One row per (layout, n): GFLOP/s of the c device (a whole realize, then the kernel alone) and of numpy."
     rng, rows = np.random.default_rng(0), []
     for n in sizes:
         a, b = rng.standard_normal((n, n)).astype(np.float32), rng.standard_normal((n, n)).astype(np.float32)
@@ -42,8 +53,12 @@ def matmul_rows(device, np, Tensor, sizes, rounds):
             node = limn_fn(Tensor(a), Tensor(b)).node
             got = device.realize([node])[0].array
             np.testing.assert_allclose(got, np_fn(a, b), rtol=1e-3, atol=1e-3 * np.sqrt(n))     # the timed thing is right
-            t_c, t_np = median_times([lambda: device.realize([node]), lambda: np_fn(a, b)], rounds if n < 1024 else max(5, rounds // 2))
-            rows.append((name, n, 2 * n ** 3 / t_c / 1e9, 2 * n ** 3 / t_np / 1e9))
+            launch, out = kernel_alone(device, np, node, schedule)
+            launch()
+            assert out.tobytes() == got.tobytes(), "the kernel alone differs from the realize"
+            fns = [lambda: device.realize([node]), launch, lambda: np_fn(a, b)]
+            t_c, t_k, t_np = median_times(fns, rounds if n < 1024 else max(5, rounds // 2))
+            rows.append((name, n, 2 * n ** 3 / t_c / 1e9, 2 * n ** 3 / t_k / 1e9, 2 * n ** 3 / t_np / 1e9))
     return rows
 
 # the matmuls of examples/bench_train.py's steps: MLP 256x64 -> 256 -> 256 -> 1 (batch 256), byte-GPT B8 T64 D128
@@ -58,17 +73,21 @@ STEP_SHAPES = {
     "gpt head (512x128 @ 256x128^T)": ((512, 128), (256, 128), "A@B^T"),
 }
 
-def step_rows(device, np, Tensor, rounds):
+def step_rows(device, np, Tensor, rounds, schedule):
     rng, rows = np.random.default_rng(1), []
     for label, (sa, sb, layout) in STEP_SHAPES.items():
         a, b = rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32)
         limn_fn, np_fn = LAYOUTS[layout]
         node = limn_fn(Tensor(a), Tensor(b)).node
         want = np_fn(a, b)
-        np.testing.assert_allclose(device.realize([node])[0].array.reshape(want.shape), want, rtol=1e-3, atol=1e-3 * np.sqrt(sa[1]))
+        got = device.realize([node])[0].array
+        np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-3, atol=1e-3 * np.sqrt(sa[1]))
+        launch, out = kernel_alone(device, np, node, schedule)
+        launch()
+        assert out.tobytes() == got.tobytes(), "the kernel alone differs from the realize"
         flops = 2 * want.size * (sa[0] if layout == "A^T@B" else sa[1])
-        t_c, t_np = median_times([lambda: device.realize([node]), lambda: np_fn(a, b)], rounds)
-        rows.append((label, flops / t_c / 1e9, flops / t_np / 1e9))
+        t_c, t_k, t_np = median_times([lambda: device.realize([node]), launch, lambda: np_fn(a, b)], rounds)
+        rows.append((label, flops / t_c / 1e9, flops / t_k / 1e9, flops / t_np / 1e9))
     return rows
 
 def conv_table(np, Tensor, CDevice, rounds):
@@ -97,17 +116,18 @@ def worker(args):
     import numpy as np
     import limn.backend_c  # registers the "c" device
     from limn import Tensor
-    from limn.backend_c import CDevice
+    from limn.backend_c import CDevice, vector_isa
+    from limn.schedule import schedule
     device = CDevice()
     print(f"threads: " + " ".join(f"{v}={os.environ.get(v)}" for v in THREAD_VARS))
-    print(f"c device: {device.backend.cc} {' '.join(device.backend.flags)}; numpy {np.__version__}")
-    print(f"{'layout':>7} {'n':>5} {'c GFLOP/s':>10} {'numpy GFLOP/s':>14} {'c / numpy':>10}")
-    for name, n, c, p in matmul_rows(device, np, Tensor, args.sizes, args.rounds):
-        print(f"{name:>7} {n:>5} {c:>10.1f} {p:>14.1f} {c / p:>10.2f}")
+    print(f"c device: {device.backend.cc} {' '.join(device.backend.flags)}; tile ISA {vector_isa()}; numpy {np.__version__}")
+    print(f"{'layout':>7} {'n':>5} {'c GFLOP/s':>10} {'kernel GFLOP/s':>15} {'numpy GFLOP/s':>14} {'c / numpy':>10} {'kernel / numpy':>15}")
+    for name, n, c, k, p in matmul_rows(device, np, Tensor, args.sizes, args.rounds, schedule):
+        print(f"{name:>7} {n:>5} {c:>10.1f} {k:>15.1f} {p:>14.1f} {c / p:>10.2f} {k / p:>15.2f}")
     print(f"\nthe matmuls of a training step (examples/bench_train.py's shapes)")
-    print(f"{'kernel':>34} {'c GFLOP/s':>10} {'numpy GFLOP/s':>14} {'c / numpy':>10}")
-    for label, c, p in step_rows(device, np, Tensor, args.rounds):
-        print(f"{label:>34} {c:>10.1f} {p:>14.1f} {c / p:>10.2f}")
+    print(f"{'kernel':>34} {'c GFLOP/s':>10} {'kernel GFLOP/s':>15} {'numpy GFLOP/s':>14} {'c / numpy':>10} {'kernel / numpy':>15}")
+    for label, c, k, p in step_rows(device, np, Tensor, args.rounds, schedule):
+        print(f"{label:>34} {c:>10.1f} {k:>15.1f} {p:>14.1f} {c / p:>10.2f} {k / p:>15.2f}")
     if args.conv: conv_table(np, Tensor, CDevice, args.rounds)
 
 if __name__ == "__main__":
