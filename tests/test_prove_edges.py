@@ -307,3 +307,18 @@ def test_a_flattened_index_over_a_packed_tensor_is_in_bounds():
             assert mp.race_free(store).proved
             dims = lambda a: [s for s in mp.in_bounds(a).steps if s.startswith('dim ')]
             assert len(dims(model.accesses[0])) == 2 and len(dims(store)) == 1   # the load per dim, the store flat
+
+
+def test_next_pow2_is_at_least_one_only_for_a_positive_argument():
+    """Triton's next_power_of_2(n) is 0 for n <= 0 (its bit trick; the model's next_pow2 agrees), so a block size
+    `next_pow2(N - 1)` may be 0 at N = 1: `next_pow2(N - 1) >= 1` is not proved, and enumeration shows the 0;
+    `next_pow2(N) >= 1` is proved and holds at every N (kills claiming lo = 1 for every next_pow2)."""
+    from litmus.prove import Prover
+    from litmus.tritonsource import Symbol, Poly, make_atom, next_pow2
+    N = Poly.var('N')
+    P = Prover({'N': Symbol('N', 'param', Poly.const(1))})
+    shifted, plain = make_atom('next_pow2', N - 1), make_atom('next_pow2', N)
+    assert min(evaluate_poly(shifted, {'N': n}) for n in range(1, 40)) == 0 == next_pow2(0)
+    assert min(evaluate_poly(plain, {'N': n}) for n in range(1, 40)) == 1
+    assert not P.le0(1 - shifted) and P.le0(1 - plain)
+    assert P.le0(-shifted)   # never negative: 0 at worst

@@ -84,8 +84,8 @@ def _atom_range(self:Prover, f):
         return Poly.const(0), a[1] - 1
     if f.op == '//' and self.le0(-a[0]) and self.le0(1 - a[1]):  # 0 <= x // c <= x; >= 1 once x >= c
         return Poly.const(1 if self.le0(a[1] - a[0]) else 0), a[0]
-    if f.op == 'next_pow2':
-        return Poly.const(1), None
+    if f.op == 'next_pow2':  # Triton's next_power_of_2(n) is 0 for n <= 0, >= 1 only for n >= 1
+        return Poly.const(1 if self.le0(1 - a[0]) else 0), None
     if f.op in ('min', 'max'):
         lows = [self.range_of_poly_lo(x) for x in a]
         if all(l is not None for l in lows):
