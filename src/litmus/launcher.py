@@ -24,8 +24,8 @@ __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', '
            'MAX_PATHS', 'MAX_PATH_TESTS', 'LauncherError', 'Unreadable', 'Condition', 'Size', 'size_text', 'is_size',
            'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall',
            'jit_functions', 'Reader', 'pointer_uses', 'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned',
-           'kernel_from', 'entry_values', 'launchers', 'literal_text', 'TorchReference', 'infer_spec',
-           'parse_entry_domain', 'check_entry', 'EntryResult']
+           'kernel_from', 'entry_values', 'launchers', 'literal_text', 'TorchReference', 'infer_spec', 'parse_sizes',
+           'file_literal', 'parse_entry_domain', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -2177,7 +2177,7 @@ def _agree(kernel, spec_text, reference, limits, seed=0) -> str | None:
     return None
 
 # %% ../../nbs/litmus/14_launcher.ipynb #f9cefbc7
-def _parse_sizes(dims) -> dict:
+def parse_sizes(dims) -> dict:
     "'M=64, N=1000, eps=1e-5' (or a dict) -> dims (integers) and scalar parameter values (floats)."
     if dims is None or isinstance(dims, dict):
         return dict(dims or {})
@@ -2190,13 +2190,17 @@ def _parse_sizes(dims) -> dict:
         out[m.group(1)] = int(value) if re.fullmatch(r"\d+", m.group(2)) else value
     return out
 
+_parse_sizes = parse_sizes      # the name chapter 15 imported first
+
 # %% ../../nbs/litmus/14_launcher.ipynb #f0fa52e5
-def _file_literal(path) -> dict:
+def file_literal(path) -> dict:
     "The file's LITMUS literal when it has one (a fallback for what the launcher leaves unsaid), else {}."
     _, tree = read_source(path)
     if not any(isinstance(s, ast.Assign) and any(getattr(t, "id", None) == "LITMUS" for t in s.targets) for s in tree.body):
         return {}
     return launch_literal(tree, f"kernel file {path}")
+
+_file_literal = file_literal
 
 # %% ../../nbs/litmus/14_launcher.ipynb #29f3728c
 def parse_entry_domain(text, metas: list, params: list) -> dict:
@@ -2217,7 +2221,7 @@ def _domain_for(meta, domain: dict, literal: dict) -> dict:
     "Each kernel input's domain: given by kernel argument or by the launcher parameter it came from, else the literal's."
     out = {}
     for a in meta["args"]:
-        if a["kind"] != "tensor" or a["role"] != "in":
+        if a["kind"] != "tensor" or a["role"] not in corpus.READ:      # an in-out tensor is drawn too
             continue
         for key in (a["name"], a.get("from")):
             if key in domain:
@@ -2231,7 +2235,7 @@ def _domain_for(meta, domain: dict, literal: dict) -> dict:
 # %% ../../nbs/litmus/14_launcher.ipynb #40114772
 def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: list):
     "(spec text, reference function) for one launch: a spec the reference translates to and agrees with, else torch."
-    ins = [a for a in meta["args"] if a["kind"] == "tensor" and a["role"] == "in"]
+    ins = [a for a in meta["args"] if a["kind"] == "tensor" and a["role"] in corpus.READ]
     outs = [a for a in meta["args"] if a["kind"] == "tensor" and a["role"] != "in"]
     made = [a["name"] for a in ins if a.get("from", "").split(" ")[0] in ("empty", "zeros", "ones", "full")]
     if ref is None:
