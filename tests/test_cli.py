@@ -166,6 +166,15 @@ def test_check_many_exit_codes_and_usage_errors(tmp_path, capsys):
         assert "litmus: error:" in capsys.readouterr().err
 
 
+def test_check_many_on_ray_without_ray_is_a_usage_error_that_says_how(monkeypatch, capsys):
+    from litmus import cli, corpus
+    def absent():
+        raise ImportError("the Ray backend needs Ray: pip install 'limn[ray]' (ray>=2.9)")
+    monkeypatch.setattr(cli, "_ray", absent)
+    assert main(["check-many", "--ray", "auto", str(corpus.get("vadd").path)]) == 3
+    assert "pip install 'limn[ray]'" in capsys.readouterr().err
+
+
 def test_the_command_line_imports_only_what_the_command_runs():
     "`litmus --help` imports no numpy; `litmus check` of a literal file does not import the launcher reader (chapter 14)."
     from litmus import corpus
