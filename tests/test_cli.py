@@ -191,3 +191,12 @@ def test_the_command_line_imports_only_what_the_command_runs():
     assert litmus.ToleranceBound.__module__ == "litmus.bounds" and litmus.parse_spec.__module__ == "litmus.spec"
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         litmus.nope
+
+
+def test_init_validates_a_domain_against_the_launch_it_read(tmp_path, capsys):
+    path = tmp_path / "tutorial_softmax.py"
+    path.write_text(EXAMPLE_LAUNCHER)
+    assert main(["init", str(path), "--entry", "softmax", "--domain", "x in [-100, 100]"]) == 0
+    assert '"grid": ["n_rows"]' in capsys.readouterr().out
+    assert main(["init", str(path), "--entry", "softmax", "--domain", "nope in [0, 1]"]) == 3
+    assert "nope" in capsys.readouterr().err

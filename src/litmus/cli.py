@@ -107,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--domain", help="input domains, e.g. 'x in [-1e3, 1e3]; w in [0, 1]'")
     i = sub.add_parser("init", help="print the launch litmus derives from a launcher, as a LITMUS literal")
     i.add_argument("file", help="the kernel file")
+    i.add_argument("--domain", help="input domains to validate against the launch, e.g. 'x in [-1e3, 1e3]'")
     for q in (c, i):
         q.add_argument("--entry", help="the launcher: the plain function that launches the kernel (default: the only one)")
         q.add_argument("--shape", help="tensor parameters of the launcher, e.g. 'x: [M, N] float16; w: [N]'")
@@ -216,13 +217,16 @@ def cmd_check(args) -> int:
 # %% ../../nbs/litmus/15_cli.ipynb #739c6067
 def cmd_init(args) -> int:
     "Print the launches chapter 14 reads from the launcher, as LITMUS literals; exit 0, or 3 naming what it cannot read."
-    from litmus.launcher import read_launches, parse_shapes, literal_text, _file_literal, _parse_sizes
+    from litmus.launcher import read_launches, parse_shapes, literal_text, file_literal, parse_sizes
+    from litmus.launcher import parse_entry_domain, entry_values
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such kernel file: {args.file}")
-    literal = _file_literal(path)
+    literal, entry = file_literal(path), _entry(args, path)
     shapes = parse_shapes(args.shape) if args.shape else None
-    metas, notes = read_launches(path, _entry(args, path), shapes, _parse_sizes(args.dims), literal)
+    metas, notes = read_launches(path, entry, shapes, parse_sizes(args.dims), literal)
+    if args.domain:      # the names must be tensors of the launch it read (a ValueError names the others: exit 3)
+        parse_entry_domain(args.domain, metas, entry_values(path, entry)[1])
     print(literal_text(metas, notes))
     return 0
 
