@@ -580,6 +580,8 @@ def _boolop(self, e, env):
 # %% ../../nbs/litmus/14_launcher.ipynb #53aa164f
 def _ifexp(self, e, env):
     test = self.value(e.test, env)
+    if is_size(test) and not _concrete(test):        # `zeros(n) if return_z_loss else None`: a flag parameter
+        test = Condition(f"{ast.unparse(e.test)[:60]} != 0", (f"{test} != 0",), (f"{test} == 0",), e.lineno)
     if isinstance(test, Condition) and test.key in self.decide:
         test = self.decided(test)
     if _concrete(test):
@@ -1535,6 +1537,8 @@ def _kernel_values(self: Reader, call: LaunchCall, config: dict | None, heuristi
     for p in params:
         if p not in values and p in defaults:
             values[p] = literal_value(defaults[p], {'tl', 'triton'})[1]
+        if p in values and isinstance(values[p], Unreadable) and values[p].fork is not None:
+            self.decided(values[p].fork)         # readable on each side: read, not filled from the literal
         if (p not in values or isinstance(values[p], Unreadable) or values[p] is None) and p in self.fallback:
             values[p] = self.fallback[p]
         if p not in values:
@@ -1811,30 +1815,32 @@ def _finish(reader, fn, metas, names, dims, literal) -> list:
 # %% ../../nbs/litmus/14_launcher.ipynb #c6dffa09
 def _satisfying(dims: dict, assume: list, given: set, pads: list) -> dict:
     """Dims at which every precondition holds: the given ones kept where they can be, the others moved to a value the
-    conditions name (c, c + 1, c - 1, 2c) or a small power of two. Unchanged when none is found (the search walks
-    only launches inside the preconditions, so none is made outside them)."""
-    def ok(d):
-        try:
-            return all(corpus.holds(t, d) for t in assume)
-        except (ValueError, ArithmeticError):
-            return False
-    if ok(dims):
-        return dims
+    conditions name (c, c + 1, c - 1, 2c) or a small power of two, one failing condition at a time (each move keeps
+    the conditions that held). Unchanged when none is found: the search walks only launches inside the
+    preconditions, so none is made outside them."""
+    def holding(d):
+        out = set()
+        for t in assume:
+            try:
+                out |= {t} if corpus.holds(t, d) else set()
+            except (ValueError, ArithmeticError):
+                pass
+        return out
     constants = {int(c) for t in assume for c in re.findall(r"(?<![\w.])\d+(?![\w.])", t)}
     candidates = sorted({v for c in constants for v in (c, c + 1, c - 1, 2 * c) if v >= 0} | {0, 1, 2, 16, 64, 256, 1024})
     for frozen in (given, set()):
-        free = [d for d in dims if d not in frozen and d not in pads]
-        near = [[dims[d]] + sorted((v for v in candidates if v != dims[d]), key=lambda v: (v == 0, abs(v - dims[d]))) for d in free]
-        for d, values in zip(free, near):           # one dim moved first: the fewest changes to what was asked
-            for v in values[1:]:
-                if ok({**dims, d: v}):
-                    return {**dims, d: v}
-        for i, choice in enumerate(itertools.product(*near)):
-            if i >= 20000:
-                break
-            trial = {**dims, **dict(zip(free, choice))}
-            if ok(trial):
+        trial = dict(dims)
+        for _ in range(len(assume) + 1):
+            held = holding(trial)
+            failing = [t for t in assume if t not in held]
+            if not failing:
                 return trial
+            names = [n for n in _ATOM.findall(failing[0]) if n in trial and n not in frozen and n not in pads]
+            moves = [{**trial, n: v} for n in names for v in sorted(candidates, key=lambda v: (v == 0, abs(v - trial[n])))]
+            better = next((m for m in moves if failing[0] in holding(m) and held <= holding(m)), None)
+            if better is None:
+                break
+            trial = better
     return dims
 
 # %% ../../nbs/litmus/14_launcher.ipynb #9de8c159
