@@ -17,10 +17,10 @@ from limn import autograd
 from limn.autograd import no_grad, grad
 
 # %% auto #0
-__all__ = ['SQUARING_LIMIT', 'COMPOSITE_TEMPLATES_MAX', 'TANH_SERIES', 'ERF_SERIES', 'SIN_SERIES', 'COS_SERIES', 'TANH_SMALL',
-           'ERF_SMALL', 'ERFC_FIT', 'GELU_TANH', 'TWO_OVER_PI', 'ValuesIndices', 'set_seed', 'IndexOutOfRange',
-           'Tensor', 'realize', 'broadcast_shape', 'where', 'maximum', 'minimum', 'cat', 'stack', 'DeviceRNG', 'custom',
-           'einsum', 'manual_seed', 'node_label', 'draw']
+__all__ = ['VIEW_MOVES_MAX', 'SQUARING_LIMIT', 'COMPOSITE_TEMPLATES_MAX', 'TANH_SERIES', 'ERF_SERIES', 'SIN_SERIES', 'COS_SERIES',
+           'TANH_SMALL', 'ERF_SMALL', 'ERFC_FIT', 'GELU_TANH', 'TWO_OVER_PI', 'ValuesIndices', 'set_seed',
+           'IndexOutOfRange', 'Tensor', 'realize', 'broadcast_shape', 'where', 'maximum', 'minimum', 'cat', 'stack',
+           'DeviceRNG', 'custom', 'einsum', 'manual_seed', 'node_label', 'draw']
 
 # %% ../../nbs/limn/04_tensor.ipynb #7be9745f
 _RNG = [np.random.default_rng(0)]
@@ -351,12 +351,37 @@ def _elementwise(op: Ops, *srcs: Tensor, rule=None) -> Tensor:
     return _make(Node(op, tuple(s.node for s in srcs), None, x.dtype, x.shape), srcs if rule else (), rule)
 
 # %% ../../nbs/limn/04_tensor.ipynb #7f60387c
+_VIEW_MOVES: dict = {}            # (movement, its arg, view) -> the View it makes, None where it cannot fold
+_CONTIGUOUS_VIEWS: dict = {}      # shape -> View.contiguous(shape)
+VIEW_MOVES_MAX = 8192             # entries either memo keeps before it starts afresh
+
+def _moved(view: View, name: str, arg, apply) -> View | None:
+    """`apply(view)`, remembered: a View is immutable and `(name, arg)` says all a movement does (its autograd rule
+    reads nothing else), so the same movement of the same view, which every step of a training loop repeats, is
+    folded once."""
+    key = (name, arg, view)
+    new = _VIEW_MOVES.get(key, False)
+    if new is False:
+        new = apply(view)
+        if len(_VIEW_MOVES) >= VIEW_MOVES_MAX:
+            _VIEW_MOVES.clear()
+        _VIEW_MOVES[key] = new
+    return new
+
+def _contiguous_view(shape: tuple) -> View:
+    view = _CONTIGUOUS_VIEWS.get(shape)
+    if view is None:
+        if len(_CONTIGUOUS_VIEWS) >= VIEW_MOVES_MAX:
+            _CONTIGUOUS_VIEWS.clear()
+        view = _CONTIGUOUS_VIEWS[shape] = View.contiguous(shape)
+    return view
+
 def _movement(x: Tensor, name: str, arg, apply) -> Tensor:
     "A VIEW node: `apply(view)` folded into x's view when x is a VIEW, else (or if it cannot fold) a fresh VIEW."
-    src, view = (x.node.srcs[0], x.node.arg) if x.node.op is Ops.VIEW else (x.node, View.contiguous(x.shape))
-    new = apply(view)
+    src, view = (x.node.srcs[0], x.node.arg) if x.node.op is Ops.VIEW else (x.node, _contiguous_view(x.shape))
+    new = _moved(view, name, arg, apply)
     if new is None:
-        src, new = x.node, apply(View.contiguous(x.shape))   # cannot fold: a chain of two views
+        src, new = x.node, _moved(_contiguous_view(x.shape), name, arg, apply)   # cannot fold: a chain of two views
     node = src if new.is_contiguous and new.shape == src.shape else Node(Ops.VIEW, (src,), new, x.dtype, new.shape)
     return _make(node, (x,), name, arg)
 
