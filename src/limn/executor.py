@@ -34,19 +34,23 @@ def graph_key(sinks: list[Node]) -> tuple[tuple, list[Buffer]]:
     order = toposort(sinks)
     position = {node: i for i, node in enumerate(order)}
     at, slots, buffers, entries = position.__getitem__, {}, [], []
+    add = entries.append
+    VIEW, BUFFER, CONST, CUSTOM = Ops.VIEW, Ops.BUFFER, Ops.CONST, Ops.CUSTOM   # locals: an eager step keys every node
     for node in order:
         op, arg = node.op, node.arg
-        if op is Ops.VIEW:
+        if op is VIEW:
             arg = (arg.shape, arg.strides, arg.offset, arg.mask)   # the View's fields: hashed and compared in C
-        elif op is Ops.BUFFER:
+        elif op is BUFFER:
             slot = slots.get(id(arg))
             if slot is None:
                 slot = slots[id(arg)] = len(buffers)
                 buffers.append(arg)
             arg = ("slot", slot)
-        elif op is Ops.CONST or op is Ops.CUSTOM:
+        elif op is CONST:
+            arg = (type(arg).__name__, repr(arg))
+        elif op is CUSTOM:
             arg = _arg_key(node, None)
-        entries.append((op, node.dtype.name, node.shape, arg, tuple(map(at, node.srcs))))
+        add((op, node.dtype.name, node.shape, arg, tuple(map(at, node.srcs))))
     return (tuple(entries), tuple(map(at, sinks))), buffers
 
 # %% ../../nbs/limn/07_executor.ipynb #afc234ba
