@@ -564,3 +564,17 @@ def test_a_tuple_reference_is_one_spec_per_output():
     assert infer_spec("(x * 2, x.sum(-1))", {"x": "X"}) == ["(X * 2)", "sum(X)"]
     assert infer_spec('F.gelu(a, approximate="tanh")', {"a": "A"}).startswith("(0.5 * A * (1 + tanh(")
     assert infer_spec("(x.sort(), x)", {"x": "X"}) is None
+
+
+def test_contiguity_and_flags_are_conditions(tmp_path):
+    "assert x.is_contiguous() on a parameter whose strides are read: its pad is 0; a flag parameter: one path per side."
+    metas, _ = paths_of(tmp_path, '''
+def f(x, y, with_copy):
+    assert x.is_contiguous()
+    z = torch.empty_like(x) if with_copy else y
+    n = x.numel()
+    copy[(triton.cdiv(n, 256),)](x, z, x.stride(0), BLOCK=256)
+    return z
+''', "x: [M, N]; y: [M, N]")
+    assert [m["assume"] for m in metas] == [["x_pad == 0", "with_copy != 0"], ["x_pad == 0", "with_copy == 0"]]
+    assert [m["args"][1]["from"].split(" at ")[0] for m in metas] == ["empty", "y"]

@@ -1356,6 +1356,9 @@ def _tensor_method(self, m, args, kwargs, e):
         return _unsqueeze(self, t, args[0], e)
     if name == 'squeeze':
         return _squeeze(self, t, args, e)
+    if name == 'is_contiguous' and t.base is None and t.param and f"{t.param}_pad" in self.pads:
+        pad = f"{t.param}_pad"          # a parameter whose rows may be padded: contiguous exactly when the pad is 0
+        return Condition(f"{t.param}.is_contiguous()", (f"{pad} == 0",), (f"{pad} != 0",), e.lineno)
     if name == 'is_contiguous':
         return _packed(t)                       # every tensor litmus builds here is row-major and contiguous
     if name in ('view', 'reshape') and not any(isinstance(a, DType) for a in args):
