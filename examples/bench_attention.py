@@ -1,6 +1,6 @@
 """Peak memory and time of attention, fused against composed, forward and forward+backward, beside torch's SDPA.
 
-    .venv/bin/python examples/bench_attention.py [--T 256,1024,4096] [--reps 3] [--device c] [--verify]
+    .venv/bin/python examples/bench_attention.py [--T 256,1024,4096] [--reps 3] [--device c] [--impls ...] [--verify]
 
 Causal self-attention, B=1 H=6 d=32, float32. Each (implementation, T, pass) runs in a fresh child process: it builds the
 inputs, runs the pass once to warm up (plans, compiles), resets the kernel's peak-RSS mark (/proc/self/clear_refs), runs
@@ -87,6 +87,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--device", default="c")
     ap.add_argument("--child", nargs=5)
+    ap.add_argument("--impls", default="limn_fused,torch_sdpa,limn_composed,torch_composed",
+                    help="comma-separated implementations to run (torch_sdpa, the reference, is always run)")
     ap.add_argument("--verify", action="store_true", help="prove every kernel (litmus.bridge) at each T instead of timing")
     args = ap.parse_args()
     if args.verify:
@@ -102,7 +104,11 @@ def main():
           f"{os.environ.get('OMP_NUM_THREADS', 'unset (one per physical core)')}; torch {torch.__version__} CPU, "
           f"{torch.get_num_threads()} threads; {os.cpu_count()} CPUs; median of {args.reps} runs; peak = resident memory above the warm baseline")
     print(f"{'T':>5} {'pass':>8} {'implementation':>14} {'peak MB':>9} {'seconds':>9} {'peak/sdpa':>10} {'time/sdpa':>10}")
-    impls = ["limn_fused", "torch_sdpa", "limn_composed", "torch_composed"]
+    known = ["limn_fused", "torch_sdpa", "limn_composed", "torch_composed"]
+    wanted = set(args.impls.split(",")) | {"torch_sdpa"}
+    if unknown := wanted - set(known):
+        ap.error(f"unknown implementations {sorted(unknown)}; expected some of {known}")
+    impls = [impl for impl in known if impl in wanted]
     for T in [int(t) for t in args.T.split(",")]:
         for backward in (False, True):
             rows = {impl: measure(impl, T, backward, args.reps, args.device) for impl in impls}

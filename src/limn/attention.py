@@ -583,10 +583,12 @@ def _forward() -> Described:
     q, k, v, mask = attention_operands()
     o, L = Buf("o", (batch, tq, dv), "out"), Buf("L", (batch, tq), "out")
     kt, s, m, l = Buf("kt", (d, TILE), "local"), Buf("s", (TILE,), "local"), Buf("m", (ROWS,), "local"), Buf("l", (ROWS,), "local")
+    weights = Buf("pr", (TILE,), "local")
     scores = For(j, 0, n, [line("const int visible = (!causal || j0 + j <= i) && (!has_mask || {f} != 0);", f=mask[b, j0 + j]),
                            line("{s} = visible ? {s} * scale : -INFINITY;", s=s[j]),
                            line("if ({s} > tile_max) tile_max = {s};", s=s[j])])
-    update = For(j, 0, n, [line("if ({s} == -INFINITY) continue;", s=s[j]), line("const T p = EXP({s} - m_new);", s=s[j]),
+    exps = For(j, 0, n, [line("{p} = EXP({s} - m_new);", p=weights[j], s=s[j])])     # no branch: the loop vectorises
+    update = For(j, 0, n, [line("if ({s} == -INFINITY) continue;", s=s[j]), line("const T p = {w};", w=weights[j]),
                            line("{l} += p;", l=l[i - i0]), For(c, 0, dv, [line("{o} += p * {v};", o=o[b, i, c], v=v[b, j0 + j, c])])])
     tile = For(j0, 0, kend, step=TILE, body=[
         Let(n, Min((TILE, kend - j0))), transpose_tile(kt, k, j0, n, d),
@@ -594,8 +596,8 @@ def _forward() -> Described:
                         line("if (tile_max == -INFINITY) continue;   /* nothing visible in this tile */"),
                         line("const T m_new = {m} > tile_max ? {m} : tile_max, alpha = EXP({m} - m_new);", m=m[i - i0]),
                         line("{l} *= alpha;", l=l[i - i0]), For(c, 0, dv, [line("{o} *= alpha;", o=o[b, i, c])]),
-                        update, line("{m} = m_new;", m=m[i - i0])])])
-    body = [Local(kt), Local(s), Local(m), Local(l), Let(kend, Pick("causal", Min((tk, i1)), tk)),
+                        exps, update, line("{m} = m_new;", m=m[i - i0])])])
+    body = [Local(kt), Local(s), Local(weights), Local(m), Local(l), Let(kend, Pick("causal", Min((tk, i1)), tk)),
             For(i, i0, i1, [line("{m} = -INFINITY; {l} = 0;", m=m[i - i0], l=l[i - i0]), For(c, 0, dv, [line("{o} = 0;", o=o[b, i, c])])]),
             tile,
             For(i, i0, i1, [line("const T li = {l};", l=l[i - i0]), For(c, 0, dv, [line("if (li > 0) {o} /= li;", o=o[b, i, c])]),
@@ -610,8 +612,9 @@ def _backward_q() -> Described:
     row = For(i, i0, i1, [
         line("if ({L} == -INFINITY) continue;   /* a row that saw no key has no gradient */", L=L[b, i]),
         *tile_dots(s, lambda c: q[b, i, c], kt, n, d), *tile_dots(dp, lambda c: dO[b, i, c], vt, n, dv),
+        For(j, 0, n, [line("{s} = EXP({s} * scale - {L});", s=s[j], L=L[b, i])]),     # every key's, masked or not: it vectorises
         For(j, 0, n, [line("if ((causal && j0 + j > i) || (has_mask && {f} == 0)) continue;", f=mask[b, j0 + j]),
-                      line("const T ds = EXP({s} * scale - {L}) * ({dp} - {D}) * scale;", s=s[j], L=L[b, i], dp=dp[j], D=D[b, i]),
+                      line("const T ds = {s} * ({dp} - {D}) * scale;", s=s[j], dp=dp[j], D=D[b, i]),
                       For(c, 0, d, [line("{dq} += ds * {k};", dq=dq[b, i, c], k=k[b, j0 + j, c])])])])
     body = [Local(kt), Local(vt), Local(s), Local(dp), Let(kend, Pick("causal", Min((tk, i1)), tk)),
             For(i, i0, i1, [For(c, 0, d, [line("{dq} = 0;", dq=dq[b, i, c])])]),
@@ -655,11 +658,13 @@ def c_sdpa_kernels() -> str:
 # %% ../../nbs/limn/12_attention.ipynb #65e1d696
 def c_sdpa_source(dtype: DType) -> str:
     "The three kernels for `dtype` (float32 or float64; the c device declines the half widths before this is asked)."
-    spell = {"float32": ("float", "expf", "logf"), "float64": ("double", "exp", "log")}
+    from limn.backend_c import LIMN_EXP, LIMN_LOG      # the c device's inline, vectorisable exp and log (chapter 08)
+    spell = {"float32": ("float", "limn_expf", "limn_logf"), "float64": ("double", "limn_exp", "limn_log")}
     if dtype.name not in spell:
         raise TypeError(f"the c device's attention kernels take float32 or float64, got {dtype.name}")
     T, EXP, LOG = spell[dtype.name]
-    return f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n" + c_sdpa_kernels()
+    prelude = "#include <stdint.h>\n#include <math.h>\n" + LIMN_EXP + LIMN_LOG
+    return prelude + f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n" + c_sdpa_kernels()
 
 # %% ../../nbs/limn/12_attention.ipynb #fbdabe35
 def _c_function(backend, dtype: DType, name: str, n_pointers: int):
