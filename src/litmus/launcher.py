@@ -536,6 +536,21 @@ def _unary(self, e, env):
         return Size(f"-{size_text(v)}")
     return v if isinstance(v, Unreadable) else Unreadable(f"`{ast.unparse(e)[:60]}`, which depends on the sizes", e.lineno)
 
+# %% ../../nbs/litmus/14_launcher.ipynb #1537a8c3
+@patch
+def pinned(self: Reader, size: Size, index: bool = False):
+    """A size made only of given parameters the launcher indexes with (`x.shape[dim]` with `--dims dim=1`), as its value
+    there: such a parameter picks an axis, so it is read at the value given, never searched. An index of a given
+    parameter not yet known as one re-reads the launcher with it pinned (its earlier tests, `dim < x.ndim`, decided)."""
+    names = {n for n in _ATOM.findall(size.expr) if not n.isdigit()} - {'cdiv', 'next_pow2', 'min', 'max'}
+    if not names or not names <= set(self.given):
+        return size
+    if not names <= self.pins:
+        if index:
+            raise _Retry(pin=names - self.pins)
+        return size
+    return corpus.evaluate(size.expr, self.given)
+
 # %% ../../nbs/litmus/14_launcher.ipynb #ee689376
 def _compare(self, e, env):
     values = [self.value(x, env) for x in [e.left] + e.comparators]
@@ -929,21 +944,6 @@ def index(self: Reader, seq, i, line):
     except (IndexError, KeyError, TypeError):
         return Unreadable(f"index {i!r} of {_describe(seq)}", line)
     return tuple(out) if isinstance(out, tuple) else out
-
-# %% ../../nbs/litmus/14_launcher.ipynb #1537a8c3
-@patch
-def pinned(self: Reader, size: Size, index: bool = False):
-    """A size made only of given parameters the launcher indexes with (`x.shape[dim]` with `--dims dim=1`), as its value
-    there: such a parameter picks an axis, so it is read at the value given, never searched. An index of a given
-    parameter not yet known as one re-reads the launcher with it pinned (its earlier tests, `dim < x.ndim`, decided)."""
-    names = {n for n in _ATOM.findall(size.expr) if not n.isdigit()} - {'cdiv', 'next_pow2', 'min', 'max'}
-    if not names or not names <= set(self.given):
-        return size
-    if not names <= self.pins:
-        if index:
-            raise _Retry(pin=names - self.pins)
-        return size
-    return corpus.evaluate(size.expr, self.given)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #d5235ba9
 def _subscript(self, e, env):
