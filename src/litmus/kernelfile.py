@@ -435,7 +435,7 @@ def heuristic(self:_Static, node, arg):
     self.refuse(node, "not an expression over args[...] that litmus reads")
 
 # %% ../../nbs/litmus/03_kernelfile.ipynb #ce33128a
-_LAUNCH_FUNCTIONS = {'next_pow2': lambda n: 1 if n <= 1 else 1 << (int(n) - 1).bit_length(),
+_LAUNCH_FUNCTIONS = {'next_pow2': lambda n: 0 if n <= 0 else 1 << (int(n) - 1).bit_length(),  # triton.next_power_of_2
                      'cdiv': lambda a, b: -(-a // b), 'min': min, 'max': max, 'int': int, 'bool': bool}
 
 def evaluate_static(text, env):
@@ -634,8 +634,9 @@ def module_literals(tree, roots) -> dict:
     return out
 
 # %% ../../nbs/litmus/03_kernelfile.ipynb #e0c81f32
-MATH_MODULES = frozenset({'triton.language.math', 'triton.language.extra.libdevice', 'triton.language.extra.cuda.libdevice',
-                          'triton.language.extra.hip.libdevice'})  # Triton's elementwise math: pure functions of registers
+# Triton's elementwise math: pure functions of registers
+MATH_MODULES = frozenset({'triton.language.math', 'triton.language.extra.libdevice',
+                          'triton.language.extra.cuda.libdevice', 'triton.language.extra.hip.libdevice'})
 
 def math_functions(tree) -> dict:
     """name -> the function name (`tanh`) for every module name bound only by `from <Triton math module> import f`.
@@ -649,8 +650,9 @@ def math_functions(tree) -> dict:
     for name, whats in binds.items():
         parts = [w.rpartition('.') if isinstance(w, str) else ('', '', '') for w in whats]
         functions = {f for _, _, f in parts}
-        if all(m in MATH_MODULES for m, _, _ in parts) and len(functions) == 1 and not next(iter(functions)).startswith('_'):
-            out[name] = next(iter(functions))
+        function = next(iter(functions))
+        if all(m in MATH_MODULES for m, _, _ in parts) and len(functions) == 1 and not function.startswith('_'):
+            out[name] = function
     return out
 
 # %% ../../nbs/litmus/03_kernelfile.ipynb #f85fb441
@@ -675,8 +677,8 @@ def global_reads(tree, jits, roots, where):
             how = (f"bound at line {bound[0].lineno} by `{ast.unparse(bound[0])[:50]}`" if len(bound) == 1 else
                    f"bound {len(bound)} times (lines {[b.lineno for b in bound]})" if bound else "not a builtin litmus allows")
             raise KernelFileError(f"{where}: line {n.lineno}: the jit function {fn.name} reads `{n.id}`, {how}; a kernel "
-                                  "may read only literals (or tl.constexpr of a literal), Triton imports (functions imported "
-                                  f"from {', '.join(sorted(MATH_MODULES))} included), other jit "
+                                  "may read only literals (or tl.constexpr of a literal), Triton imports (functions "
+                                  f"imported from {', '.join(sorted(MATH_MODULES))} included), other jit "
                                   f"functions and the builtins {', '.join(SAFE_BUILTINS)}")
 
 # %% ../../nbs/litmus/03_kernelfile.ipynb #b2bd754b

@@ -59,7 +59,7 @@ class DType:
         return hash((self.np, self.element))
     @property
     def element_ty(self):
-        "`x_ptr.dtype.element_ty`: the element type of a pointer type (Triton raises on a non-pointer type: so does the model)."
+        "`x_ptr.dtype.element_ty`: the pointee of a pointer type (Triton raises on another type: so does the model)."
         if self.element is None:
             raise Unsupported(f"tl.{self.name}.element_ty {_kernel_line()}: element_ty of a type that is not a pointer")
         return self.element
@@ -82,6 +82,11 @@ class DType:
     @property
     def primitive_bitwidth(self):
         return 1 if self.np.kind == "b" else self.np.itemsize * 8
+    int_bitwidth = primitive_bitwidth
+    @property
+    def value(self):
+        "A dtype handed to a jit helper is a `tl.constexpr` there in compiled Triton, so `dtype.value` is the dtype."
+        return self
     def __call__(self, x):
         "`tl.float32(x)`: a cast, as older Triton reads it (Triton 3.9 refuses to call a dtype; the model casts)."
         return as_block(np.asarray(x)).to(self)
@@ -232,7 +237,8 @@ class Ptr:
     @property
     def dtype(self):
         "The pointer type: `p.dtype.element_ty` (and `p.type.element_ty`) is the element type of the buffer."
-        element = next((DType(n, d) for n, d in NP_DTYPES.items() if d == self.buffer.dtype), DType(str(self.buffer.dtype), self.buffer.dtype))
+        own = self.buffer.dtype
+        element = next((DType(n, d) for n, d in NP_DTYPES.items() if d == own), DType(str(own), own))
         return DType(f"pointer<{element.name}>", self.buffer.dtype, element)
     type = dtype
     def __repr__(self):

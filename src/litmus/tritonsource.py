@@ -13,7 +13,7 @@ __all__ = ['MAX_EXPRESSION_SIZE', 'TRUE', 'FALSE', 'MAX_CASES', 'MAX_LOOP_DEPTH'
            'model_memory_ops']
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #d64398da
-import ast, itertools, math, time
+import ast, itertools, math, operator, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -197,8 +197,8 @@ Poly.__repr__ = Poly.__str__
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #27ffdd99
 def next_pow2(n):
-    "The smallest power of two >= `n` (1 for n <= 1), as `triton.next_power_of_2`: the one integer copy litmus uses."
-    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
+    "The smallest power of two >= `n` (0 for n <= 0, as Triton's bit trick gives), as `triton.next_power_of_2`."
+    return 0 if n <= 0 else 1 << (int(n) - 1).bit_length()
 
 def ceil_div(a, b):
     "Integer ceil(a / b) for a positive `b`, as `triton.cdiv` on integers (`cdiv` below is its symbolic twin)."
@@ -517,7 +517,8 @@ def _choice(cases):
 
 @dataclass
 class DataValue:
-    """Data: anything computed from loaded values or floats. Its value is ignored; `origin` says where an index became data.
+    """Data: anything computed from loaded values or floats. Its value is ignored; `origin` says where an index became
+    data.
     `bounds` (lo, hi), integers, is what a load from an integer input with a declared domain is known to return: a
     comparison of it with a constant outside that range is decided (`y == ignore_index` with labels in [0, 999])."""
     origin: str = ''
@@ -531,12 +532,36 @@ def _decided(op, left, right):
     value in the bounds; None otherwise (the comparison stays data)."""
     if isinstance(right, DataValue) and not isinstance(left, DataValue):
         return _decided(_FLIPPED[op], right, left)
-    if not (isinstance(left, DataValue) and left.bounds and isinstance(right, IndexValue)) or right.poly.value() is None:
+    if not (isinstance(left, DataValue) and left.bounds and isinstance(right, IndexValue)):
+        return None
+    if right.poly.value() is None:
         return None
     (lo, hi), c = left.bounds, right.poly.value()
     always = {'<': hi < c, '<=': hi <= c, '>': lo > c, '>=': lo >= c, '==': lo == hi == c, '!=': c < lo or c > hi}[op]
     never = {'<': lo >= c, '<=': lo > c, '>': hi <= c, '>=': hi < c, '==': c < lo or c > hi, '!=': lo == hi == c}[op]
     return TRUE if always else FALSE if never else None
+
+# %% ../../nbs/litmus/05_tritonsource.ipynb #3a60ff1b
+def _constant_number(v):
+    "The number a compile-time constant is (a float or int constexpr, a constant index), or None."
+    if isinstance(v, (int, float)):
+        return v
+    if isinstance(v, IndexValue) and not v.axes:
+        return v.poly.value()
+    return None
+
+# %% ../../nbs/litmus/05_tritonsource.ipynb #0f980190
+def _renamed(v, env):
+    "An index, bool, pointer or chosen value with its symbols substituted by `env` (its axes as they are)."
+    if isinstance(v, IndexValue):
+        return IndexValue(v.poly.subs(env), v.axes, v.wide)
+    if isinstance(v, BoolValue):
+        return BoolValue(v.formula.subs(env), v.axes)
+    if isinstance(v, PointerValue):
+        return PointerValue(v.tensor, v.offset.subs(env), v.axes)
+    if isinstance(v, ChosenValue):
+        return ChosenValue(tuple((c.subs(env), _renamed(x, env)) for c, x in v.cases), v.axes)
+    return v
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #421d346a
 # the integers each dtype holds exactly: a cast of a bounded load into one of these keeps its bounds
@@ -680,6 +705,18 @@ _INT_DTYPES = {'int1', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'ui
 _TL_HEADS = {'tl': 'tl', 'triton.language': 'tl', 'triton': 'triton', 'tl.math': 'math', 'triton.language.math': 'math',
              'libdevice': 'math', 'tl.extra.cuda.libdevice': 'math', 'tl.extra.libdevice': 'math',
              'triton.language.extra.libdevice': 'math', 'triton.language.extra.cuda.libdevice': 'math', 'tl.libdevice': 'math'}
+
+# %% ../../nbs/litmus/05_tritonsource.ipynb #d6186b3d
+def _dtype_bits(name):
+    "The bit width of a Triton dtype named `name` (`int1` is 1, `bfloat16` 16)."
+    digits = ''.join(ch for ch in name if ch.isdigit())
+    return int(digits[:2] if name.startswith('float8') else digits) if digits else 0
+
+_DTYPE_PREDICATES = {'is_floating': lambda d: d.startswith(('float', 'bfloat')), 'is_int': lambda d: d in _INT_DTYPES,
+                     'is_int_signed': lambda d: d.startswith('int'), 'is_int_unsigned': lambda d: d.startswith('uint'),
+                     'is_bool': lambda d: d == 'int1', 'is_fp16': lambda d: d == 'float16',
+                     'is_bf16': lambda d: d == 'bfloat16', 'is_fp32': lambda d: d == 'float32',
+                     'is_fp64': lambda d: d == 'float64', 'is_ptr': lambda d: False}  # Triton's tl.dtype predicates
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #452579a6
 def _dotted(node):
@@ -899,8 +936,8 @@ def _bind_constexpr(self:_Interpreter, p, meta):
     v = expr.value() if expr is not None else None
     if isinstance(value, bool):
         self.env[p] = IndexValue(Poly.const(int(value)))  # a specialisation flag
-    elif isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
-        self.env[p] = value[1:-1]  # a string constexpr ("\"leaky_relu\""): compared by value, as the compiler does
+    elif isinstance(value, str) and value.strip()[:1] in ('"', "'"):
+        self.env[p] = _string_constexpr(p, value)  # '"leaky_relu"': compared by value, as the compiler does
     elif expr is None:
         self.env[p] = value if not isinstance(value, str) else DataValue(f'constexpr {p}')
     elif v is not None and not (v >= 2 and v & (v - 1) == 0):
@@ -917,6 +954,18 @@ def _bind_constexpr(self:_Interpreter, p, meta):
             self.facts.append(compare(Poly.var(p), '==', expr))
         if isinstance(value, str) and value.strip().startswith('next_pow2('):
             self.facts.append(compare(Poly.var(p), '>=', parse_expr(value.strip()[10:-1], self.names)))
+
+# %% ../../nbs/litmus/05_tritonsource.ipynb #8eddc354
+def _string_constexpr(name, value):
+    """The string a quoted constexpr value stands for, read as one Python string literal (as the launcher reads it, so
+    '"a\\"b"' is `a"b` and '"a" + "b"' is refused, never sliced into `a" + "b`)."""
+    try:
+        text = ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
+        text = None
+    if not isinstance(text, str):
+        raise ValueError(f"constexpr {name!r} has value {value!r}: a quoted value must be exactly one string literal")
+    return text
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #f7bddc03
 @patch
@@ -984,11 +1033,17 @@ def broadcast(self:_Interpreter, values, node):
     "Right-align the axes of index/bool/pointer values; two lanes meeting on one axis are the same lane (renamed)."
     shaped = [v for v in values if isinstance(v, (IndexValue, BoolValue, PointerValue, ChosenValue))]
     rank = max((len(v.axes) for v in shaped), default=0)
-    axes, rename = [None] * rank, {}
+    axes, rename, home, copies, own = [None] * rank, {}, {}, {}, {}
     for v in shaped:
         for i, lane in enumerate(v.axes, start=rank - len(v.axes)):
             if lane is None:
                 continue
+            if home.setdefault(lane, i) != i:  # one lane on two axes (`offs[:, None] - offs[None, :]`): two indices
+                if (lane, i) not in copies:
+                    s = self.symbols[lane]
+                    copies[lane, i] = self._symbol(self._fresh('lane'), 'lane', s.lo, s.hi, note=f'{s.note}, axis {i}')
+                own.setdefault(id(v), {})[lane] = copies[lane, i]
+                lane = copies[lane, i]
             lane = rename.get(lane, lane)
             if axes[i] is None:
                 axes[i] = lane
@@ -997,7 +1052,9 @@ def broadcast(self:_Interpreter, values, node):
                     self._unsupported('broadcast', node, f"axes of extents {self._extent(axes[i])} and {self._extent(lane)} cannot be matched symbolically")
                 rename[lane] = axes[i]
     env = {k: Poly.var(v) for k, v in rename.items()}
-    def moved(v):
+    def moved(v, mine):
+        if mine:  # this value's own copies of lanes it shares with another axis, then the lanes met on an axis
+            return moved(_renamed(v, mine), {})
         if isinstance(v, IndexValue):
             return IndexValue(v.poly.subs(env), tuple(axes), v.wide)
         if isinstance(v, BoolValue):
@@ -1005,9 +1062,9 @@ def broadcast(self:_Interpreter, values, node):
         if isinstance(v, PointerValue):
             return PointerValue(v.tensor, v.offset.subs(env), tuple(axes))
         if isinstance(v, ChosenValue):
-            return ChosenValue(tuple((c.subs(env), moved(x)) for c, x in v.cases), tuple(axes))
+            return ChosenValue(tuple((c.subs(env), moved(x, {})) for c, x in v.cases), tuple(axes))
         return v
-    return [moved(v) for v in values], tuple(axes)
+    return [moved(v, {k: Poly.var(x) for k, x in own.get(id(v), {}).items()}) for v in values], tuple(axes)
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #129dd432
 @patch
@@ -1064,6 +1121,10 @@ def _expr_Attribute(self:_Interpreter, n):
         return ('pointer', dtypes.pop())  # `x_ptr.dtype`: a pointer type, known statically
     if isinstance(base, tuple) and base[:1] == ('pointer',) and n.attr == 'element_ty':
         return ('dtype', base[1])
+    if isinstance(base, tuple) and base[:1] == ('dtype',) and n.attr == 'value':
+        return base  # a dtype handed to a jit helper is a constexpr there (compiled Triton): `.value` is the dtype
+    if isinstance(base, tuple) and base[:1] == ('dtype',) and n.attr in ('int_bitwidth', 'primitive_bitwidth'):
+        return IndexValue(Poly.const(_dtype_bits(base[1])))
     return DataValue(f'.{n.attr}')
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #2843aeae
@@ -1160,6 +1221,13 @@ def _expr_Compare(self:_Interpreter, n):
     values = [self.eval(n.left)] + [self.eval(c) for c in n.comparators]  # all of them, before any early answer
     if any(isinstance(v, str) for v in values):
         return self._compare_strings(n, values)
+    constants = [_constant_number(v) for v in values]
+    if any(isinstance(v, (int, float)) for v in values) and None not in constants:  # `label_smoothing > 0`: a constexpr
+        python = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+                  ast.Eq: operator.eq, ast.NotEq: operator.ne}
+        if all(type(o) in python for o in n.ops):
+            truth = all(python[type(o)](a, b) for o, a, b in zip(n.ops, constants, constants[1:]))
+            return BoolValue(TRUE if truth else FALSE)
     if any(isinstance(v, tuple) and v[:1] in (('dtype',), ('pointer',)) for v in values):
         return self._compare_strings(n, values)  # `x_ptr.dtype.element_ty == tl.float16`: types, decided statically
     result, axes = TRUE, ()
@@ -1355,6 +1423,8 @@ def _widened(v, wide):
 def _method(self:_Interpreter, n):
     "A method of a value: `.to(int dtype)` keeps an index; pure tensor methods make data; any other method is reported."
     attr, base = n.func.attr, self.eval(n.func.value)
+    if isinstance(base, tuple) and base[:1] == ('dtype',) and attr in _DTYPE_PREDICATES and not n.args:
+        return BoolValue(TRUE if _DTYPE_PREDICATES[attr](base[1]) else FALSE)  # `x.dtype.is_floating()`: compile time
     if attr not in _PURE_METHODS:
         return self._unknown(f'method .{attr}', n, 'not a pure tensor method: it may write memory (.store, .atomic_*) '
                              'or move a block pointer (.advance); the model does not follow methods')
@@ -1387,6 +1457,18 @@ def _data_call(self:_Interpreter, fname, n):
 @patch
 def _tl_call(self:_Interpreter, short, fname, n):
     "`tl.*` calls: program ids, aranges, index helpers, memory operations and barriers; pure math is data."
+    if short == 'cast' and n.args and not any(k.arg == 'bitcast' for k in n.keywords):  # `tl.cast(pid, tl.int64)`
+        value = self.eval(n.args[0])
+        target = self.eval(n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == 'dtype'),
+                                                                  ast.Constant(None)))
+        if isinstance(value, (IndexValue, ChosenValue)) and isinstance(target, tuple) and target[:1] == ('dtype',) \
+                and target[1] in _INT_DTYPES:
+            return _widened(value, target[1] in ('int64', 'uint64'))  # as `.to(int dtype)`: an index stays an index
+        if isinstance(value, DataValue) and value.bounds:  # bounds survive a cast only into a type holding every value
+            exact = _EXACT_INTEGERS.get(target[1]) if isinstance(target, tuple) and target[:1] == ('dtype',) else None
+            keep = exact is not None and exact[0] <= value.bounds[0] and value.bounds[1] <= exact[1]
+            return DataValue(value.origin, value.bounds if keep else None)
+        return value if isinstance(value, (DataValue, UnsupportedValue)) else DataValue(f'{fname} at line {n.lineno}')
     if short == 'constexpr' and len(n.args) == 1 and not n.keywords:  # `tl.constexpr(x.dtype.element_ty == tl.float16)`
         return self.eval(n.args[0])
     if short == 'program_id':
@@ -1530,8 +1612,8 @@ def _pure_helper(self:_Interpreter, name, depth):
 # %% ../../nbs/litmus/05_tritonsource.ipynb #ade092e8
 @patch
 def _builtin(self:_Interpreter, short, n):
-    """A call by bare name: `min`/`max`/`int`/`float`/`print`, a @triton.jit helper of this file (inlined), or a function
-    imported from Triton's math modules (`kernelfile.math_functions`: elementwise math, data like `tl.math.tanh`)."""
+    """A call by bare name: `min`/`max`/`int`/`float`/`print`, a @triton.jit helper of this file (inlined), or a
+    function imported from Triton's math modules (`kernelfile.math_functions`: elementwise math, data as tl.math's)."""
     if short in ('min', 'max') and len(n.args) == 2 and not n.keywords:
         a, b = [self.eval(x) for x in n.args]
         if isinstance(a, IndexValue) and isinstance(b, IndexValue):
@@ -1545,7 +1627,7 @@ def _builtin(self:_Interpreter, short, n):
         return None
     if short in self.helpers and short not in self.env:
         return self._inline(self.helpers[short], n)
-    if short in self.maths and short not in self.env:  # `tanh(x)` after `from triton.language.extra.libdevice import tanh`
+    if short in self.maths and short not in self.env:  # `tanh(x)`, `from triton.language.extra.libdevice import tanh`
         return self._data_call(f'libdevice.{self.maths[short]}', n)
     return self._unknown(f'call to {short}', n, 'not a @triton.jit function of this file; the call may touch memory')
 
@@ -1637,7 +1719,7 @@ def _record(self:_Interpreter, kind, fname, n, ptr, mask, other=None):
 @patch
 def _load_bounds(self:_Interpreter, kind, tensor, mask, other):
     """(lo, hi) of what a load returns, when the launch declares the integer input's domain; None otherwise. A masked
-    lane returns `other`, so a constant `other` widens the range, and a mask without one (undefined lanes) gives None."""
+    lane returns `other`, so a constant `other` widens the range; a mask without one (undefined lanes) gives None."""
     t, domain = self.tensors.get(tensor), self.domain.get(tensor)
     if kind != 'load' or t is None or t.dtype not in _INT_DTYPES or domain is None:
         return None
