@@ -38,7 +38,7 @@ import pytest
 COST = {
     "test_backend_c.py": 107, "test_bridge.py": 67, "test_rewards.py": 60, "test_corpus.py": 44, "test_site.py": 48,
     "test_bounds_soundness.py": 37, "test_trust.py": 35, "test_cuda_emulated.py": 29, "test_ci_checks.py": 28,
-    "test_torch_nn.py": 28, "test_simulate.py": 17, "test_attention.py": 15, "test_prove_edges.py": 15,
+    "test_torch_nn.py": 28, "test_simulate.py": 33, "test_attention.py": 23, "test_prove_edges.py": 15,
     "test_hostile_static.py": 13, "test_launcher.py": 12, "test_real_kernels.py": 11, "test_webdemo.py": 11,
     "test_safety.py": 11, "test_hostile_run.py": 10, "test_torch_tensor.py": 10, "test_cuda_emit.py": 9,
     "test_autograd_fuzz.py": 8, "test_optim.py": 7, "test_torch_semantics_exec.py": 7, "test_falsify.py": 6,
