@@ -3,6 +3,7 @@ import math
 from fractions import Fraction as F
 
 import mpmath
+import pytest
 import numpy as np
 
 from litmus.bounds import ToleranceBound, measure, adversarial_rows
@@ -164,3 +165,25 @@ def test_heuristic_tolerance_where_no_range_is_known_scales_with_the_domain():
         err = np.abs(got - x.astype(np.float64) / y.astype(np.float64)).max()
         assert 0 < err <= tb.threshold, (big, err, tb.threshold)
     assert math.isclose(h[2000.0], 2 * h[1000.0], rel_tol=1e-12), h
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
+def test_a_rows_variance_and_rstd_are_certified_and_sound(dt):
+    """A layer norm that also stores its rstd: `rsqrt(mean((x - mean(x)) * (x - mean(x))) + eps)`, a nested reduction.
+    The variance is bounded by lemma R3 (the mean's error enters squared, as sum_j (d_j - e)^2 = N*(s2 + e^2)), the
+    rstd from it by the generic rules; both certified with a float32 accumulator and held to the float64 reference by
+    `measure` over every generator (constant rows, where the variance is 0, included) and every summation order.
+    R3's variance bound is several times tighter than the generic one (kills dropping the R3 pattern); a nesting with
+    a composite inside stays refused (kills letting every nested reduction through)."""
+    for text in ("mean((x - mean(x)) * (x - mean(x)))", "rsqrt(mean((x - mean(x)) * (x - mean(x))) + 1e-05)"):
+        tb = ToleranceBound(text, dt, "float32", domain="x in [-10, 10]", dims="N=512")
+        assert tb.certified, (text, dt, tb.reason)
+        m = measure(tb, rows=3)
+        assert m.violations == 0 and m.worst > 0, (text, dt, m)
+    var = "mean((x - mean(x)) * (x - mean(x)))"
+    r3 = ToleranceBound(var, dt, "float32", domain="x in [-10, 10]", dims="N=512")
+    generic = ToleranceBound(var, dt, "float32", domain="x in [-10, 10]", dims="N=512", lemmas=("R1",))
+    assert generic.certified and generic.total > 1.5 * r3.total
+    assert "R3" in " ".join(r3.notes)
+    assert not ToleranceBound("mean(softmax(x) * x)", dt, "float32", domain="x in [-1, 1]", dims="N=64").certified
+    assert not ToleranceBound("mean(cumsum(x))", dt, "float32", domain="x in [-1, 1]", dims="N=64").certified

@@ -8,7 +8,7 @@ This module is the error model and nothing else. It reads a `Spec` (chapter 01) 
 __all__ = ['COMPONENTS', 'RND', 'RED', 'LIB', 'CAST', 'SAFETY', 'LN2', 'TRIG_LIMIT', 'ACCUMULATING', 'LEMMAS', 'GENERATORS',
            'ROW_GENERATORS', 'precision', 'gamma', 'Err', 'spread', 'rounded', 'pareto', 'NotCertified', 'Info',
            'Analysis', 'written_out', 'divided_by_sum', 'log_of_sum', 'accumulation_length', 'heuristic_tolerance',
-           'ToleranceBound', 'adversarial_rows', 'Measured', 'measure']
+           'nested_rows', 'ToleranceBound', 'adversarial_rows', 'Measured', 'measure']
 
 # %% ../../nbs/litmus/02_bounds.ipynb #1b673c94
 import math
@@ -18,7 +18,7 @@ from fastcore.basics import patch
 
 from litmus.affine import Interval, Affine
 from litmus.spec import (Spec, Expr, DType, DTYPES, classify, describe, dtype_name, parse_dims, REDUCE, NORM, SCAN, UNSUPPORTED,
-                         LIBM_ULPS, exp, log, row_sum)
+                         LIBM_ULPS, MOVE, Fragment, exp, log, row_sum)
 
 COMPONENTS = ("rounding", "reduction_order", "libm", "dtype_cast")
 RND, RED, LIB, CAST = range(4)   # indices into COMPONENTS: rounding, reduction order, libm, dtype cast
@@ -674,9 +674,45 @@ def op_sum(self: Analysis, n, a):
         rng = Interval(0.0, rng.hi)
     return Info(rng, pareto(self._sum_errs(a, N, g)), chain, Affine.from_interval(rng))
 
+# %% ../../nbs/litmus/02_bounds.ipynb #b8e1a004
+@patch
+def _centred_moment(self: Analysis, n):
+    """Lemma R3 for the variance itself, `mean((x - mean(x)) * (x - mean(x)))` of an input row: with e the computed
+    mean's error (|e| <= em, `_layernorm_mean_error`), sum_j (d_j - e)^2 = N*(s2 + e^2) exactly (the deviations sum
+    to 0), so v~ = (s2 + e^2)(1 + th) + n and |v~ - s2| <= em^2 (1 + th) + th*s2 + 4*eta: the mean's error enters
+    squared, where the generic rules charge it once per element. None where the pattern or its premise (an input
+    row exact in the accumulator) is absent: the generic rules apply."""
+    sq = n.srcs[0]
+    if "R3" not in self.lemmas or sq.op != "mul" or sq.srcs[0] != sq.srcs[1]:
+        return None
+    d = sq.srcs[0]
+    if d.op != "sub" or d.srcs[0].op != "input" or d.srcs[1].op != "mean" or d.srcs[1].srcs[0] != d.srcs[0]:
+        return None
+    x, p, N = self.node(d.srcs[0]), self.acc, self.N
+    g = gamma(N - 1, p.u)
+    if not x.exact or g is None or N + 4 >= 1 / p.u:
+        return None
+    M, W = x.m, x.rng.width
+    self.fits(N * M * (1 + g), "the running sum of the mean inside a variance")
+    self.fits((W + 2 * M) ** 2 * N * (1 + g) * (1 + gamma(3, p.u)), "the sum of squared deviations of a variance")
+    em_v = self._layernorm_mean_error(M, N)
+    em = em_v.sum()
+    g2, g3 = gamma(2, p.u), gamma(3, p.u)
+    th_v = np.zeros(4)
+    th_v[RND] = (1 + g3) * (1 + g2) - 1          # the deviation, its square, the division by N
+    th_v[RED] = (1 + g3) * (1 + g2) * g          # the sum of the squares, in any order
+    A = spread(em * em * (1 + th_v.sum()), em_v)
+    A[RND] += 4 * p.eta                          # underflow of the squares and the quotient
+    self.notes.append("variance: R3 (the mean's error enters squared)")
+    rng = Interval(0.0, W * W / 4)               # Popoviciu: a row's variance is at most (max - min)^2 / 4
+    return Info(rng, [Err(A, th_v)], N + 4, Affine.from_interval(rng))
+
+
 # %% ../../nbs/litmus/02_bounds.ipynb #d9710f83
 @patch
 def op_mean(self: Analysis, n, a):
+    if (v := self._centred_moment(n)) is not None:
+        return v   # a row's variance: lemma R3's bound, not the generic one
     p = self.acc
     N = self.N
     chain = a.chain + N
@@ -1145,6 +1181,12 @@ def heuristic_tolerance(spec: Spec, dtype=None, acc_dtype=None, out_dtype=None) 
         pass
     return 16 * u * math.sqrt(len(nodes) + L) * scale
 
+# %% ../../nbs/litmus/02_bounds.ipynb #b8e1a002
+def nested_rows(e: Expr) -> bool:
+    "A nesting of row sums, means, maxima and minima only: nothing else in `e` works along the row."
+    return all(n.op not in NORM + SCAN + MOVE + ("matmul", "argmax", "argmin") for n in e.walk())
+
+
 # %% ../../nbs/litmus/02_bounds.ipynb #bounds-tb
 LEMMAS = ("R1", "R2", "R3", "R4", "R5")
 
@@ -1177,6 +1219,8 @@ class ToleranceBound:
             raise ValueError(f"lemmas must be a subset of {LEMMAS}, got {lemmas!r}")
         self.lemmas = tuple(lemmas)
         self.fragment = spec.classify()
+        if self.fragment.kind == "nested_reduction" and nested_rows(spec.expr):
+            self.fragment = Fragment("nested_reduction", True)   # the forward analysis bounds it as it stands
         self.total, self.components, self.output_range, self.notes, self._heuristic = None, None, None, [], None
         if not self.fragment.certified:
             self.status, self.reason = "not certified", self.fragment.reason
