@@ -2107,10 +2107,16 @@ def _dsl(e, names: dict, values: dict) -> str:
         return f"(-{_dsl(e.operand, names, values)})"
     if isinstance(e, ast.Call):
         return _dsl_call(e, names, values)
+    if isinstance(e, ast.Attribute) and e.attr in ('T', 'mT'):
+        return f"transpose({_dsl(e.value, names, values)})"
     raise _NoSpec(ast.unparse(e)[:60])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #1b18d62c
 def _dsl_call(e, names, values) -> str:
+    if isinstance(e.func, ast.Attribute) and e.func.attr in ('double', 'float') and not e.args and _torch_name(e.func) is None:
+        return _dsl(e.func.value, names, values)       # a cast to a wider float: the DSL's values are float64 already
+    if isinstance(e.func, ast.Attribute) and e.func.attr == 't' and not e.args and _torch_name(e.func) is None:
+        return f"transpose({_dsl(e.func.value, names, values)})"
     if isinstance(e.func, ast.Attribute) and _torch_name(e.func) is None:      # x.softmax(-1) is torch.softmax(x, -1)
         e = ast.Call(func=ast.Attribute(value=ast.Name('torch', ast.Load()), attr=e.func.attr, ctx=ast.Load()),
                      args=[e.func.value] + e.args, keywords=e.keywords)
@@ -2120,6 +2126,8 @@ def _dsl_call(e, names, values) -> str:
         return f"{name}({arg(0)})"
     if name in _TORCH_ROW and args and (_last_dim(e, 1) or (len(args) == 1 and not e.keywords and name != 'softmax')):
         return f"{_TORCH_ROW[name]}({arg(0)})"
+    if name in ('argmax', 'argmin') and args and _last_dim(e, 1):
+        return f"{name}({arg(0)})"
     if name in ('linalg.vector_norm', 'norm') and len(args) == 1 and _last_dim(e, 9):
         return f"sqrt(sum({arg(0)} * {arg(0)}))"
     if name == 'gelu' and len(args) == 1:
