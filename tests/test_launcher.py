@@ -326,8 +326,12 @@ def test_upstream_kernels_get_their_literals_verdict_short(case):
 @pytest.mark.long
 @pytest.mark.parametrize("case", upstream_cases() if REAL.is_dir() else [])
 def test_upstream_kernels_get_their_literals_verdict(case):
+    """The same verdict; or ACCEPT where the literal, holding a numpy reference and no spec, is UNKNOWN for a kernel
+    labelled correct: the torch reference translates to a spec whose bound is certified (Liger's DyT)."""
     launcher, literal = launcher_and_literal_verdicts(case)
-    assert launcher == literal
+    if launcher != literal:
+        label = corpus.load(sorted((REAL / case).glob("*.py"))[0]).label
+        assert (launcher, literal, label) == ("ACCEPT", "UNKNOWN", "correct")
 
 
 def test_flag_and_string_constexprs_are_described_as_chapter_06_reads_them(tmp_path):

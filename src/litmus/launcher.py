@@ -357,6 +357,29 @@ TENSOR_ATTRS = {'shape', 'stride', 'size', 'numel', 'dtype', 'device', 'view', '
                 'new_full', 'T', 'transpose', 'permute', 'to', 'view_as', 'reshape_as', 'unsqueeze', 'squeeze',
                 'broadcast_to', 'expand', 't', 'mT', 'squeeze', 'unsqueeze', 'float', 'half', 'bfloat16', 'double', 'int', 'long'}
 
+# %% ../../nbs/litmus/14_launcher.ipynb #777b65d9
+def _root_name(e) -> str | None:
+    "The name a pointer argument is made from through subscripts and methods (`x[0]`, `x.t().contiguous()`), if any."
+    while True:
+        if isinstance(e, ast.Name):
+            return e.id
+        if isinstance(e, (ast.Subscript, ast.Attribute)):
+            e = e.value
+        elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
+            e = e.func.value
+        else:
+            return None
+
+def _roots(e, assigned: dict, seen=frozenset()) -> set:
+    "The names a pointer argument comes from, through the entry's own assignments (`xs = x[::2]` is x's)."
+    name = _root_name(e)
+    if name is None or name in seen:
+        return set()
+    out = {name}
+    for v in assigned.get(name, []):
+        out |= _roots(v, assigned, seen | {name})
+    return out
+
 # %% ../../nbs/litmus/14_launcher.ipynb #9b78734c
 @patch
 def _tensor_params(self: Reader, fn) -> set:
@@ -364,6 +387,7 @@ def _tensor_params(self: Reader, fn) -> set:
     params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
     found = {p for p in self.shapes if p in params}
     pointers = {k: {p for p, u in pointer_uses(self.jits, k).items()} for k in self.jits}
+    assigned = _assignments(fn)
     for n in ast.walk(fn):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in params and n.attr in TENSOR_ATTRS:
             found.add(n.value.id)
@@ -373,7 +397,7 @@ def _tensor_params(self: Reader, fn) -> set:
         if isinstance(called, ast.Name) and called.id in self.jits:
             kparams = [a.arg for a in self.jits[called.id].args.args]
             bound = list(zip(kparams, n.args)) + [(k.arg, k.value) for k in n.keywords]
-            found |= {a.id for k, a in bound if isinstance(a, ast.Name) and a.id in params and k in pointers[called.id]}
+            found |= {r for k, a in bound if k in pointers[called.id] for r in _roots(a, assigned) if r in params}
     return found & params
 
 # %% ../../nbs/litmus/14_launcher.ipynb #86bf848a
@@ -511,6 +535,8 @@ def _binop(self, e, env):
     for v in (a, b):
         if isinstance(v, Unreadable):
             return v
+    if isinstance(e.op, ast.Add) and isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return tuple(a) + tuple(b) if isinstance(a, tuple) else list(a) + list(b)   # x.shape[:-1] + (n,)
     op = _BIN.get(type(e.op))
     if op and is_size(a) and is_size(b):
         return size_op(op, a, b)
@@ -640,7 +666,7 @@ def statement(self: Reader, s, env: dict):
         raise _Continue()
     elif isinstance(s, ast.Break):
         raise _Break()
-    elif isinstance(s, (ast.Pass, ast.Import, ast.ImportFrom)):
+    elif isinstance(s, (ast.Pass, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)):
         return
     elif isinstance(s, ast.Raise):
         raise _Raised(s.lineno)
