@@ -5,11 +5,15 @@
 #   long   what `make test-long` runs: everything, the soaks at their full counts included
 #   soaks  only the soaks (CI runs them after `make test` when its time allows)
 # The chapters and the suites run at the same time, so neither one's slowest item leaves a core idle, and they share one
-# compiled-kernel cache made for this run (LIMN_CACHE_DIR; see tests/conftest.py). Each prints its summary and its time.
+# compiled-kernel cache made for this run (LIMN_CACHE_DIR; see tests/conftest.py). Each prints its summary and its time:
+# nbdev-test the seconds per notebook and its slow cells, pytest the slowest tests and the seconds per test file.
 set -uo pipefail
 bin=${1:-.venv/bin}
 mode=${2:-short}
 workers=${LIMN_TEST_WORKERS:-2}
+# a chapter cell slower than this many seconds is named in nbdev-test's log (notebook:cell id: seconds): the candidates
+# for a small case in the chapter and the heavy one in tests/
+slow_cell=${LIMN_SLOW_CELL:-5}
 case "$mode" in
   short) marks="not long" ;;
   long)  marks="" ;;
@@ -24,7 +28,7 @@ start=$(date +%s)
 nb_status=0
 if [ "$mode" != soaks ]; then
   ( t0=$(date +%s)
-    "$bin/nbdev-test" --n-workers "$workers" --timing > "$run_dir/nbdev.log" 2>&1
+    "$bin/nbdev-test" --n-workers "$workers" --timing --cell-timing-min "$slow_cell" > "$run_dir/nbdev.log" 2>&1
     status=$?
     echo "nbdev-test: exit $status, $(( $(date +%s) - t0 )) s wall" >> "$run_dir/nbdev.log"
     exit $status ) &
