@@ -510,6 +510,8 @@ def _never_negative(self: Analysis, n: Expr) -> bool:
         return True
     if n.op == "mul" and n.srcs[0] == n.srcs[1] and not self.reduces(n.srcs[0]):
         return True   # one computed value times itself
+    if n in self.__dict__.get("_centred", ()):
+        return True   # a variance bounded by lemma R3: a mean of squares of computed deviations
     if n.op == "max":
         return any(self.never_negative(s) for s in n.srcs)
     if n.op == "gather":
@@ -680,7 +682,8 @@ def _centred_moment(self: Analysis, n):
     """Lemma R3 for the variance itself, `mean((x - mean(x)) * (x - mean(x)))` of an input row: with e the computed
     mean's error (|e| <= em, `_layernorm_mean_error`), sum_j (d_j - e)^2 = N*(s2 + e^2) exactly (the deviations sum
     to 0), so v~ = (s2 + e^2)(1 + th) + n and |v~ - s2| <= em^2 (1 + th) + th*s2 + 4*eta: the mean's error enters
-    squared, where the generic rules charge it once per element. None where the pattern or its premise (an input
+    squared, where the generic rules charge it once per element. In R3's model each deviation is computed once and
+    squared, so the computed variance is never negative (`never_negative`: its root is certified). None where the pattern or its premise (an input
     row exact in the accumulator) is absent: the generic rules apply."""
     sq = n.srcs[0]
     if "R3" not in self.lemmas or sq.op != "mul" or sq.srcs[0] != sq.srcs[1]:
@@ -704,6 +707,7 @@ def _centred_moment(self: Analysis, n):
     A = spread(em * em * (1 + th_v.sum()), em_v)
     A[RND] += 4 * p.eta                          # underflow of the squares and the quotient
     self.notes.append("variance: R3 (the mean's error enters squared)")
+    self.__dict__.setdefault("_centred", set()).add(n)   # its computed value is a mean of squares: never negative
     rng = Interval(0.0, W * W / 4)               # Popoviciu: a row's variance is at most (max - min)^2 / 4
     return Info(rng, [Err(A, th_v)], N + 4, Affine.from_interval(rng))
 
