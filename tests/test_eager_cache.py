@@ -180,3 +180,35 @@ def test_a_failed_eager_step_leaves_every_tensor_as_it_was():
     assert w.tolist() == [1.0, 2.0]                                 # nothing was written
     assert bad.node.op.name == "GATHER"                              # still pending
     np.testing.assert_array_equal(w.grad.numpy(), grad_before)
+
+
+def _warm_memories(device_name: str):
+    "The memory lists of the c device's warm plans, most recently run last."
+    return [w.prepared.memories for w in limn.get_device().executor.warm.values()]
+
+
+def test_a_handed_back_buffer_is_rewritten_only_once_no_one_holds_it():
+    """A warm plan hands back its temporaries (a gradient, a loss); while a caller holds one, the next run writes fresh
+    memory, and once it is let go the next run writes the same memory again instead of allocating (#28)."""
+    import weakref
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with use_device("c"):
+        def run(values):
+            return (Tensor(values) * 2 + 1).realize()           # a fresh input each call, its result handed back
+        run(data)
+        held = run(data)                                        # the plan is warm from here on
+        held_values = held.numpy()
+        memories = _warm_memories("c")[-1]
+        index = next(i for i, m in enumerate(memories) if m is not None and m.base is None
+                     and held.node.arg.array.base is m)
+        owner = weakref.ref(memories[index])
+        again = run(data)
+        assert again.node.arg.array.base is not owner()         # `held` keeps its memory: the run wrote another
+        np.testing.assert_array_equal(held.numpy(), held_values)
+        np.testing.assert_array_equal(again.numpy(), data * 2 + 1)
+        del held, again
+        memories = _warm_memories("c")[-1]
+        owner = weakref.ref(memories[index])
+        third = run(data + 10)
+        assert third.node.arg.array.base is owner()             # no one held the last one: written in place
+        np.testing.assert_array_equal(third.numpy(), (data + 10) * 2 + 1)

@@ -141,7 +141,7 @@ class Executor:
         return [self.programs[d] for d in digests]
 
 # %% ../../nbs/limn/07_executor.ipynb #3b47991d
-import logging, os, time
+import logging, os, sys, time
 log = logging.getLogger("limn")
 COMPILE_THREADS = os.cpu_count() or 1            # batches compiled at once, where the backend's compiler is a process
 
@@ -326,8 +326,17 @@ def prepare(self: Executor, plan: Plan, memories: list) -> Prepared:
 @patch
 def swap(self: Executor, prepared: Prepared, index: int, memory) -> None:
     "Bind memory `index` to `memory`, rebuilding the launchers of the steps that read or write it."
-    prepared.memories[index] = memory
-    for position in prepared.readers.get(index, ()):
+    self.swap_many(prepared, {index: memory})
+
+@patch
+def swap_many(self: Executor, prepared: Prepared, changes: dict) -> None:
+    """Bind each memory index of `changes` to its memory, rebuilding each launcher that reads any of them once (a
+    step that reads two swapped memories, as an update reads a fresh input and a fresh gradient, is packed once)."""
+    stale = set()
+    for index, memory in changes.items():
+        prepared.memories[index] = memory
+        stale.update(prepared.readers.get(index, ()))
+    for position in sorted(stale):
         prepared.launchers[position] = self._launcher(position, prepared)
 
 # %% ../../nbs/limn/07_executor.ipynb #3460631e
@@ -366,6 +375,18 @@ def _warmable(backend: Backend, plan: Plan) -> bool:
     return type(backend).upload is Backend.upload and _temp_bytes(plan) <= WARM_BYTES
 
 # %% ../../nbs/limn/07_executor.ipynb #5be1a012
+def _references(memories: list, index: int) -> int:
+    "References to memory `index` of `memories`, counted the same way wherever it is asked."
+    return sys.getrefcount(memories[index])
+
+_ONLY_THE_LIST = _references([np.empty(1)], 0)    # the count when a memory list is its one holder (calibrated here)
+
+def _held_elsewhere(memories: list, index: int) -> bool:
+    """Whether anything but `memories` holds memory `index`: a buffer handed back by the last run, a view of it, an
+    array the caller made from it. One no one else holds may be written in place by the next run instead of being
+    replaced by a fresh one (whose launchers must be repacked): a training step's gradients, dropped by zero_grad."""
+    return _references(memories, index) != _ONLY_THE_LIST
+
 @patch
 def run_warm(self: Executor, plan: Plan, buffers: list[Buffer]) -> list | None:
     """Run `plan` on its warm memory (made on its first run), swapping in what changed; its memory list, or None where
@@ -377,12 +398,15 @@ def run_warm(self: Executor, plan: Plan, buffers: list[Buffer]) -> list | None:
         prepared = self.prepare(plan, self.bind(plan, buffers))
         warm = Warm(prepared, [buffers[slot].array for _, slot in plan.inputs], _handed_temps(plan), _temp_bytes(plan))
     else:
+        changes = {}
         for n, (index, slot) in enumerate(plan.inputs):
             if buffers[slot].array is not warm.arrays[n]:
                 warm.arrays[n] = buffers[slot].array
-                self.swap(warm.prepared, index, self.backend.upload(buffers[slot]))
+                changes[index] = self.backend.upload(buffers[slot])
         for index, numel, dtype in warm.handed:
-            self.swap(warm.prepared, index, self.backend.alloc(numel, dtype))
+            if _held_elsewhere(warm.prepared.memories, index):
+                changes[index] = self.backend.alloc(numel, dtype)   # what the last run handed back is still in use
+        self.swap_many(warm.prepared, changes)
     self.warm[id(plan)] = warm                       # (re)inserted last: the dict's order is least recently run first
     while len(self.warm) > WARM_PLANS or sum(w.nbytes for w in self.warm.values()) > WARM_TOTAL:
         del self.warm[next(iter(self.warm))]
