@@ -234,7 +234,8 @@ class Reader:
     """Reads one entry function of a kernel file symbolically. `shapes` (param -> (shape, dtype)) declares tensor
     parameters; an undeclared one gets fresh dims `<param>_<i>` and a rank the launcher's own uses fix (`_Retry`)."""
     def __init__(self, tree, path, entry: str, shapes: dict | None = None, ranks: dict | None = None, alias: dict | None = None,
-                 fallback: dict | None = None, scalars: dict | None = None, decide: dict | None = None, given: dict | None = None):
+                 fallback: dict | None = None, scalars: dict | None = None, decide: dict | None = None,
+                 given: dict | None = None):
         self.tree, self.path, self.entry, self.where = tree, Path(path), entry, f"kernel file {path}"
         self.imports, self.defs, self.jits = _imports(tree), _plain_defs(tree), jit_functions(tree)
         self.literals = {k: v for k, (node, v, _) in module_literals(tree, trusted_roots(tree)).items()}
@@ -242,7 +243,8 @@ class Reader:
         self.launches, self.notes, self.dims, self.prefer, self.depth = [], [], {}, {}, 0
         self.params, self.unsure, self.pads, self.unsure_env = {}, [], [], []
         self.fallback, self.scalars = dict(fallback or {}), dict(scalars or {})     # a LITMUS literal's args by name and its grid: what the launcher cannot say
-        self.decide, self.assume, self.when, self.taken = dict(decide or {}), [], [], set()   # the path read: its sides and preconditions
+        # the path this reading takes: the sides it decided, the preconditions it met
+        self.decide, self.assume, self.when, self.taken = dict(decide or {}), [], [], set()
         self.given = {k: v for k, v in (given or {}).items() if isinstance(v, int)}    # sizes the command line fixed
         self.pins = set()             # given parameters the launcher indexes with (`shape[dim]`): values, not dims
 
@@ -355,7 +357,8 @@ def pointer_uses(jits: dict, name: str, _seen=()) -> dict:
 TENSOR_ATTRS = {'shape', 'stride', 'size', 'numel', 'dtype', 'device', 'view', 'reshape', 'contiguous', 'is_contiguous',
                 'dim', 'ndim', 'element_size', 'flatten', 'data_ptr', 'is_cuda', 'new_empty', 'new_zeros', 'new_ones',
                 'new_full', 'T', 'transpose', 'permute', 'to', 'view_as', 'reshape_as', 'unsqueeze', 'squeeze',
-                'broadcast_to', 'expand', 't', 'mT', 'squeeze', 'unsqueeze', 'float', 'half', 'bfloat16', 'double', 'int', 'long'}
+                'broadcast_to', 'expand', 't', 'mT', 'squeeze', 'unsqueeze', 'float', 'half', 'bfloat16', 'double',
+                'int', 'long'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #777b65d9
 def _root_name(e) -> str | None:
@@ -585,17 +588,19 @@ def _compare(self, e, env):
         return all(_CMP[type(op)](a, b) for op, a, b in zip(e.ops, values, values[1:]))
     if len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)) and None in (values[0], values[1]):
         return _CMP[type(e.ops[0])](values[0], values[1])      # a tensor is not None, and that is known
-    if any(isinstance(v, DType) for v in values) and all(type(op) in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
-                                                         for op in e.ops):
+    membership = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+    if any(isinstance(v, DType) for v in values) and all(type(op) in membership for op in e.ops):
         same = {ast.Is: ast.Eq, ast.IsNot: ast.NotEq}      # dtypes are known: `x.dtype == torch.float16` is decided
         return all(_CMP[same.get(type(op), type(op))](a, b) for op, a, b in zip(e.ops, values, values[1:]))
     bad = next((v for v in values if isinstance(v, Unreadable)), None)
     if bad is not None:
         return bad
-    if len(values) == 2 and all(is_size(v) for v in values) and str(values[0]) == str(values[1]) and type(e.ops[0]) in _CMP_TEXT:
+    same_size = len(values) == 2 and all(is_size(v) for v in values) and str(values[0]) == str(values[1])
+    if same_size and type(e.ops[0]) in _CMP_TEXT:
         return type(e.ops[0]) in (ast.Eq, ast.LtE, ast.GtE)      # a size against itself: decided
     if all(is_size(v) for v in values) and all(type(op) in _CMP_TEXT for op in e.ops):
-        pairs = tuple(f"{a} {_CMP_TEXT[type(op)]} {b}" for op, a, b in zip(e.ops, values, values[1:]))   # arithmetic binds tighter
+        # no parentheses needed: arithmetic binds tighter than a comparison
+        pairs = tuple(f"{a} {_CMP_TEXT[type(op)]} {b}" for op, a, b in zip(e.ops, values, values[1:]))
         negation = (f"{values[0]} {_NEGATE[_CMP_TEXT[type(e.ops[0])]]} {values[1]}",) if len(pairs) == 1 else None
         return Condition(ast.unparse(e)[:80], pairs, negation, e.lineno)
     return Unreadable(f"the comparison `{ast.unparse(e)[:60]}`, which depends on the sizes", e.lineno)
@@ -693,7 +698,8 @@ def assertion(self: Reader, s, env: dict):
         self.assume, self.when, self.taken, self.notes = saved
         test = None
     if test is None or isinstance(test, (Unreadable, Closure, Module, Method)):
-        self.notes.append(f"line {s.lineno}: the assert `{ast.unparse(s.test)[:50]}` is not read (no precondition taken from it)")
+        self.notes.append(f"line {s.lineno}: the assert `{ast.unparse(s.test)[:50]}` is not read "
+                          "(no precondition taken from it)")
         return
     self.precondition(test, s.lineno, f"asserts `{ast.unparse(s.test)[:60]}`, which")
 
@@ -727,10 +733,11 @@ def decided(self: Reader, c: Condition) -> bool:
     sides are not comparisons of sizes is a usage error naming the line."""
     if c.key not in self.decide:
         if c.when_true is None or c.when_false is None:
-            self.fail(c.line, f"depends on the condition `{c.text}`, whose two sides litmus cannot each say as comparisons of "
-                      "sizes", "assume")
+            self.fail(c.line, f"depends on the condition `{c.text}`, whose two sides litmus cannot each say as "
+                      "comparisons of sizes", "assume")
         if len(self.decide) >= MAX_PATH_TESTS:
-            self.fail(c.line, f"depends on more than {MAX_PATH_TESTS} conditions on the sizes (at `{c.text}`)", "assume")
+            self.fail(c.line, f"depends on more than {MAX_PATH_TESTS} conditions on the sizes (at `{c.text}`)",
+                      "assume")
         raise _Fork(c)
     side = self.decide[c.key]
     if c.key not in self.taken:
@@ -741,11 +748,12 @@ def decided(self: Reader, c: Condition) -> bool:
 # %% ../../nbs/litmus/14_launcher.ipynb #88eb6520
 @patch
 def precondition(self: Reader, test, line: int, what: str):
-    "An `assert` (or the side of an `if` that does not raise): a size comparison becomes a precondition of every launch."
+    "An `assert` (or the side of an `if` that does not raise): a size comparison is a precondition of every launch."
     if isinstance(test, Condition) and test.when_true is not None:
         self.assume += [t for t in test.when_true if t not in self.assume]
     elif _concrete(test) and not test and 'undeclared' in self.params.values():
-        self.notes.append(f"line {line}: the launcher {what} fails at the ranks litmus read from its uses; --shape declares them")
+        self.notes.append(f"line {line}: the launcher {what} fails at the ranks litmus read from its uses; "
+                          "--shape declares them")
     elif _concrete(test) and not test:
         self.fail(line, f"{what} fails for the declared shapes and dtypes", "shapes")
 
@@ -844,7 +852,8 @@ def branch(self: Reader, s, env: dict):
     and the other side's condition is a precondition."""
     test = self.value(s.test, env)
     if is_size(test) and not _concrete(test):
-        test = Condition(f"{ast.unparse(s.test)[:60]} != 0", (f"{size_text(test)} != 0",), (f"{size_text(test)} == 0",), s.lineno)
+        text = size_text(test)
+        test = Condition(f"{ast.unparse(s.test)[:60]} != 0", (f"{text} != 0",), (f"{text} == 0",), s.lineno)
     if isinstance(test, Condition) and test.key in self.decide:
         test = self.decided(test)
     if isinstance(test, (bool, int, float, str, type(None))):
@@ -860,9 +869,12 @@ def branch(self: Reader, s, env: dict):
                 if isinstance(test, Condition):
                     self.decided(test)          # an early return (empty input): each side read on its own
                 what = {_Return: "returns", _Continue: "continues", _Break: "breaks"}[type(jump)]
-                self.fail(s.lineno, f"{what} under the condition `{ast.unparse(s.test)[:60]}`, which depends on the sizes")
+                self.fail(s.lineno, f"{what} under the condition `{ast.unparse(s.test)[:60]}`, which depends on "
+                          "the sizes")
             except _Raised as r:
-                if body is s.body and isinstance(s.test, ast.Compare) and len(s.test.ops) == 1 and isinstance(s.test.ops[0], ast.NotEq):
+                test_ops = s.test.ops if isinstance(s.test, ast.Compare) else []
+                unequal = len(test_ops) == 1 and isinstance(test_ops[0], ast.NotEq)
+                if body is s.body and unequal:
                     self.unify(ast.Compare(left=s.test.left, ops=[ast.Eq()], comparators=s.test.comparators), env)
                 if isinstance(test, Condition):
                     self.precondition(test.negated() if body is s.body else test, s.lineno, "")
@@ -996,7 +1008,7 @@ _RULES.update({ast.Attribute: _attribute, ast.Subscript: _subscript})
 
 # %% ../../nbs/litmus/14_launcher.ipynb #be33d77b
 def _index_key(self, node, env):
-    "The key of a tensor subscript: slices of sizes, ints, None and ..., as Python values (an Unreadable part spoils it)."
+    "The key of a tensor subscript: slices of sizes, ints, None and ..., as Python values (an Unreadable spoils it)."
     if isinstance(node, ast.Tuple):
         parts = [_index_key(self, x, env) for x in node.elts]
         bad = next((p for p in parts if isinstance(p, Unreadable)), None)
@@ -1004,7 +1016,9 @@ def _index_key(self, node, env):
     if isinstance(node, ast.Slice):
         parts = [self.value(x, env) if x is not None else None for x in (node.lower, node.upper, node.step)]
         bad = next((p for p in parts if p is not None and not is_size(p)), None)
-        return (bad if isinstance(bad, Unreadable) else Unreadable(f"the slice `{ast.unparse(node)[:60]}`", node.lineno)) if bad is not None else slice(*parts)
+        if bad is None:
+            return slice(*parts)
+        return bad if isinstance(bad, Unreadable) else Unreadable(f"the slice `{ast.unparse(node)[:60]}`", node.lineno)
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return Ellipsis
     return self.value(node, env)
@@ -1154,11 +1168,21 @@ _LIBRARY = {'triton.cdiv': _sized(lambda a, b: size_call('cdiv', a, b)), 'triton
 _LIBRARY.update({f'triton.{m}.cdiv': _LIBRARY['triton.cdiv'] for m in ('language',)})
 _LIBRARY.update({'math.ceil': _ceil, 'math.floor': _floor, 'triton.language.cdiv': _LIBRARY['triton.cdiv']})
 _LIBRARY.update({f'torch.{n}': _allocate(kind, n.endswith('_like')) for n, kind in _ALLOC.items() if not n.startswith('new_')})
-_LIBRARY['builtins.len'] = lambda self, a, k, e: (a[0].shape[0] if len(a) == 1 and isinstance(a[0], SymbolicTensor) and a[0].shape
-                                                 else len(a[0]) if len(a) == 1 and isinstance(a[0], (tuple, list))
-                                                 else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno))
-_LIBRARY['math.prod'] = lambda self, a, k, e: (size_prod(a[0]) if len(a) == 1 and isinstance(a[0], (tuple, list)) and all(map(is_size, a[0]))
-                                               else Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno))
+def _len(self, a, k, e):
+    "len(x) of a tensor is its first dim; of a tuple or list, its length."
+    if len(a) == 1 and isinstance(a[0], SymbolicTensor) and a[0].shape:
+        return a[0].shape[0]
+    if len(a) == 1 and isinstance(a[0], (tuple, list)):
+        return len(a[0])
+    return Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+
+def _prod(self, a, k, e):
+    "math.prod of sizes (`math.prod(x.shape[:-1])`)."
+    if len(a) == 1 and isinstance(a[0], (tuple, list)) and all(map(is_size, a[0])):
+        return size_prod(a[0])
+    return Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
+
+_LIBRARY['builtins.len'], _LIBRARY['math.prod'] = _len, _prod
 _LIBRARY['torch.cuda.get_device_properties'] = lambda self, a, k, e: Module('device_properties')
 _BUILTINS = {'min', 'max', 'int', 'float', 'len', 'range', 'tuple', 'list', 'dict'}
 
@@ -1168,7 +1192,8 @@ def _reshape(self, t, shape, e):
     if isinstance(shape, Unreadable):
         return shape
     if t.base is not None and not _packed(t):
-        return Unreadable(f"`{ast.unparse(e)[:60]}` (a reshape of a transposed, sliced or broadcast view: a copy)", e.lineno)
+        return Unreadable(f"`{ast.unparse(e)[:60]}` (a reshape of a transposed, sliced or broadcast view: a copy)",
+                          e.lineno)
     if t.strides is not None and not t.base:
         if [str(s) for s in shape] in ([str(s) for s in t.shape], ['-1', str(t.shape[-1])]) and len(t.shape) == 2:
             return t                     # x.view(-1, n) of a padded matrix: the same rows
@@ -1187,8 +1212,8 @@ def _reshape(self, t, shape, e):
         shape = tuple(rest if s == -1 else s for s in shape)
     return SymbolicTensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
 
-_BYTES = {'float16': 2, 'bfloat16': 2, 'float32': 4, 'float64': 8, 'int8': 1, 'uint8': 1, 'int16': 2, 'int32': 4, 'int64': 8,
-          'int1': 1}
+_BYTES = {'float16': 2, 'bfloat16': 2, 'float32': 4, 'float64': 8, 'int8': 1, 'uint8': 1, 'int16': 2, 'int32': 4,
+          'int64': 8, 'int1': 1}
 _CASTS = {'float': 'float32', 'half': 'float16', 'bfloat16': 'bfloat16', 'double': 'float64', 'int': 'int32', 'long': 'int64'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #3b19d909
@@ -1240,14 +1265,15 @@ def _axes_of(t) -> tuple | None:
     return tuple(range(len(t.shape))) if t.axes == () else t.axes
 
 def _view(t, shape, strides, axes, e):
-    return SymbolicTensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t, strides=tuple(strides),
-                          axes=axes)
+    return SymbolicTensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t,
+                          strides=tuple(strides), axes=axes)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #2fb2485b
 def _permute(self, t, order, e):
     "x.permute(order), x.transpose(i, j), x.t(), x.T: the same memory with its dims reordered."
     order = [_axis(self, t, i, e) for i in order]
-    if None in order or len(order) != len(t.shape) or sorted(o % len(t.shape) for o in order) != list(range(len(t.shape))):
+    n = len(t.shape)
+    if None in order or len(order) != n or sorted(o % n for o in order) != list(range(n)):
         return Unreadable(f"`{ast.unparse(e)[:60]}` (not a permutation of the {len(t.shape)} dims)", e.lineno)
     order = [o % len(t.shape) for o in order]
     axes = _axes_of(t)
@@ -1262,8 +1288,9 @@ def _unsqueeze(self, t, i, e):
     i = i % (n + 1)
     stride = size_op('*', t.stride(i), t.shape[i]) if i < n else 1      # torch's stride for an inserted dim
     axes = _axes_of(t)
-    return _view(t, t.shape[:i] + (1,) + t.shape[i:], [t.stride(k) for k in range(i)] + [stride] + [t.stride(k) for k in range(i, n)],
-                 None if axes is None else axes[:i] + (None,) + axes[i:], e)
+    strides = [t.stride(k) for k in range(i)] + [stride] + [t.stride(k) for k in range(i, n)]
+    new_axes = None if axes is None else axes[:i] + (None,) + axes[i:]
+    return _view(t, t.shape[:i] + (1,) + t.shape[i:], strides, new_axes, e)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #dbf53451
 def _squeeze(self, t, args, e):
@@ -1278,7 +1305,8 @@ def _squeeze(self, t, args, e):
         return Unreadable(f"`{ast.unparse(e)[:60]}` (a dim {t.shape[drop[0]]} that is 1 only at some sizes)", e.lineno)
     keep = [k for k in range(n) if k not in drop]
     axes = _axes_of(t)
-    return _view(t, [t.shape[k] for k in keep], [t.stride(k) for k in keep], None if axes is None else tuple(axes[k] for k in keep), e)
+    kept_axes = None if axes is None else tuple(axes[k] for k in keep)
+    return _view(t, [t.shape[k] for k in keep], [t.stride(k) for k in keep], kept_axes, e)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #e6c47e0f
 def _packed(t) -> bool:
@@ -1329,7 +1357,8 @@ def _tensor_index(self, t, key, e):
             k += 1
             root_axes = None                       # a dim dropped: no longer a permutation of the root
             continue
-        if not isinstance(part, slice) or part.start not in (None, 0) or not (part.step in (None, 1) or isinstance(part.step, int) and part.step > 0):
+        forward = isinstance(part, slice) and (part.step in (None, 1) or isinstance(part.step, int) and part.step > 0)
+        if not forward or part.start not in (None, 0):
             return Unreadable(f"`{ast.unparse(e)[:60]}` (an index or slice that starts inside the tensor)", e.lineno)
         size = t.shape[k] if part.stop is None else part.stop
         if not is_size(size) or isinstance(size, int) and size < 0:
@@ -1365,7 +1394,8 @@ def _tensor_method(self, m, args, kwargs, e):
     if name in ('contiguous',):
         return _contiguous(self, t, e)
     if name == 't' and not args:
-        return t if len(t.shape) < 2 and not (t.base is None and self.params.get(t.param) == 'undeclared') else _permute(self, t, [1, 0], e)
+        undeclared = t.base is None and self.params.get(t.param) == 'undeclared'
+        return t if len(t.shape) < 2 and not undeclared else _permute(self, t, [1, 0], e)
     if name == 'transpose' and len(args) == 2:
         i, j = (_axis(self, t, a, e) for a in args)
         if i is None or j is None:
@@ -1516,13 +1546,15 @@ def _expanded(comp):
     loops = []
     for g in comp.generators:
         ok, items = literal_value(g.iter)
-        names = [g.target.id] if isinstance(g.target, ast.Name) else [t.id for t in getattr(g.target, 'elts', []) if isinstance(t, ast.Name)]
+        targets = [g.target] if isinstance(g.target, ast.Name) else getattr(g.target, 'elts', [])
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
         if not ok or not isinstance(items, (list, tuple)) or g.ifs or g.is_async or not names:
             return None
         loops.append([dict(zip(names, item if len(names) > 1 else (item,))) for item in items])
     if math.prod(len(x) for x in loops) > MAX_UNROLL * 4:
         return None
-    elts = [_Bind({k: v for part in combo for k, v in part.items()}).visit(copy.deepcopy(comp.elt)) for combo in itertools.product(*loops)]
+    bindings = [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*loops)]
+    elts = [_Bind(values).visit(copy.deepcopy(comp.elt)) for values in bindings]
     return ast.List(elts=elts, ctx=ast.Load())
 
 # %% ../../nbs/litmus/14_launcher.ipynb #33a6000c
@@ -1602,7 +1634,8 @@ def _arg(self: Reader, param, value, uses, call) -> dict:
     if isinstance(value, Unreadable) and value.fork is not None:
         self.decided(value.fork)
     if value is None and not _is_constexpr(param):
-        self.notes.append(f"{param.arg} of {call.kernel} (line {call.line}) is passed None: an empty tensor, so any access is out of bounds")
+        self.notes.append(f"{param.arg} of {call.kernel} (line {call.line}) is passed None: an empty tensor, so any "
+                          "access is out of bounds")
         return {"name": param.arg, "kind": "tensor", "dtype": "float32", "shape": [0], "role": "in", "from": "None"}
     if isinstance(value, Unreadable):
         self.fail(value.line, f"computes the argument {param.arg} of {call.kernel} (line {call.line}) from {value.why}", value.missing)
@@ -1664,7 +1697,8 @@ def describe(self: Reader, call: LaunchCall) -> list[dict]:
             self.fail(call.line, f"passes the same tensor as {', '.join(same)} of {call.kernel}; litmus describes each "
                       "tensor argument as its own allocation", "args")
         meta = {"entry": self.entry, "kernel": call.kernel, "line": call.line, "args": args, "grid": self._grid(call, values)}
-        sources = [a["from"] for a in args if a["kind"] == "tensor" and a["role"] in corpus.READ and a["from"] in self.params]
+        sources = [a["from"] for a in args if a["kind"] == "tensor" and a["role"] in corpus.READ
+                   and a["from"] in self.params]
         if len(sources) != len(set(sources)):
             self.fail(call.line, f"passes two copies of one parameter to {call.kernel}; litmus describes each tensor "
                       "argument as its own input", "args")
@@ -1739,7 +1773,8 @@ def read(self: Reader, fn):
     except _Raised as r:
         if not self.when:
             self.fail(r.line, "raises on every path litmus reads")
-        self.notes.append(f"line {r.line}: the launcher raises when {' and '.join(self.when)}; those sizes are not a launch")
+        self.notes.append(f"line {r.line}: the launcher raises when {' and '.join(self.when)}; those sizes are not "
+                          "a launch")
         return []
     if not self.launches and self.when:
         self.notes.append(f"the launcher launches nothing when {' and '.join(self.when)}")
@@ -1777,7 +1812,8 @@ def read_launches(path, entry: str, shapes: dict | None = None, dims: dict | Non
         if isinstance(metas, Condition):
             if len(paths) + len(pending) + 2 > MAX_PATHS:
                 raise LauncherError(f"kernel file {path}: line {metas.line}: the launcher {entry!r} takes more than "
-                                    f"{MAX_PATHS} paths through its conditions on the sizes; say the sizes with a LITMUS literal")
+                                    f"{MAX_PATHS} paths through its conditions on the sizes; say the sizes with a "
+                                    "LITMUS literal")
             pending += [{**decide, metas.key: True}, {**decide, metas.key: False}]
             continue
         paths.append((reader, metas))
@@ -1797,8 +1833,8 @@ def read_launches(path, entry: str, shapes: dict | None = None, dims: dict | Non
         raise LauncherError(f"kernel file {path}: dims {unknown} are not dims of the launcher {entry!r}; its dims are "
                             f"{sorted(finals)}")
     if not out:
-        raise LauncherError(f"kernel file {path}: line {fn.lineno}: the launcher {entry!r} launches nothing on every path "
-                            "litmus reads")
+        raise LauncherError(f"kernel file {path}: line {fn.lineno}: the launcher {entry!r} launches nothing on "
+                            "every path litmus reads")
     return out, notes
 
 # %% ../../nbs/litmus/14_launcher.ipynb #715125ec
@@ -1823,8 +1859,8 @@ def _read_path(tree, path, entry, fn, shapes, ranks, alias, literal, scalars, de
                 alias[r.same[0]] = r.same[1]
             else:
                 ranks[r.param] = r.rank if r.exact else max(ranks.get(r.param, 1), r.rank)
-    raise LauncherError(f"kernel file {path}: the launcher {entry!r} was read {MAX_REREADS} times without its ranks and "
-                        "dims settling; declare its tensors with --shape (or a LITMUS literal's 'shapes')")
+    raise LauncherError(f"kernel file {path}: the launcher {entry!r} was read {MAX_REREADS} times without its ranks "
+                        "and dims settling; declare its tensors with --shape (or a LITMUS literal's 'shapes')")
 
 # %% ../../nbs/litmus/14_launcher.ipynb #c792aa8a
 def _finish(reader, fn, metas, names, dims, literal) -> list:
@@ -1856,7 +1892,8 @@ def _satisfying(dims: dict, assume: list, given: set, pads: list) -> dict:
                 pass
         return out
     constants = {int(c) for t in assume for c in re.findall(r"(?<![\w.])\d+(?![\w.])", t)}
-    candidates = sorted({v for c in constants for v in (c, c + 1, c - 1, 2 * c) if v >= 0} | {0, 1, 2, 16, 64, 256, 1024})
+    named = {v for c in constants for v in (c, c + 1, c - 1, 2 * c) if v >= 0}
+    candidates = sorted(named | {0, 1, 2, 16, 64, 256, 1024})
     for frozen in (given, set()):
         trial = dict(dims)
         for _ in range(len(assume) + 1):
@@ -1865,7 +1902,8 @@ def _satisfying(dims: dict, assume: list, given: set, pads: list) -> dict:
             if not failing:
                 return trial
             names = [n for n in _ATOM.findall(failing[0]) if n in trial and n not in frozen and n not in pads]
-            moves = [{**trial, n: v} for n in names for v in sorted(candidates, key=lambda v: (v == 0, abs(v - trial[n])))]
+            near = lambda n: sorted(candidates, key=lambda v: (v == 0, abs(v - trial[n])))
+            moves = [{**trial, n: v} for n in names for v in near(n)]
             better = next((m for m in moves if failing[0] in holding(m) and held <= holding(m)), None)
             if better is None:
                 break
@@ -2012,8 +2050,9 @@ def literal_text(metas: list, notes: list = ()) -> str:
     say what the reader assumed). A kept literal fills what the launcher leaves unsaid; it never overrides it."""
     out = [f"# {n}" for n in notes]
     for m in metas:
-        out.append(f"# {m['entry']} line {m['line']}: {m['kernel']}" + (f" under the autotune config {m['config']}" if m.get("config") else "")
-                   + (f" when {' and '.join(m['when'])}" if m.get("when") else ""))
+        config = f" under the autotune config {m['config']}" if m.get("config") else ""
+        when = f" when {' and '.join(m['when'])}" if m.get("when") else ""
+        out.append(f"# {m['entry']} line {m['line']}: {m['kernel']}{config}{when}")
         args = "".join(f"\n        {_arg_text(a)}" for a in m["args"])
         pads = f'    "pads": {json.dumps(m["pads"])},\n' if m.get("pads") else ""
         pads += f'    "assume": {json.dumps(m["assume"])},\n' if m.get("assume") else ""
@@ -2035,7 +2074,8 @@ class TorchReference:
     """What the launcher should compute, as torch: an expression text over its parameter names or a .py file's
     `def reference(...)`. Called with the kernel's inputs (numpy arrays, in `inputs` order), it answers one float64
     array per kernel output. Calling it runs the user's code: litmus calls it only inside the reference's box."""
-    def __init__(self, ref, inputs: dict, values: dict, in_shapes: dict, out_shapes: dict, params: list, perms: dict | None = None):
+    def __init__(self, ref, inputs: dict, values: dict, in_shapes: dict, out_shapes: dict, params: list,
+                 perms: dict | None = None):
         self.ref, self.inputs, self.values = ref, dict(inputs), dict(values)   # kernel input -> entry parameter
         self.params = [p for p in params if p in self.inputs.values()]       # the entry's order, for `def reference`
         self.in_shapes, self.out_shapes = dict(in_shapes), dict(out_shapes)    # parameter / output -> shape exprs
@@ -2075,7 +2115,8 @@ def __call__(self: TorchReference, *arrays):
         shape = [corpus.evaluate(s, dims) for s in self.in_shapes.get(param, [])]
         by_param[param] = a.reshape(shape) if shape and math.prod(shape) == a.size else a
         if param in self.perms and by_param[param].ndim == len(self.perms[param]):
-            by_param[param] = by_param[param].transpose(np.argsort(self.perms[param]))   # back to the parameter's own order
+            # back to the parameter's own order
+            by_param[param] = by_param[param].transpose(np.argsort(self.perms[param]))
     with torch.no_grad():
         out = self._call({p: torch.from_numpy(a.copy()) for p, a in by_param.items()})
     out = out if isinstance(out, tuple) else (out,)
@@ -2139,9 +2180,10 @@ def _dsl(e, names: dict, values: dict) -> str:
 
 # %% ../../nbs/litmus/14_launcher.ipynb #1b18d62c
 def _dsl_call(e, names, values) -> str:
-    if isinstance(e.func, ast.Attribute) and e.func.attr in ('double', 'float') and not e.args and _torch_name(e.func) is None:
+    method = isinstance(e.func, ast.Attribute) and not e.args and _torch_name(e.func) is None
+    if method and e.func.attr in ('double', 'float'):
         return _dsl(e.func.value, names, values)       # a cast to a wider float: the DSL's values are float64 already
-    if isinstance(e.func, ast.Attribute) and e.func.attr == 't' and not e.args and _torch_name(e.func) is None:
+    if method and e.func.attr == 't':
         return f"transpose({_dsl(e.func.value, names, values)})"
     if isinstance(e.func, ast.Attribute) and _torch_name(e.func) is None:      # x.softmax(-1) is torch.softmax(x, -1)
         e = ast.Call(func=ast.Attribute(value=ast.Name('torch', ast.Load()), attr=e.func.attr, ctx=ast.Load()),
@@ -2157,7 +2199,8 @@ def _dsl_call(e, names, values) -> str:
     if name in ('linalg.vector_norm', 'norm') and len(args) == 1 and _last_dim(e, 9):
         return f"sqrt(sum({arg(0)} * {arg(0)}))"
     if name == 'gelu' and len(args) == 1:
-        approximate = next((k.value.value for k in e.keywords if k.arg == 'approximate' and isinstance(k.value, ast.Constant)), 'none')
+        approximate = next((k.value.value for k in e.keywords if k.arg == 'approximate'
+                            and isinstance(k.value, ast.Constant)), 'none')
         a = arg(0)
         if approximate == 'tanh':          # torch's formula, constant for constant
             return f"(0.5 * {a} * (1 + tanh(0.7978845608028654 * ({a} + 0.044715 * {a} * {a} * {a}))))"
@@ -2289,7 +2332,8 @@ def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: 
         return None, None
     names = {a["from"]: a["name"] for a in ins}
     torch_ref = TorchReference(ref, {a["name"]: a["from"] for a in ins}, values, {a["from"]: a["shape"] for a in ins},
-                               {a["name"]: a["shape"] for a in outs}, params, {a["from"]: a["perm"] for a in ins if a.get("perm")})
+                               {a["name"]: a["shape"] for a in outs}, params,
+                               {a["from"]: a["perm"] for a in ins if a.get("perm")})
     permuted = any(a.get("perm") for a in ins)        # the spec would name the permuted copy, not the parameter
     spec = None if permuted else infer_spec(ref, names, values)
     fits = isinstance(spec, str) and len(outs) == 1 or isinstance(spec, list) and len(spec) == len(outs)
