@@ -553,7 +553,7 @@ def render_described(desc: Described) -> str:
     return "\n".join(out + ["}", ""])
 
 # %% ../../nbs/limn/12_attention.ipynb #a43127bb
-ROWS = 8                      # query (or key) rows one thread owns at a time
+ROWS = 16                     # query (or key) rows one thread owns at a time: each copied tile serves 16 rows
 batch, tq, tk, d, dv = SDPA_SIZES = tuple(Sym(n) for n in ("batch", "tq", "tk", "d", "dv"))
 b, blk, i, j, c, r, t, j0 = (Sym(n) for n in ("b", "blk", "i", "j", "c", "r", "t", "j0"))
 i0, i1, kend, n = (Sym(n) for n in ("i0", "i1", "kend", "n"))
