@@ -762,6 +762,32 @@ for _name, _fn in {"isnan": np.isnan, "isinf": np.isinf, "signbit": np.signbit, 
                    "isinfd": np.isinf, "isnand": np.isnan}.items():
     setattr(_TL, _name, _predicate(_fn))
 
+# %% ../../nbs/litmus/08_simulate.ipynb #f9496250
+def _via_math(fn, pole=math.nan):
+    "A function of Python's math, lane by lane in float64; where Python raises, the C library's answer (`pole`, inf)."
+    def one(v):
+        try:
+            return fn(v)
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            return pole
+    return lambda v: np.vectorize(one, otypes=[np.float64])(np.asarray(v, dtype=np.float64))
+
+_MORE_UNARY = {"fast_sinf": np.sin, "fast_cosf": np.cos, "fast_tanf": np.tan, "fast_log10f": np.log10,
+               "sinpi": lambda v: np.sin(np.pi * v.astype(np.float64)),
+               "cospi": lambda v: np.cos(np.pi * v.astype(np.float64)),
+               "rsqrt_rn": lambda v: 1 / np.sqrt(v), "lgamma": _via_math(math.lgamma, math.inf),
+               "tgamma": lambda v: np.where(v == 0, np.copysign(np.inf, v), _via_math(math.gamma)(v)),
+               "normcdf": lambda v: 0.5 * (1 + _erf(v / np.sqrt(2.0))), "saturatef": lambda v: np.clip(v, 0, 1),
+               "rcbrt": lambda v: 1 / np.cbrt(v)}
+for _name, _fn in _MORE_UNARY.items():
+    setattr(_TL, _name, _unary(_fn))
+for _name, _fn in {"add_rn": np.add, "sub_rn": np.subtract, "mul_rn": np.multiply}.items():
+    setattr(_TL, _name, _binary(_fn))
+_TL.finitef = _predicate(np.isfinite)
+_TL.fma_rn = lambda self, x, y, z: self.fma(x, y, z)  # fma promises one rounding; the model rounds as its `fma` does
+
 # %% ../../nbs/litmus/08_simulate.ipynb #6b6df83b
 @patch
 def abs(self: _TL, x):
