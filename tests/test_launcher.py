@@ -582,3 +582,16 @@ def f(x, y, with_copy):
 ''', "x: [M, N]; y: [M, N]")
     assert [m["assume"] for m in metas] == [["x_pad == 0", "with_copy != 0"], ["x_pad == 0", "with_copy == 0"]]
     assert [m["args"][1]["from"].split(" at ")[0] for m in metas] == ["empty", "y"]
+
+
+def test_the_launcher_example_reads_as_documented():
+    "examples/launcher_layernorm.py: one launch, BLOCK_SIZE tied to N, the raise a precondition, the reference a spec."
+    path = ROOT / "examples" / "launcher_layernorm.py"
+    metas, notes = read_launches(path, "layer_norm", parse_shapes("x: [M, N]; weight: [N]; bias: [N]"), {"M": 8, "N": 1000})
+    values = {a["name"]: a.get("value") for a in metas[0]["args"]}
+    assert len(metas) == 1 and values["BLOCK_SIZE"] == "min(16384, next_pow2(N))" and metas[0]["grid"] == ["M"]
+    assert metas[0]["assume"] == ["N <= min(16384, next_pow2(N))"] and launchers(path) == ["layer_norm"]
+    for n in (1, 1000, 16384, 16385):
+        assert corpus.holds(metas[0]["assume"][0], {"N": n}) == (n <= 16384)
+    names = {a["from"]: a["name"] for a in metas[0]["args"] if a.get("role") == "in"}
+    assert infer_spec("F.layer_norm(x, (x.shape[-1],), weight, bias, eps)", names, {"eps": 1e-5}) == "layernorm(X, W, B, eps=1e-05)"

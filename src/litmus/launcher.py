@@ -1252,6 +1252,8 @@ def _broadcast(self, t, shape, e):
 # %% ../../nbs/litmus/14_launcher.ipynb #914d12ba
 def _axis(self, t, i, e):
     "A dim index of `t` (negative from the end); an undeclared parameter's rank grows to hold it."
+    if isinstance(i, Size):
+        i = self.pinned(i, index=True)          # x.size(dim) with --dims dim=1
     if not isinstance(i, int):
         return None
     if t.base is None and self.params.get(t.param) == 'undeclared':
