@@ -389,3 +389,31 @@ def test_hostile_decorator_arguments_are_refused_before_anything_runs(tmp_path, 
     with pytest.raises(KernelFileError):
         GPUSafetyCheck(path)
     assert not marker.exists()
+
+# ---- functions imported from Triton's math modules (issue 26) ----
+
+def test_math_imports_are_read_and_rebinding_them_is_refused(tmp_path):
+    "A libdevice function imported by name is Triton's; the same name rebound, or imported from elsewhere, is refused."
+    good = HEAD + 'from triton.language.extra.libdevice import tanh\n'
+    path = kernel_file(tmp_path, 'tl.store(out_ptr + offs, tanh(x), mask=offs < n)', head=good)
+    assert verdict(path).verdict == 'ACCEPT'
+    path = kernel_file(tmp_path, 'tl.store(out_ptr + offs + 100000, tanh(x))', head=good)
+    assert verdict(path).verdict == 'REJECT'        # a store past the end through a math call is still found
+    for head, why in [(good + 'tanh = print\n', 'bound 2 times'),
+                      (good + 'from os import system as tanh\n', 'bound 2 times'),
+                      (HEAD + 'from triton.runtime import driver as tanh\n', 'from triton.runtime import driver'),
+                      (HEAD + 'from triton.language.extra.libdevice import _private as tanh\n', 'libdevice import _priva')]:
+        path = kernel_file(tmp_path, 'tl.store(out_ptr + offs, tanh(x), mask=offs < n)', head=head)
+        with pytest.raises(KernelFileError, match=why):
+            verdict(path)
+
+def test_math_import_in_a_try_is_one_function(tmp_path):
+    "Liger-Kernel's try/except around two libdevice paths binds one Triton function; a try that falls back to a non-Triton name does not."
+    shipped = HEAD + ('try:\n    from triton.language.extra.libdevice import rsqrt\nexcept ModuleNotFoundError:\n'
+                      '    from triton.language.extra.cuda.libdevice import rsqrt\n')
+    path = kernel_file(tmp_path, 'tl.store(out_ptr + offs, rsqrt(x * x + 1.0), mask=offs < n)', head=shipped)
+    assert verdict(path).verdict == 'ACCEPT'
+    mixed = HEAD + 'try:\n    from triton.language.extra.libdevice import rsqrt\nexcept ModuleNotFoundError:\n    from mylib import rsqrt\n'
+    path = kernel_file(tmp_path, 'tl.store(out_ptr + offs, rsqrt(x), mask=offs < n)', head=mixed)
+    with pytest.raises(KernelFileError, match='reads `rsqrt`'):
+        verdict(path)
