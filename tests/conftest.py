@@ -36,15 +36,19 @@ import pytest
 # costs on the idle machine (about 27 s) plus their tests'. A quiet `make test` prints the numbers to re-time this from
 # (`seconds per test file`). A file missing here counts UNLISTED_COST seconds.
 COST = {
-    "test_backend_c.py": 107, "test_bridge.py": 67, "test_rewards.py": 60, "test_corpus.py": 44, "test_site.py": 48,
-    "test_bounds_soundness.py": 37, "test_trust.py": 35, "test_cuda_emulated.py": 29, "test_ci_checks.py": 28,
-    "test_torch_nn.py": 28, "test_simulate.py": 33, "test_attention.py": 23, "test_prove_edges.py": 15,
-    "test_hostile_static.py": 13, "test_launcher.py": 12, "test_real_kernels.py": 11, "test_webdemo.py": 11,
-    "test_safety.py": 11, "test_hostile_run.py": 10, "test_torch_tensor.py": 10, "test_cuda_emit.py": 9,
-    "test_autograd_fuzz.py": 8, "test_optim.py": 7, "test_torch_semantics_exec.py": 7, "test_falsify.py": 6,
-    "test_transcendentals.py": 6, "test_nn.py": 6, "test_check.py": 6, "test_jit.py": 5, "test_serialize.py": 5,
-    "test_bounds_fuzz.py": 5, "test_mutation_kills.py": 4, "test_cli.py": 4, "test_trust_semantics.py": 3,
-    "test_bounds_movement.py": 3, "test_falsify_launch.py": 2, "test_mask_algebra.py": 2, "test_bounds_rules.py": 2,
+    "test_backend_c.py": 107, "test_bridge.py": 67, "test_rewards.py": 60, "test_site.py": 48, "test_corpus.py": 44,
+    "test_matmul_c.py": 44, "test_bounds_soundness.py": 37, "test_trust.py": 35, "test_simulate.py": 33,
+    "test_cuda_emulated.py": 28, "test_ci_checks.py": 28, "test_torch_nn.py": 28, "test_attention.py": 23,
+    "test_eager_cache.py": 18, "test_prove_edges.py": 15, "test_hostile_static.py": 13, "test_launcher.py": 12,
+    "test_real_kernels.py": 11, "test_webdemo.py": 11, "test_safety.py": 11, "test_hostile_run.py": 10,
+    "test_torch_tensor.py": 10, "test_ttir.py": 10, "test_cuda_emit.py": 9, "test_autograd_fuzz.py": 8, "test_optim.py": 7,
+    "test_torch_semantics_exec.py": 7, "test_tensor_api.py": 7, "test_falsify.py": 6, "test_transcendentals.py": 6,
+    "test_nn.py": 6, "test_check.py": 6, "test_ir_interpreter.py": 6, "test_capture.py": 6, "test_dtypes.py": 6,
+    "test_jit.py": 5, "test_serialize.py": 5, "test_bounds_fuzz.py": 5, "test_bounds_layernorm.py": 5,
+    "test_second_derivatives.py": 5, "test_mutation_kills.py": 4, "test_cli.py": 4, "test_bounds_composites.py": 4,
+    "test_backward_templates.py": 4, "test_trust_semantics.py": 3, "test_bounds_movement.py": 3, "test_errors.py": 3,
+    "test_schedule.py": 3, "test_bounds_inputs.py": 3, "test_falsify_launch.py": 2, "test_mask_algebra.py": 2,
+    "test_bounds_rules.py": 2,
 }
 UNLISTED_COST = 3
 
