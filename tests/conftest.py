@@ -15,7 +15,8 @@ handed out first, and the `long` soaks left to `make test-long`.
   workers finish together; a file not in the table counts as a small one. A unit of hand-out is a file,
   except that the files in SHARED_UNITS run together on one worker (the two Ray suites share that worker's node) and a
   file in SPLIT_BY_FUNCTION hands out each test function (all its parameters together) on its own: its tests share no
-  fixture wider than a function's but the corpus one of test_corpus, so the two workers can share its load.
+  fixture wider than a function's (test_backend_c's corpus one serves only its test_corpus) and no module-level
+  random state, so the two workers can share its load and every test sees what it sees in a plain run.
 - Each run ends with the seconds each file took on its worker (`seconds per test file`), the numbers COST is re-timed
   from.
 
@@ -74,7 +75,8 @@ def ray_node():
 # files that run together on one worker as one unit of hand-out (the unit's cost is the sum of theirs)
 SHARED_UNITS = {"test_rewards.py": "ray suites", "test_trust.py": "ray suites"}
 # files whose test functions are handed out one by one (see the module's docstring)
-SPLIT_BY_FUNCTION = {"test_backend_c.py", "test_cuda_emulated.py"}
+SPLIT_BY_FUNCTION = {"test_backend_c.py", "test_cuda_emulated.py", "test_matmul_c.py", "test_bounds_soundness.py",
+                     "test_attention.py"}
 
 
 def work_unit(nodeid: str) -> str:
