@@ -595,3 +595,40 @@ def test_the_launcher_example_reads_as_documented():
         assert corpus.holds(metas[0]["assume"][0], {"N": n}) == (n <= 16384)
     names = {a["from"]: a["name"] for a in metas[0]["args"] if a.get("role") == "in"}
     assert infer_spec("F.layer_norm(x, (x.shape[-1],), weight, bias, eps)", names, {"eps": 1e-5}) == "layernorm(X, W, B, eps=1e-05)"
+
+
+def test_a_method_is_an_entry(tmp_path):
+    "--entry ModelNew.forward (KernelBench) and an autograd Function's staticmethod forward(ctx, x): self and ctx opaque."
+    text = COPY.replace("import torch\n", "import torch\nimport torch.nn as nn\n", 1) + '''
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        y = torch.empty_like(x)
+        n = x.numel()
+        copy[(triton.cdiv(n, 256),)](x, y, n, BLOCK=256)
+        self.calls = 1
+        return y
+
+
+class CopyFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        n = x.numel()
+        copy[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
+        ctx.save_for_backward(x)
+        ctx.n = n
+        return y
+'''
+    path = write(tmp_path, "methods", text)
+    for entry, block in [("ModelNew.forward", 256), ("CopyFunction.forward", 128)]:
+        metas, _ = read_launches(path, entry, parse_shapes("x: [N]"))
+        assert metas[0]["grid"] == [f"cdiv(N, {block})"] and metas[0]["args"][0]["from"] == "x"
+    with pytest.raises(LauncherError, match="no launcher named"):
+        read_launches(path, "ModelNew.backward")
+    weights = text.replace("copy[(triton.cdiv(n, 256),)](x, y,", "copy[(triton.cdiv(n, 256),)](self.weight, y,")
+    with pytest.raises(LauncherError, match="self.weight"):
+        read_launches(write(tmp_path, "weights", weights), "ModelNew.forward", parse_shapes("x: [N]"))

@@ -441,8 +441,11 @@ def _bind(self: Reader, fn) -> dict:
     a = fn.args
     defaults = dict(zip([x.arg for x in a.args][len(a.args) - len(a.defaults):], a.defaults))
     defaults.update({x.arg: d for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    receiver = (a.posonlyargs + a.args)[0].arg if getattr(fn, 'litmus_receiver', False) else None
     for p in [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]:
-        if p in tensors:
+        if p == receiver:
+            env[p] = Module('self')        # a method's self or ctx: its attributes are read as unreadable
+        elif p in tensors:
             shape, dtype = self.shapes.get(p, (None, 'float32'))
             like = self._shape_donor(fn, p, tensors) if shape is None else None
             if like is not None:
@@ -811,6 +814,8 @@ def store(self: Reader, target, value, env: dict, line: int):
         box = dict(box) if isinstance(box, dict) else list(box)
         box[key] = value
         env[target.value.id] = box
+    elif isinstance(target, ast.Attribute) and isinstance(self.value(target.value, env), Module):
+        return                              # ctx.saved = ..., self.cache = ...: nothing a launch reads
     else:
         self.fail(line, f"assigns to `{ast.unparse(target)[:60]}`, which litmus does not read")
 
@@ -841,6 +846,8 @@ def items(self: Reader, value, line):
 
 # %% ../../nbs/litmus/14_launcher.ipynb #212bc7e3
 def _describe(v) -> str:
+    if isinstance(v, Module):
+        return f"the object `{v.path}` (module state or a library, which litmus does not read)"
     return f"a {type(v).__name__}" if not isinstance(v, (Size, int)) else f"the size {v}"
 
 # %% ../../nbs/litmus/14_launcher.ipynb #f62a31c5
@@ -1756,10 +1763,26 @@ DEFAULT_DIM = 64     # a dim neither the command line nor a literal sizes; the s
 
 # %% ../../nbs/litmus/14_launcher.ipynb #f55e5b9e
 def _entry_def(tree, entry, where):
+    """The launcher `entry`: a plain top-level def, or `Class.method` (a KernelBench `ModelNew.forward`, an autograd
+    Function's `forward`), whose first parameter (self, ctx) is read as an opaque object unless it is a staticmethod."""
+    if entry.count(".") == 1:
+        cls, name = entry.split(".")
+        classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls]
+        methods = [n for c in classes for n in c.body if isinstance(n, ast.FunctionDef) and n.name == name]
+        if len(methods) == 1:
+            method = copy.copy(methods[0])
+            kinds = [dotted_name(d) for d in method.decorator_list]
+            method.decorator_list = [d for d, k in zip(method.decorator_list, kinds)
+                                     if k not in ('staticmethod', 'classmethod')]
+            autograd = any((dotted_name(b) or '').endswith('Function') for c in classes for b in c.bases)   # (ctx, ...)
+            positional = method.args.posonlyargs + method.args.args
+            method.litmus_receiver = ('staticmethod' not in kinds or autograd) and bool(positional)
+            return method
     fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry]
     if len(fns) != 1 or any(map(is_jit_decorator, fns[0].decorator_list)):
         plain = sorted(_plain_defs(tree))
-        raise LauncherError(f"{where}: no launcher named {entry!r} (a plain top-level def); the file defines {plain}")
+        raise LauncherError(f"{where}: no launcher named {entry!r} (a plain top-level def, or Class.method); the file "
+                            f"defines {plain}")
     return fns[0]
 
 # %% ../../nbs/litmus/14_launcher.ipynb #1c84bf67
