@@ -243,8 +243,10 @@ def main():
     ray = False
     if not args.no_ray:
         try:
-            import ray as ray_module
-            ray_module.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            import ray as ray_module, tempfile
+            # a session folder of its own: nodes that other users of a shared machine start under /tmp/ray stay apart
+            ray_module.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                            _temp_dir=tempfile.mkdtemp(prefix="ray-bench-", dir="/tmp"))
             backends.append(("ray, 2 CPUs", {"workers": 2, "backend": "ray"}, 2))
             ray = True
         except Exception as e:      # ImportError, or a Ray that cannot start on this machine now
