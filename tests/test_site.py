@@ -81,6 +81,27 @@ def export_text(page, path: Path) -> str:
     return "\n".join(page.locator("#content div.export").all_inner_texts())
 
 
+READ_PAGE = """() => ({
+    exports: [...document.querySelectorAll('#content div.export')].map(e => e.innerText).join('\\n'),
+    links: [...document.querySelectorAll('a[href]')].map(e => [e.href, e.getAttribute('href'), !!e.querySelector('code')]),
+    titles: [...document.querySelectorAll('h1.title')].map(e => e.innerText),
+    descriptions: [...document.querySelectorAll('header .description')].map(e => e.innerText),
+    tab: document.title,
+    metas: [...document.querySelectorAll('meta[name="description"]')].map(e => e.getAttribute('content')),
+})"""
+
+
+@pytest.fixture(scope="module")
+def read_once(site, page) -> list:
+    """Every page visited once for the checks that walk all of them (exports, links, titles, and LOOK_AT_PAGE below):
+    (chapter, what READ_PAGE returns, what LOOK_AT_PAGE returns). A visit loads the page in the browser, the cost."""
+    read = []
+    for chapter in COURSE:
+        page.goto((site / chapter.href).as_uri())
+        read.append((chapter, page.evaluate(READ_PAGE), page.evaluate(LOOK_AT_PAGE, [ANNOUNCES_PICTURE, PICTURE_NEAR])))
+    return read
+
+
 def assert_in_source_order(shown: str, definitions: list[str], where: str):
     at = 0
     for definition in definitions:
@@ -108,9 +129,10 @@ def test_exported_source_is_on_the_page(site, page, part, name, expected):
     page.screenshot(path=str(SHOTS / f"{chapter.name}.png"))
 
 
-def test_every_chapter_shows_every_export(site, page):
-    for chapter in CHAPTERS:
-        assert_in_source_order(export_text(page, site / chapter.href), exported_definitions(chapter), chapter.href)
+def test_every_chapter_shows_every_export(read_once):
+    for chapter, read, _ in read_once:
+        if chapter.module:
+            assert_in_source_order(read["exports"], exported_definitions(chapter), chapter.href)
 
 
 @cache
@@ -118,12 +140,10 @@ def ids_in(path: Path) -> frozenset:
     return frozenset(unquote(i) for i in re.findall(r'\sid="([^"]+)"', path.read_text()))
 
 
-def test_every_link_resolves(site, page):
+def test_every_link_resolves(site, read_once):
     checked, cross_part = 0, []
-    for chapter in COURSE:
-        page.goto((site / chapter.href).as_uri())
-        links = page.locator("a[href]").evaluate_all("els => els.map(e => [e.href, e.getAttribute('href'), !!e.querySelector('code')])")
-        for url, written, is_name in links:
+    for chapter, read, _ in read_once:
+        for url, written, is_name in read["links"]:
             parts = urlparse(url)
             if parts.scheme == "file":
                 target = Path(unquote(parts.path))
@@ -153,16 +173,17 @@ def test_sidebar_is_numbered_in_reading_order(site, page):
     assert page.locator("#sidebar a.current").inner_text() == chapter_named("limn", "tensor").label
 
 
-def test_titles_and_subtitles_show_no_raw_markdown(site, page):
-    for chapter in COURSE:
-        page.goto((site / chapter.href).as_uri())
-        title = page.locator("h1.title").inner_text()
+def test_titles_and_subtitles_show_no_raw_markdown(read_once):
+    for chapter, read, _ in read_once:
+        assert len(read["titles"]) == 1, f"{chapter.href}: {len(read['titles'])} page titles"
+        title = read["titles"][0]
         assert title.startswith(f"{chapter.number} · " if chapter.number else "limn + litmus"), title
-        shown = [title] + page.locator("header .description").all_inner_texts()
+        shown = [title] + read["descriptions"]
         assert not any(re.search(r"`|\*\w[^*]*\w\*|\b_\w[^_]*\w_\b|^#|· #", text) for text in shown), f"{chapter.href}: raw markdown in {shown}"
         # the browser tab and the description a search shows keep names as written (backend_c, ml_dtypes)
-        assert page.title().startswith(title), f"{chapter.href}: tab title {page.title()!r} is not the page's title {title!r}"
-        meta = page.locator('meta[name="description"]').get_attribute("content") if chapter.description else None
+        assert read["tab"].startswith(title), f"{chapter.href}: tab title {read['tab']!r} is not the page's title {title!r}"
+        assert not chapter.description or len(read["metas"]) == 1, f"{chapter.href}: {len(read['metas'])} description meta tags"
+        meta = read["metas"][0] if chapter.description else None
         for name in re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", chapter.description):
             assert name in meta, f"{chapter.href}: {name} lost from the description meta tag"
 
@@ -260,13 +281,9 @@ LOOK_AT_PAGE = """([announcing, NEAR]) => {
 
 
 @pytest.fixture(scope="module")
-def looked_at(site, page) -> list:
-    "What every page shows, read once per page for the defect checks below: (chapter, what LOOK_AT_PAGE returns)."
-    seen = []
-    for chapter in COURSE:
-        page.goto((site / chapter.href).as_uri())
-        seen.append((chapter, page.evaluate(LOOK_AT_PAGE, [ANNOUNCES_PICTURE, PICTURE_NEAR])))
-    return seen
+def looked_at(read_once) -> list:
+    "What every page shows, read in read_once's visit for the defect checks below: (chapter, what LOOK_AT_PAGE returns)."
+    return [(chapter, seen) for chapter, _, seen in read_once]
 
 
 def test_no_directive_text_on_any_page(looked_at):
