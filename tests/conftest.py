@@ -37,7 +37,7 @@ import pytest
 # costs on the idle machine (about 27 s) plus their tests'. A quiet `make test` prints the numbers to re-time this from
 # (`seconds per test file`). A file missing here counts UNLISTED_COST seconds.
 COST = {
-    "test_backend_c.py": 107, "test_bridge.py": 67, "test_rewards.py": 60, "test_site.py": 48, "test_corpus.py": 44,
+    "test_backend_c.py": 107, "test_bridge.py": 67, "test_rewards.py": 60, "test_site.py": 32, "test_corpus.py": 44,
     "test_matmul_c.py": 44, "test_bounds_soundness.py": 37, "test_trust.py": 35, "test_simulate.py": 33,
     "test_cuda_emulated.py": 28, "test_ci_checks.py": 28, "test_torch_nn.py": 28, "test_attention.py": 23,
     "test_eager_cache.py": 18, "test_prove_edges.py": 15, "test_hostile_static.py": 13, "test_launcher.py": 12,
