@@ -170,7 +170,7 @@ def profile(runners: dict, rounds: int, steps: dict) -> None:
     "Per uncaptured limn variant: ms/step, and the share of it that is Python rather than kernels (medians over rounds)."
     print(f"{'':8} {'profile (eager)':20} {'ms/step':>10} {'kernels':>9} {'python':>9} {'share':>6} | {'outside device':>14} {'device call':>11} {'graph_key':>9}")
     for variant, run in runners.items():
-        if not variant.startswith("limn") or "capture" in variant:
+        if not variant.startswith("limn") or "+cap" in variant:       # eager variants only
             continue
         rows = []
         for _ in range(rounds):
