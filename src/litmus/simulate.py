@@ -54,7 +54,16 @@ class DType:
     def is_floating(self):
         return _is_float(self.np)
     def __eq__(self, other):
+        "`x.dtype == tl.float16`: a block's dtype is numpy's in the model, and equal to the Triton type it stands for."
+        if isinstance(other, np.dtype):
+            return self.element is None and self.np == other
         return isinstance(other, DType) and self.np == other.np and self.element == other.element
+    @property
+    def dtype(self):
+        "What numpy reads to convert a DType (so `np.dtype(...) == tl.float16` holds too); a pointer type has none."
+        if self.element is not None:
+            raise AttributeError("a pointer type is not a numpy dtype")
+        return self.np
     def __hash__(self):
         return hash((self.np, self.element))
     @property
