@@ -240,3 +240,22 @@ def test_never_negative_holds_on_every_evaluation_it_claims():
     both = Spec("p + x", domain="x in [-1, 1], p in [0, 1]")
     an = Analysis(both, "float32", "float32", LEMMAS)
     assert [an.never_negative(s) for s in both.expr.srcs] == [True, False]   # the declared domain of an input decides
+
+
+def test_the_root_bound_covers_tritons_fast_sqrt():
+    """`tl.sqrt` is Triton's fast root (sqrt.approx.ftz.f32), not the correctly rounded one: emulated as the float64
+    root of the float32 argument flushed to 0 below the normal range, moved by the full SQRT_APPROX_U*u relative budget
+    either way, it stays within the certified bound of sqrt(x) at every input, subnormal ones included; the budget is
+    what covers it (kills dropping `_fast_root`: a correctly-rounded-only bound is exceeded at both ends)."""
+    from litmus.bounds import SQRT_APPROX_U
+    f32 = precision("float32")
+    assert ToleranceBound("sqrt(x)", "float32", domain="x in [0, 4]").certified
+    x = np.r_[np.array([0.0, 1e-45, 1e-40, 5e-39, 1.1e-38, 1.2e-38]), np.linspace(0, 4, 2001)].astype(np.float32)
+    flushed = np.where(x < f32.smallest_normal, 0.0, x.astype(np.float64))
+    exact = np.sqrt(x.astype(np.float64))
+    for side in (1, -1):
+        approx = np.sqrt(flushed) * (1 + side * SQRT_APPROX_U * f32.u)
+        info = Analysis(Spec("sqrt(x)", domain="x in [0, 4]"), "float32", "float32", LEMMAS).run()
+        bound = np.min([e.a + e.r * exact for e in info.errs], axis=0)
+        assert (np.abs(approx - exact) <= bound).all(), side
+    assert np.abs(np.sqrt(flushed) - exact).max() > 1e-20   # the flush moves a subnormal's root: the absolute term
