@@ -21,6 +21,9 @@ $(STAMP): pyproject.toml tools/system-deps.sh
 	# compat mode puts src/ on sys.path, so a new module is importable without reinstalling, and `import litmus` inside nbs/ finds the package
 	# (a regular package wins over nbs/litmus/, a folder of notebooks with the same name)
 	$(BIN)/python -m pip install -q --config-settings editable_mode=compat -e ".[dev,triton]"
+	# bytecode for every module, as a regular pip install writes it: a cold `litmus check` then skips compiling them
+	# (this environment may set PYTHONDONTWRITEBYTECODE; a stale .pyc is only recompiled in memory, never wrong)
+	$(BIN)/python -m compileall -q src
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -61,7 +61,9 @@ def ray_node():
     started_here = False
     if not ray.is_initialized():
         try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            # a fresh session folder: under load, a start that shared the default /tmp/ray with an earlier node timed out
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                     _temp_dir=tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
         except Exception as e:      # Ray's own start-up (its raylet waits 60 s for its agent): seen on a 2-core machine at load 15
             if "timed out during startup" not in str(e):
                 raise

@@ -228,7 +228,8 @@ def course(nbs: Path) -> list[dict]:
 
 
 def package_exports(root: Path, package: str) -> dict:
-    "Name -> module for what a package's hand-written __init__.py re-exports (`from .tensor import Tensor`, `from . import nn`)."
+    """Name -> module for what a package's hand-written __init__.py re-exports (`from .tensor import Tensor`,
+    `from . import nn`, or a lazy __init__'s `_EXPORTS` table)."""
     init = root / "src" / package / "__init__.py"
     exports = {}
     if not init.exists():
@@ -238,6 +239,10 @@ def package_exports(root: Path, package: str) -> dict:
             for alias in node.names:
                 source = f"{package}.{node.module}" if node.module else f"{package}.{alias.name}"
                 exports[alias.asname or alias.name] = source
+        # a lazy __init__ (PEP 562) keeps its re-exports in tables: _EXPORTS = {name: module}, _RENAMED = {name: (module, original)}
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] in (["_EXPORTS"], ["_RENAMED"]):
+            for name, module in ast.literal_eval(node.value).items():
+                exports[name] = f"{package}.{module if isinstance(module, str) else module[0]}"
     return exports
 
 
