@@ -104,6 +104,15 @@ def test_the_boxed_reference_agrees_with_the_method_and_refuses_garbage(tmp_path
         corpus.reference_outputs(load(p), {"x_ptr": np.ones(4), "y_ptr": np.ones(4)}, {"N": 4})
 
 
+def test_the_reference_runs_without_the_module_constants_that_need_triton(tmp_path):
+    "A module-level `LOG2E = tl.constexpr(...)` serves the kernel; the reference's box (which has no Triton) skips it."
+    p = tmp_path / "vadd.py"
+    p.write_text(GOOD.replace("import triton.language as tl\n", "import triton.language as tl\nLOG2E = tl.constexpr(1.4426950408889634)\n", 1))
+    assert "LOG2E = tl.constexpr" in p.read_text()
+    out = corpus.reference_outputs(load(p), {"x_ptr": np.ones(4), "y_ptr": np.full(4, 2.0)}, {"N": 4})
+    assert np.array_equal(list(out.values())[0], np.full(4, 3.0))
+
+
 def test_a_declared_accumulator_never_loosens_the_tolerance(tmp_path):
     "LITMUS['accumulate'] is the judged file's own claim: a narrower accumulator than the output must not buy slack."
     p = tmp_path / "vadd.py"

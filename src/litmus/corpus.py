@@ -509,12 +509,18 @@ def _run_body(kernel: Kernel, body: list, bindings: dict) -> dict:
     exec(compile(module, str(kernel.path), "exec"), namespace)
     return namespace
 
+def _reads_triton(node, imported: dict) -> bool:
+    "Whether a module-level statement reads a Triton name (`LOG2_E = tl.constexpr(...)`): it serves the kernel."
+    return any(isinstance(n, ast.Name) and n.id in imported for n in ast.walk(node))
+
 def reference_module(kernel: Kernel) -> dict:
-    "The file's top level without triton imports and jit functions, executed here: only inside a box of its own."
+    """The file's top level without triton imports, jit functions and the module-level assignments that read Triton
+    (the reference runs without Triton), executed here: only inside a box of its own."""
     imported = triton_names(kernel.module_ast)
     body = [n for n in kernel.module_ast.body
             if not (isinstance(n, (ast.Import, ast.ImportFrom)) and all((a.asname or a.name.split(".")[0]) in imported for a in n.names))
-            and not (isinstance(n, ast.FunctionDef) and any(_is_jit(d, imported) for d in n.decorator_list))]
+            and not (isinstance(n, ast.FunctionDef) and any(_is_jit(d, imported) for d in n.decorator_list))
+            and not (isinstance(n, (ast.Assign, ast.AnnAssign)) and _reads_triton(n, imported))]
     return _run_body(kernel, body, {})
 
 # %% ../../nbs/litmus/06_corpus.ipynb #22750d21
