@@ -785,6 +785,7 @@ ISAS = {
              {"float": ("__m256", "ps"), "double": ("__m256d", "pd")}),
 }
 
+# %% ../../nbs/limn/08_backend_c.ipynb #8dbec23c
 @functools.lru_cache(maxsize=None)
 def vector_isa() -> str:
     "The vector instructions -march=native targets on this host: 'avx512', 'avx2', or 'generic' (left to the compiler)."
@@ -806,6 +807,7 @@ def tile_shape(rows: int, itemsize: int, isa: str) -> tuple[int, int]:
     cost = lambda mr: (-(-rows // mr) * (mr + TILE_STRIP_COST), -mr)
     return min(range(max(1, most // 2), most + 1), key=cost), TILE_VECTORS * vector_bytes // itemsize
 
+# %% ../../nbs/limn/08_backend_c.ipynb #589b8252
 def microkernel(T: str, fma: str, rows: int, cols: int, isa: str = "generic") -> list:
     """`limn_micro`: a rows x cols tile of cells += packed a (k-major, `rows` wide) times packed b (k-major, `cols`
     wide), over kc steps, each cell one fused multiply-add per step in k order; `first` starts the cells at 0. Under
@@ -846,6 +848,7 @@ def microkernel(T: str, fma: str, rows: int, cols: int, isa: str = "generic") ->
     include = [f"#if {guard}", "#include <immintrin.h>", "#endif"]
     return include + head + [f"#if {guard}"] + spelled + ["#else"] + plain + ["#endif", "}", ""]
 
+# %% ../../nbs/limn/08_backend_c.ipynb #dca96cf8
 @patch
 def bind_k(self: CRenderer, c, depth: int, k: str):
     "Declare the reduce variables at flat step `k` (the last one fastest, as the IR nests them)."

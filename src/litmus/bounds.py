@@ -1206,6 +1206,7 @@ def nested_rows(e: Expr) -> bool:
 # %% ../../nbs/litmus/02_bounds.ipynb #bounds-tb
 LEMMAS = ("R1", "R2", "R3", "R4", "R5")
 
+# %% ../../nbs/litmus/02_bounds.ipynb #8211cb37
 class ToleranceBound:
     """A sound upper bound on |kernel(x) - spec(x)| for every input x in the declared domain and every
     output element (the max norm), for any correct implementation of the spec: inputs in `dtype`,

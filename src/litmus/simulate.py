@@ -219,6 +219,7 @@ class Block(np.ndarray):
             raise AttributeError(name)
         raise Unsupported(f"the block method .{name}() {_kernel_line()}")
 
+# %% ../../nbs/litmus/08_simulate.ipynb #3828ec84
 def as_block(x) -> Block:
     return np.asarray(x).view(Block)
 

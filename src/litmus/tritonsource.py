@@ -1453,22 +1453,28 @@ def _data_call(self:_Interpreter, fname, n):
         self.eval(a)
     return DataValue(f'{fname} at line {n.lineno}')
 
+# %% ../../nbs/litmus/05_tritonsource.ipynb #2e008cd8
+@patch
+def _tl_cast(self: _Interpreter, fname, n):
+    "`tl.cast(x, dtype)`: an index cast to an integer type stays one; a loaded integer keeps bounds its new type holds."
+    value = self.eval(n.args[0])
+    target = self.eval(n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == 'dtype'),
+                                                              ast.Constant(None)))
+    if isinstance(value, (IndexValue, ChosenValue)) and isinstance(target, tuple) and target[:1] == ('dtype',) \
+            and target[1] in _INT_DTYPES:
+        return _widened(value, target[1] in ('int64', 'uint64'))  # as `.to(int dtype)`: an index stays an index
+    if isinstance(value, DataValue) and value.bounds:  # bounds survive a cast only into a type holding every value
+        exact = _EXACT_INTEGERS.get(target[1]) if isinstance(target, tuple) and target[:1] == ('dtype',) else None
+        keep = exact is not None and exact[0] <= value.bounds[0] and value.bounds[1] <= exact[1]
+        return DataValue(value.origin, value.bounds if keep else None)
+    return value if isinstance(value, (DataValue, UnsupportedValue)) else DataValue(f'{fname} at line {n.lineno}')
+
 # %% ../../nbs/litmus/05_tritonsource.ipynb #8d18b819
 @patch
 def _tl_call(self:_Interpreter, short, fname, n):
     "`tl.*` calls: program ids, aranges, index helpers, memory operations and barriers; pure math is data."
     if short == 'cast' and n.args and not any(k.arg == 'bitcast' for k in n.keywords):  # `tl.cast(pid, tl.int64)`
-        value = self.eval(n.args[0])
-        target = self.eval(n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == 'dtype'),
-                                                                  ast.Constant(None)))
-        if isinstance(value, (IndexValue, ChosenValue)) and isinstance(target, tuple) and target[:1] == ('dtype',) \
-                and target[1] in _INT_DTYPES:
-            return _widened(value, target[1] in ('int64', 'uint64'))  # as `.to(int dtype)`: an index stays an index
-        if isinstance(value, DataValue) and value.bounds:  # bounds survive a cast only into a type holding every value
-            exact = _EXACT_INTEGERS.get(target[1]) if isinstance(target, tuple) and target[:1] == ('dtype',) else None
-            keep = exact is not None and exact[0] <= value.bounds[0] and value.bounds[1] <= exact[1]
-            return DataValue(value.origin, value.bounds if keep else None)
-        return value if isinstance(value, (DataValue, UnsupportedValue)) else DataValue(f'{fname} at line {n.lineno}')
+        return self._tl_cast(fname, n)
     if short == 'constexpr' and len(n.args) == 1 and not n.keywords:  # `tl.constexpr(x.dtype.element_ty == tl.float16)`
         return self.eval(n.args[0])
     if short == 'program_id':
