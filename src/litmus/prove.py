@@ -583,7 +583,8 @@ def same_program(self:_RaceFreedom, access, other):
     """An equal address of `access` and `other` (both proved in bounds) means one program: the layout does not alias,
     so an equal address is an equal index tuple, and every program id that may vary is the leading digit of one index
     in both, `a*pid + r` with the same weight `a` and `0 <= r <= a - 1` under each one's guard (`a*p + r == a*p' + r'`
-    then forces `p == p'`). Two statements of one program run in its order: no race between them."""
+    then forces `p == p'`). `race_free` uses it only for accesses of one lane each: two statements of one program run
+    in its order only in one thread."""
     ia, io = self._decomp.get(id(access)), self._decomp.get(id(other))
     if ia is None or io is None or len(ia) != len(io) or not self.layout_injective(access.tensor):
         return False  # both read as per-dim indices, or both as the flat offset of a packed layout
@@ -615,7 +616,9 @@ def race_free(self:_RaceFreedom, access, others=()):
     for o in others:
         if self.same_address_map(access, o):
             same_map.append(o.line)
-        elif self.in_bounds(o).proved and self.same_program(access, o):
+        elif self.in_bounds(o).proved and not (access.lanes or o.lanes) and self.same_program(access, o):
+            # one lane each: one thread per program runs both in order (lanes of one program are threads the GPU does
+            # not order without a barrier, so two block accesses of one program may still race)
             same_program.append(o.line)
         else:
             return Proof('race_free', str(access), access.line, False,
