@@ -597,6 +597,12 @@ class FalsifyResult:
             d["counterexample"] = Counterexample.from_dict(d["counterexample"])
         return cls(**d)
 
+# %% ../../nbs/litmus/12_falsify.ipynb #1391cdae
+# (generator, variant) launched at the declared dims. The declared size is often the largest the search runs, so a quick
+# search spends one launch there: a same-signed run of large magnitudes, the input that grows every accumulation fastest.
+DECLARED_FULL = (("large_magnitude", 0), ("all_negative", 0), ("tail_extreme", 0)) + tuple(("past_identity", v) for v in range(4))
+DECLARED_QUICK = (("all_negative", 0),)
+
 # %% ../../nbs/litmus/12_falsify.ipynb #809b9767
 def _run_model(kernel, dims, inputs, trace=False):
     "The model run in this process: only for `sandbox=False` (debugging litmus itself, never on untrusted files)."
@@ -826,12 +832,6 @@ def _configs(self: TargetedFalsification) -> list:
     return kept or [("declared", dict(self.kernel.dims))]
 
 _DTYPE_GENERATORS = ("large_magnitude", "same_sign_run", "exp_overflow", "cancellation", "tail_extreme")
-
-# (generator, variant) launched at the declared dims. The declared size is often the largest the search runs, so a quick
-# search spends one launch there: a same-signed run of large magnitudes, the input that grows every accumulation fastest.
-DECLARED_FULL = (("large_magnitude", 0), ("all_negative", 0), ("tail_extreme", 0)) + tuple(("past_identity", v) for v in range(4))
-DECLARED_QUICK = (("all_negative", 0),)
-
 
 # %% ../../nbs/litmus/12_falsify.ipynb #3b42dc3f
 @patch
