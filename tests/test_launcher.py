@@ -250,6 +250,15 @@ def test_several_launches_each_found_by_the_launch_that_names_it(tmp_path):
     assert metas[1]["args"][0]["from"].startswith("empty at line") and metas[1]["args"][0]["role"] == "in"
 
 
+def test_a_chained_launch_is_never_held_to_the_entrys_reference(tmp_path):
+    "scale writes y, which shift reads: y is an intermediate the reference (of z) does not describe, so neither launch is REJECTed by it."
+    path = write(tmp_path, "two_pass", TWO_PASS)
+    result = check_entry(path, "two_pass", "x * 2 + 1", shapes="x: [N] float32", dims="N=300", domain="x in [-10, 10]",
+                         quick=True)
+    assert result.verdict == "UNKNOWN" and result.checked == ["scale", "shift"], str(result)
+    assert any("an intermediate the reference does not describe" in n for n in result.notes), result.notes
+
+
 def test_init_prints_a_literal_that_loads_as_the_same_launch(tmp_path):
     "The printed literal, kept in the file, is read by chapter 06's loader into the launch the reader derived."
     path = write(tmp_path, "softmax", EXAMPLE_LAUNCHER)

@@ -2344,8 +2344,10 @@ def _domain_for(meta, domain: dict, literal: dict) -> dict:
     return out
 
 # %% ../../nbs/litmus/14_launcher.ipynb #40114772
-def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: list):
-    "(spec text, reference function) for one launch: a spec the reference translates to and agrees with, else torch."
+def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: list, read_later=frozenset()):
+    """(spec text, reference function) for one launch: a spec the reference translates to and agrees with, else torch.
+    `read_later` holds the tensors (their `from`) later launches of the entry read: an output among them is an
+    intermediate, and a launch that reads or writes one is not held to the reference of the entry's result."""
     ins = [a for a in meta["args"] if a["kind"] == "tensor" and a["role"] in corpus.READ]
     outs = [a for a in meta["args"] if a["kind"] == "tensor" and a["role"] != "in"]
     made = [a["name"] for a in ins if a.get("from", "").split(" ")[0] in ("empty", "zeros", "ones", "full")]
@@ -2354,6 +2356,11 @@ def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: 
     if made:
         notes.append(f"{meta['kernel']} (line {meta['line']}) reads {made}, made by an earlier launch: checked without the "
                      "reference (the launches are not composed)")
+        return None, None
+    feeding = [a["name"] for a in outs if a.get("from") in read_later]
+    if feeding:
+        notes.append(f"{meta['kernel']} (line {meta['line']}) writes {feeding}, which a later launch reads: an intermediate "
+                     "the reference does not describe, so it is checked without it (the launches are not composed)")
         return None, None
     names = {a["from"]: a["name"] for a in ins}
     torch_ref = TorchReference(ref, {a["name"]: a["from"] for a in ins}, values, {a["from"]: a["shape"] for a in ins},
@@ -2379,8 +2386,10 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
     values, params = entry_values(path, entry, sizes)
     domain = parse_entry_domain(domain, metas, params)
     limits, results = corpus.Limits(timeout=timeout, memory=memory_mb << 20), []
-    for meta in metas:
-        spec, torch_ref = _launch_target(meta, ref, values, params, literal, notes)
+    for i, meta in enumerate(metas):
+        read_later = {a.get("from") for m in metas[i + 1:] for a in m["args"] if a["kind"] == "tensor"
+                      and a["role"] in corpus.READ and a.get("from", "").split(" ")[0] in ("empty", "zeros", "ones", "full")}
+        spec, torch_ref = _launch_target(meta, ref, values, params, literal, notes, read_later)
         kernel = kernel_from(path, meta, None, _domain_for(meta, domain, literal))
         if spec is not None and torch_ref is not None:
             why = _agree(kernel, spec, torch_ref, limits, seed)
