@@ -323,3 +323,34 @@ def test_next_pow2_is_at_least_one_only_for_a_positive_argument():
     assert min(evaluate_poly(plain, {'N': n}) for n in range(1, 40)) == 1
     assert not P.le0(1 - shifted) and P.le0(1 - plain)
     assert P.le0(-shifted)   # never negative: 0 at worst
+
+
+_COUNTDOWN = '''@triton.jit
+def k(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(tl.cdiv(N, BLOCK) * BLOCK - BLOCK, -1, STEP):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * N + offs, mask=MASK, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+'''
+
+def test_a_loop_with_a_symbolic_negative_step_counts_down():
+    """range(cdiv(N, BLOCK) * BLOCK - BLOCK, -1, -BLOCK) walks the tiles from the last one down: its loads run (the
+    count-up reading of a step it could not sign had a guard that never held, so the proofs saw an empty loop); a mask
+    one past the row reads past the tensor, which enumeration finds and the prover does not prove; a step whose sign
+    the sizes do not settle (BLOCK - 1 may be 0) is not modelled at all."""
+    args = [_tensor('x_ptr', ['M', 'N'], 'in'), _tensor('out_ptr', ['M'], 'out'), {'name': 'N', 'kind': 'scalar', 'value': 'N'},
+            {'name': 'BLOCK', 'kind': 'constexpr', 'value': '64'}]
+    for mask, safe in (('offs < N', True), ('offs < N + 1', False)):
+        model = _loop_model(_COUNTDOWN.replace('STEP', '-BLOCK').replace('MASK', mask), args, ['M'], {'M': 4, 'N': 100})
+        load = next(a for a in model.accesses if a.kind == 'load')
+        addresses = {e['address'] for e in executions(model, load, model.config_env({'M': 2, 'N': 5}, {'BLOCK': 2}))}
+        assert set(range(10)) <= addresses, mask                    # every tile of both rows is read
+        assert (max(addresses) < 2 * 5) == safe, (mask, sorted(addresses))
+        assert ModelProver(model).in_bounds(load).proved == safe, mask
+    k = _K("import triton\nimport triton.language as tl\n" + _COUNTDOWN.replace('STEP', '-(BLOCK - 1)').replace('MASK', 'offs < N'),
+           args, ['M'], {'M': 4, 'N': 100})
+    k.fn_name = 'k'
+    unsigned = build_model(k)
+    assert any('may be either sign' in u.why for u in unsigned.unsupported), [str(u) for u in unsigned.unsupported]

@@ -1887,6 +1887,17 @@ MAX_LOOP_DEPTH = 6  # each loop level is interpreted twice (probe, then real): d
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #7bc285c5
 @patch
+def _step_sign(self:_Interpreter, step) -> int:
+    """+1 (or -1) where every term of a symbolic step is positive (negative) over symbols that are at least 1, so the
+    step is at least 1 (at most -1) at every size; 0 where its sign is not settled that way (`BLOCK - 1` may be 0)."""
+    def at_least_one(factor):
+        lo = self.symbols[factor].lo if isinstance(factor, str) and factor in self.symbols else None
+        return isinstance(lo, Poly) and (lo.value() or 0) >= 1
+    signs = {1 if c > 0 else -1 for c in step.terms.values()}
+    settled = all(all(at_least_one(f) for f in monomial) for monomial in step.terms)
+    return signs.pop() if settled and len(signs) == 1 else 0
+
+@patch
 def _loop_header(self:_Interpreter, s):
     "The iteration symbol `it`, the loop variable `start + step*it`, the trip count and the guard; None if not modelled."
     it = s.iter
@@ -1912,7 +1923,11 @@ def _loop_header(self:_Interpreter, s):
     if sv == 0:
         self._skip(s, 'for loop with a zero step', 'range() refuses a zero step')
         return None
-    if sv is not None and sv < 0:  # range(hi, lo, -s): counts down, cdiv(hi - lo, s) iterations
+    sign = (1 if sv > 0 else -1) if sv is not None else self._step_sign(step)
+    if sign == 0:
+        self._skip(s, 'for loop step', f'the step {step} may be either sign (or zero)')
+        return None
+    if sign < 0:  # range(hi, lo, -s): counts down, cdiv(hi - lo, s) iterations
         trip = cdiv(start - stop, -step)
         t = self._symbol(self._fresh('it'), 'loop', Poly.const(0), trip - 1, note=f'loop at line {s.lineno}')
         k = start + step * Poly.var(t)
