@@ -2966,6 +2966,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                            'src/litmus/tritonsource.py'),
                                          'src.litmus.tritonsource._Interpreter._skip': ( 'litmus/tritonsource.html#_interpreter._skip',
                                                                                          'src/litmus/tritonsource.py'),
+                                         'src.litmus.tritonsource._Interpreter._step_sign': ( 'litmus/tritonsource.html#_interpreter._step_sign',
+                                                                                              'src/litmus/tritonsource.py'),
                                          'src.litmus.tritonsource._Interpreter._stmt_AnnAssign': ( 'litmus/tritonsource.html#_interpreter._stmt_annassign',
                                                                                                    'src/litmus/tritonsource.py'),
                                          'src.litmus.tritonsource._Interpreter._stmt_Assert': ( 'litmus/tritonsource.html#_interpreter._stmt_assert',
