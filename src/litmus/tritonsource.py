@@ -1887,15 +1887,38 @@ MAX_LOOP_DEPTH = 6  # each loop level is interpreted twice (probe, then real): d
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #7bc285c5
 @patch
-def _step_sign(self:_Interpreter, step) -> int:
-    """+1 (or -1) where every term of a symbolic step is positive (negative) over symbols that are at least 1, so the
-    step is at least 1 (at most -1) at every size; 0 where its sign is not settled that way (`BLOCK - 1` may be 0)."""
+def _lower_bound(self:_Interpreter, poly):
+    """A number `poly` is at least at every size, or None: each term counts its coefficient where all its factors are
+    at least 1 (a size, `min`/`max`/`next_pow2` of such, `a // b` with `a >= b >= 1`); a negative term must be a constant."""
     def at_least_one(factor):
-        lo = self.symbols[factor].lo if isinstance(factor, str) and factor in self.symbols else None
-        return isinstance(lo, Poly) and (lo.value() or 0) >= 1
-    signs = {1 if c > 0 else -1 for c in step.terms.values()}
-    settled = all(all(at_least_one(f) for f in monomial) for monomial in step.terms)
-    return signs.pop() if settled and len(signs) == 1 else 0
+        if isinstance(factor, str):
+            lo = self.symbols[factor].lo if factor in self.symbols else None
+            return isinstance(lo, Poly) and (lo.value() or 0) >= 1
+        if factor.op in ('min', 'max', 'next_pow2'):
+            return all(self._at_least(a, 1) for a in factor.args)
+        if factor.op == '//':
+            num, den = factor.args
+            return self._at_least(den, 1) and self._at_least(num - den, 0)
+        return False
+    total = 0
+    for monomial, c in poly.terms.items():
+        if monomial and (c < 0 or not all(at_least_one(f) for f in monomial)):
+            return None
+        total += c
+    return total
+
+@patch
+def _at_least(self:_Interpreter, poly, k) -> bool:
+    "Whether `poly` is at least `k` at every size, by `_lower_bound`."
+    bound = self._lower_bound(poly)
+    return bound is not None and bound >= k
+
+@patch
+def _step_sign(self:_Interpreter, step) -> int:
+    "+1 (-1) where a symbolic step is at least 1 (at most -1) at every size; 0 where that is not settled (`BLOCK - 1`)."
+    if self._at_least(step, 1):
+        return 1
+    return -1 if self._at_least(-step, 1) else 0
 
 @patch
 def _loop_header(self:_Interpreter, s):
