@@ -1920,6 +1920,7 @@ def _step_sign(self:_Interpreter, step) -> int:
         return 1
     return -1 if self._at_least(-step, 1) else 0
 
+# %% ../../nbs/litmus/05_tritonsource.ipynb #64f792af
 @patch
 def _loop_header(self:_Interpreter, s):
     "The iteration symbol `it`, the loop variable `start + step*it`, the trip count and the guard; None if not modelled."
