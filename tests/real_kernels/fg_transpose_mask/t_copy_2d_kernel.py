@@ -101,7 +101,7 @@ LITMUS = {
         {"name": "BLOCK_N", "kind": "constexpr", "value": "32"},
     ],
     "grid": ["cdiv(N, BLOCK_M)", "cdiv(M, BLOCK_N)"],
-    "spec": None,
+    "spec": "transpose(in_ptr)",
     "domain": {"in_ptr": [-1000.0, 1000.0]},
     "reduce": "1",
     "sibling": "fg_transpose",

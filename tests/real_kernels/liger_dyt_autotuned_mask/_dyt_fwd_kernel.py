@@ -78,7 +78,7 @@ LITMUS = {
         {"name": "BLOCK_N", "kind": "constexpr", "value": "1024"},
     ],
     "grid": ["cdiv(N, BLOCK_N)", "M"],
-    "spec": None,
+    "spec": "tanh(Alpha * X) * Gamma + Beta",
     "domain": {"X": [-10.0, 10.0], "Alpha": [-2.0, 2.0], "Gamma": [-10.0, 10.0], "Beta": [-10.0, 10.0]},
     "reduce": "1",
     "sibling": "liger_dyt_autotuned",
