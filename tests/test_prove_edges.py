@@ -254,10 +254,10 @@ def test_tiles_counted_down_from_the_last_full_tile_are_in_bounds_and_meet_only_
     `last - start` for start in range(T, N, T), row by row. In bounds needs the guard `T*it + T < N` and the floor fact
     `N <= q*T` summed before the integer step gives `it + 2 <= q` (kills trying pairs only unsummed); stopping at N + T
     reads before the row, which enumeration finds and the prover does not prove. The two stores of a row compute
-    different addresses, yet an equal address means the same program (index 0 is `pid` in both), though not the same
-    lane, so race freedom is left open; the loop writing row M - 1 - pid while the first store starts one tile lower
-    meets another program's tile, which enumeration finds and `same_program` does not claim (kills `same_program`
-    reading the leading digit of one access only)."""
+    different addresses, yet an equal address means the same program (index 0 is `pid` in both), and within it the
+    tiles never meet (`disjoint`), so the pair is race-free; the loop writing row M - 1 - pid while the first store
+    starts one tile lower meets another program's tile, which enumeration finds and `same_program` does not claim
+    (kills `same_program` reading the leading digit of one access only)."""
     args = [_tensor('x_ptr', ['M', 'N'], 'in'), _tensor('out_ptr', ['M', 'N'], 'out'), {'name': 'N', 'kind': 'scalar', 'value': 'N'},
             {'name': 'M', 'kind': 'scalar', 'value': 'M'}, {'name': 'TILE', 'kind': 'constexpr', 'value': '16'}]
     sizes = [{'M': 3, 'N': n} for n in (1, 3, 4, 5, 8, 13)]
@@ -273,8 +273,9 @@ def test_tiles_counted_down_from_the_last_full_tile_are_in_bounds_and_meet_only_
         if safe:
             assert _cross_program_share(model, stores, sizes, blocks) == racy, row
             proofs = [mp.race_free(a, [o for o in stores if o is not a]) for a in stores]
-            # block stores: the lanes of one program are threads the GPU does not order, so the pair is never claimed
-            assert not any(p.proved for p in proofs), [str(p) for p in proofs]
+            # block stores: the lanes of one program are threads the GPU does not order, so the pair is claimed only
+            # where the tiles never meet; with row M - 1 - pid they meet another program's, and nothing is claimed
+            assert all(p.proved for p in proofs) == (not _shared_cell(model, stores, sizes, blocks)) == (not racy), [str(p) for p in proofs]
             assert mp.same_program(stores[0], stores[1]) == (not racy), row
 
 _FLAT = '''@triton.jit
@@ -354,3 +355,50 @@ def test_a_loop_with_a_symbolic_negative_step_counts_down():
     k.fn_name = 'k'
     unsigned = build_model(k)
     assert any('may be either sign' in u.why for u in unsigned.unsupported), [str(u) for u in unsigned.unsupported]
+
+_TWO_TILES = '''@triton.jit
+def k(x_ptr, out_ptr, N, M, TILE: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, TILE)
+    tl.store(out_ptr + pid * N + FIRST, tl.load(x_ptr + pid * N + offs, mask=offs < N), mask=FIRST < N)
+    for start in range(LO, N, TILE):
+        cols = start + tl.arange(0, TILE)
+        tl.store(out_ptr + pid * N + SECOND, tl.load(x_ptr + pid * N + cols, mask=cols < N), mask=(SECOND >= 0) & (SECOND < N))
+'''
+
+def _shared_cell(model, accesses, dims_grid, blocks):
+    """Some address of `out_ptr` reached by two executions that are not one thread running one statement: two
+    statements (block accesses: their lanes are threads the GPU does not order), or two programs or lanes (enumerated)."""
+    pids = [f'pid{a}' for a in range(len(model.grid))]
+    for dims, b in itertools.product(dims_grid, blocks):
+        env = model.config_env(dims, b)
+        owner = {}
+        for k, a in enumerate(accesses):
+            for e in executions(model, a, env):
+                who = (k,) + tuple(e[p] for p in pids) + tuple(e[l] for l in a.lanes)
+                if owner.setdefault(e['address'], who) != who:
+                    return True
+    return False
+
+def test_two_tile_stores_of_one_program_are_race_free_exactly_when_they_never_meet():
+    """A first tile stored at `offs`, then tiles from `LO` on in a loop, both into the row of their program: the lanes
+    of one program are threads the GPU does not order, so the pair is race-free only if no element is written by both.
+    The loop from TILE on never meets the first tile, and `disjoint` proves their offsets differ by at least 1 within
+    one program (`same_program` gives the one program); a loop from TILE - 1 overlaps it by a cell, a first tile
+    reversed (`TILE - 1 - offs`) or shifted by one lane (`offs + 1`) overlaps the loop's first tile, and a second
+    tile stored at `cols - 1` meets the next iteration: each of these is found by enumeration and never proved."""
+    args = [_tensor('x_ptr', ['M', 'N'], 'in'), _tensor('out_ptr', ['M', 'N'], 'out'), {'name': 'N', 'kind': 'scalar', 'value': 'N'},
+            {'name': 'M', 'kind': 'scalar', 'value': 'M'}, {'name': 'TILE', 'kind': 'constexpr', 'value': '16'}]
+    sizes = [{'M': 2, 'N': n} for n in (1, 3, 4, 5, 8, 13)]
+    blocks = [{'TILE': t} for t in (1, 2, 4)]
+    cases = (('offs', 'TILE', 'cols', True), ('offs', 'TILE - 1', 'cols', False), ('TILE - 1 - offs', 'TILE', 'cols', True),
+             ('offs + 1', 'TILE', 'cols', False), ('offs', 'TILE', 'cols - 1', False), ('offs', '2 * TILE', 'cols - TILE', True))
+    for first, lo, second, apart in cases:
+        src = _TWO_TILES.replace('FIRST', first).replace('LO', lo).replace('SECOND', second)
+        model = _loop_model(src, args, ['M'], {'M': 2, 'N': 40})
+        stores = [a for a in model.accesses if a.kind == 'store']
+        racy = _shared_cell(model, stores, sizes, blocks)
+        mp = ModelProver(model)
+        proofs = [mp.race_free(a, [o for o in stores if o is not a]) for a in stores]
+        assert all(p.proved for p in proofs) == (not racy), (first, lo, second, [str(p) for p in proofs])
+        assert racy == (not apart), (first, lo, second)

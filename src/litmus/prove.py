@@ -12,7 +12,7 @@ import ast, itertools, math
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 from litmus.tritonsource import (Poly, Atom, Cmp, Or, And, Opaque, TRUE, conjuncts, make_atom, factor_key, evaluate_poly,
-                                 parse_expr, compare, conj)
+                                 parse_expr, compare, conj, Symbol)
 
 # %% ../../nbs/litmus/07_prove.ipynb #2db1aecb
 _LOCAL_KINDS = ('lane', 'loop', 'pid', 'data')
@@ -598,6 +598,32 @@ def same_program(self:_RaceFreedom, access, other):
     return all(leads(pid) for pid in pids)
 
 
+# %% ../../nbs/litmus/07_prove.ipynb #5a3e0c12
+@patch
+def apart(self:_RaceFreedom, other, keep=('pid',)):
+    """`other`'s offset and guard with its lanes, loop counters and loaded values renamed apart (`lane1` becomes
+    `lane1'`, each with its own range), and a prover that knows the renamed symbols: two executions, one of each
+    access, that share only the symbols of the kinds in `keep` (the program ids: one program, any two of its threads)."""
+    S = self.model.symbols
+    names = {n: Poly.var(n + "'") for n, s in S.items() if s.kind in _LOCAL_KINDS and s.kind not in keep}
+    renamed = {}
+    for n in names:
+        s = S[n]
+        hi = None if s.hi is None else s.hi.subs(names)
+        renamed[n + "'"] = Symbol(n + "'", s.kind, s.lo.subs(names), hi, s.note)
+    prover = Prover({**S, **renamed}, self.prover.facts, self.prover.multipliers, self.prover.refined)
+    return other.offset.subs(names), other.guard.subs(names), prover
+
+@patch
+def disjoint(self:_RaceFreedom, access, other, keep=('pid',)):
+    """No execution of `access` and none of `other` address one element, wherever both guards hold: their offsets
+    differ by at least 1 one way or the other, proved with every lane, loop counter and loaded value of `other`
+    renamed apart (`apart`). With `keep=('pid',)` the two executions are of one program, any two of its threads."""
+    offset_b, guard_b, prover = self.apart(other, keep)
+    hyps = hypotheses(access.guard) + hypotheses(guard_b) + self.facts()
+    gap = access.offset - offset_b
+    return prover.le0(1 - gap, hyps, refine=True) or prover.le0(1 + gap, hyps, refine=True)
+
 # %% ../../nbs/litmus/07_prove.ipynb #444d7d9e
 @patch
 def race_free(self:_RaceFreedom, access, others=()):
@@ -612,14 +638,18 @@ def race_free(self:_RaceFreedom, access, others=()):
         steps = steps + [x for x in raw if x not in steps]
     if not ok:
         return Proof('race_free', str(access), access.line, False, steps)
-    same_map, same_program = [], []
+    same_map, same_program, apart = [], [], []
     for o in others:
         if self.same_address_map(access, o):
             same_map.append(o.line)
-        elif self.in_bounds(o).proved and not (access.lanes or o.lanes) and self.same_program(access, o):
+            continue
+        one_program = self.in_bounds(o).proved and self.same_program(access, o)
+        if one_program and not (access.lanes or o.lanes):
             # one lane each: one thread per program runs both in order (lanes of one program are threads the GPU does
             # not order without a barrier, so two block accesses of one program may still race)
             same_program.append(o.line)
+        elif self.disjoint(access, o, keep=('pid',) if one_program else ()):
+            apart.append(o.line)  # never one element: within the one program an equal address means, or anywhere
         else:
             return Proof('race_free', str(access), access.line, False,
                          steps + [f"line {o.line} ({o.kind}) uses a different address {o.offset}"])
@@ -628,6 +658,8 @@ def race_free(self:_RaceFreedom, access, others=()):
         steps.append(f"lines {sorted(set(same_map))} touch the same address map: same thread")
     if same_program:
         steps.append(f"lines {sorted(set(same_program))} meet an address of it only in the same program")
+    if apart:
+        steps.append(f"lines {sorted(set(apart))} never address an element it does (any two lanes, any iterations)")
     return Proof('race_free', str(access), access.line, True, steps)
 
 # %% ../../nbs/litmus/07_prove.ipynb #d75a077f
