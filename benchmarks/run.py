@@ -3,7 +3,8 @@
 (A) standard:  power-of-two shapes, uniform [0, 1) inputs, allclose(rtol=1e-2)          (litmus.simulate.condition_a)
 (B) fuzzing+:  random non-power-of-two shapes, normal inputs drawn from the declared domain, float64 reference,
                a tolerance that grows with the reduction length                         (litmus.simulate.condition_b)
-(C) litmus:    certified bound + symbolic safety + targeted falsification               (litmus.check.check)
+(C) litmus:    certified bound + symbolic safety + targeted falsification  (litmus.check.check, run through
+               litmus.cli.check_many in two warm worker processes: --workers)
 
 A construct the model cannot run is not a detection under any condition. Condition C never reads a kernel's label or
 answer key; the labels are used here only to score the conditions.
@@ -19,15 +20,17 @@ FIGURES = ("fig1_headline_gap.png", "fig2_detection_by_bug_class.png", "fig3_bou
            "fig4_verification_time.png", "fig5_counterexample_size.png")
 
 
-def condition_c(kernels, quick=False, progress=None):
-    """litmus check on every kernel, one after another: {name: CheckResult}. (Each search forks its own boxed child; the
-    checks are not run from threads, because forking a threaded process can inherit a lock another thread holds.)"""
-    from litmus.check import check
-    out = {}
-    for i, k in enumerate(kernels):
-        out[k.name] = r = check(k, quick=quick)
-        if progress: progress(f"C: {i + 1}/{len(kernels)} {k.name}: {r.verdict} ({r.seconds:.2f} s)")
-    return out
+def condition_c(kernels, quick=False, progress=None, workers=2):
+    """litmus check on every kernel through `check_many`, in `workers` warm worker processes (each kernel's launches in
+    boxes of its own): {name: the check's plain result (CheckResult.as_dict() with its wall and CPU seconds)}."""
+    from litmus.cli import check_many
+    batch = check_many([k.path for k in kernels], workers=workers, quick=quick, progress=progress)
+    return {k.name: r for k, r in zip(kernels, batch.results)}
+
+
+def _ratio(value) -> float:
+    "A ratio from a plain result: a non-finite one arrives as its string ('inf')."
+    return float(value)
 
 
 def summarise(kernels, outcomes, results, seconds):
@@ -44,25 +47,27 @@ def summarise(kernels, outcomes, results, seconds):
                        "seconds": seconds[cond],
                        "by_family": {f: [sum(flagged[k.name] for k in buggy if k.label == f), sum(k.label == f for k in buggy)]
                                      for f in sorted({k.label for k in buggy})}}
-    certified = [r for r in results.values() if r.certified]
+    certified = [r for r in results.values() if r.get("certified")]
     tightness = {}
     for name, r in results.items():
-        f = r.falsification
-        if r.certified and not by_name[name].buggy and f is not None and not f.found and f.worst_ratio > 0:
-            tightness[name] = 1.0 / f.worst_ratio
-    sizes = {name: r.counterexample.elements for name, r in results.items() if r.counterexample is not None}
-    rejects = [r for r in results.values() if r.verdict == "REJECT"]
+        f = r.get("falsification")
+        if r.get("certified") and not by_name[name].buggy and f and f["counterexample"] is None and _ratio(f["worst_ratio"]) > 0:
+            tightness[name] = 1.0 / _ratio(f["worst_ratio"])
+    cx = lambda r: (r.get("falsification") or {}).get("counterexample")
+    sizes = {name: cx(r)["elements"] for name, r in results.items() if cx(r) is not None}
+    rejects = [r for r in results.values() if r["verdict"] == "REJECT"]
     return {"kernels": len(kernels), "buggy": len(buggy), "correct": len(correct), "numeric": len(numeric), "table": table,
             "certified_coverage": len(certified) / len(results), "tightness": tightness,
             "median_tightness": statistics.median(tightness.values()) if tightness else None,
             "counterexample_sizes": sizes, "median_counterexample": statistics.median(sizes.values()) if sizes else None,
-            "rejects_with_witness": sum(bool(r.witness) for r in rejects), "rejects": len(rejects),
-            "verdicts": {n: r.verdict for n, r in results.items()}, "check_seconds": {n: r.seconds for n, r in results.items()},
+            "rejects_with_witness": sum(bool(r.get("witness")) for r in rejects), "rejects": len(rejects),
+            "verdicts": {n: r["verdict"] for n, r in results.items()}, "check_seconds": {n: r["seconds"] for n, r in results.items()},
             "labels": {k.name: k.label for k in kernels}}
 
 
 def cpu_seconds() -> float:
-    "User + system CPU seconds of this process and of its reaped children (the boxes): a cost that machine load does not inflate."
+    """User + system CPU seconds of this process and of its reaped children (the boxes): a cost that machine load does not
+    inflate. Condition C's workers are the forkserver's children, so their CPU (and their boxes') is counted per check."""
     import resource
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
@@ -146,6 +151,7 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="CI-sized budgets")
     p.add_argument("--out", default=str(HERE / "figures"), help="folder for the PNGs")
     p.add_argument("--no-figures", action="store_true")
+    p.add_argument("--workers", type=int, default=2, help="condition C's worker processes (check_many; default 2)")
     p.add_argument("--figures-only", action="store_true", help="redraw the figures from benchmarks/results.json, run nothing")
     a = p.parse_args(argv)
     if a.figures_only:
@@ -156,26 +162,33 @@ def main(argv=None):
     np.seterr(all="ignore")
     say = lambda m: print(f"bench: {m}", file=sys.stderr, flush=True)
     kernels = corpus.kernels()
-    print(f"{os.cpu_count()} cores; conditions run one kernel at a time, numpy threads as configured "
-          f"(OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})", file=sys.stderr)
+    print(f"{os.cpu_count()} cores; A and B run one kernel at a time, C through check_many with {a.workers} worker(s); numpy "
+          f"threads as configured (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})", file=sys.stderr)
     outcomes, seconds, cpu = {}, {}, {}
-    def timed(cond, run):
+    def timed(cond, run, elsewhere=lambda out: 0.0):
+        "Run a condition: its wall seconds, and its CPU seconds here plus `elsewhere(out)` (its workers' own)."
         t, c = time.perf_counter(), cpu_seconds()
         out = run()
-        seconds[cond], cpu[cond] = time.perf_counter() - t, cpu_seconds() - c
+        seconds[cond], cpu[cond] = time.perf_counter() - t, cpu_seconds() - c + elsewhere(out)
         say(f"{cond} done in {seconds[cond]:.1f} s wall, {cpu[cond]:.1f} s CPU")
         return out
     outcomes["A"] = timed("A", lambda: simulate.condition_a(kernels))
     outcomes["B"] = timed("B", lambda: simulate.condition_b(kernels, trials=2 if a.quick else 5))
-    results = timed("C", lambda: condition_c(kernels, a.quick, say))
-    outcomes["C"] = [simulate.Outcome(k.name, k.label, results[k.name].verdict == "REJECT", results[k.name].verdict) for k in kernels]
+    workers_cpu = lambda results: sum(r.get("cpu_seconds", 0.0) for r in results.values()) if a.workers > 1 else 0.0
+    results = timed("C", lambda: condition_c(kernels, a.quick, say, a.workers), workers_cpu)
+    outcomes["C"] = [simulate.Outcome(k.name, k.label, results[k.name]["verdict"] == "REJECT", results[k.name]["verdict"]) for k in kernels]
     s = summarise(kernels, outcomes, results, seconds)
     s["cpu_seconds"], s["load_average"] = cpu, os.getloadavg()
     print_table(s)
     for k in kernels:
         r = results[k.name]
-        if (r.verdict == "REJECT") != k.buggy: print(f"  MISMATCH {k.name} ({k.label}): {r.verdict}; " + "; ".join(r.reasons))
-    (HERE / ("results_quick.json" if a.quick else "results.json")).write_text(json.dumps(s, indent=1, default=str, allow_nan=True))
+        if (r["verdict"] == "REJECT") != k.buggy: print(f"  MISMATCH {k.name} ({k.label}): {r['verdict']}; " + "; ".join(r["reasons"]))
+    saved = HERE / ("results_quick.json" if a.quick else "results.json")
+    if saved.is_file():
+        before = json.loads(saved.read_text()).get("verdicts", {})
+        changed = {n: f"{before.get(n)} -> {v}" for n, v in s["verdicts"].items() if before.get(n) != v}
+        print(f"verdicts against the last {saved.name}: {changed or 'all the same'}")
+    saved.write_text(json.dumps(s, indent=1, default=str, allow_nan=True))
     if not a.no_figures: figures(s, Path(a.out)); say(f"figures in {a.out}")
     return 0
 

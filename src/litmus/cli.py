@@ -330,15 +330,23 @@ def cmd_bench(args) -> int:
 
 
 # %% ../../nbs/litmus/15_cli.ipynb #6f5e5096
+def _cpu_seconds() -> float:
+    "User + system CPU seconds of this process and its reaped children (a check's boxes): a cost load does not inflate."
+    import resource
+    own, boxes = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + boxes.ru_utime + boxes.ru_stime
+
 def _check_job(path, options: dict) -> dict:
-    "One file's check as plain data, in a worker (its launches in boxes); a file litmus cannot read is an UNKNOWN that says why."
+    """One file's check as plain data, in a worker (its launches in boxes), with its wall and CPU seconds (the worker's
+    and its boxes'); a file litmus cannot read is an UNKNOWN that says why."""
     from litmus.check import check
-    start = time.monotonic()
+    start, cpu = time.monotonic(), _cpu_seconds()
     try:
         result = check(path, **options).as_dict()
     except Exception as e:
         result = {"verdict": "UNKNOWN", "reasons": [f"litmus could not check it: {type(e).__name__}: {e}"]}
-    return {"path": str(path), **result, "seconds": round(time.monotonic() - start, 3)}
+    return {"path": str(path), **result, "seconds": round(time.monotonic() - start, 3),
+            "cpu_seconds": round(_cpu_seconds() - cpu, 3)}
 
 def _lost(path, why: str) -> dict:
     return {"path": str(path), "verdict": "UNKNOWN", "reasons": [why], "seconds": 0.0}
