@@ -4,20 +4,25 @@
     python benchmarks/rewards.py --brief      # one round of each, two kernels: a smoke run on a busy machine
     python benchmarks/rewards.py --no-ray     # without Ray
     python benchmarks/rewards.py --histogram  # also: the histogram search with its launch and reference overlapped
+    python benchmarks/rewards.py --cli-corpus # the cold CLI over every corpus kernel (one round), not only the four
+    python benchmarks/rewards.py --kernels vadd,softmax --skip-cli --skip-corpus --skip-breakdown   # throughput only
 
 Each LitmusReward figure is a batch of 8 distinct completions of one corpus task (quick mode, the cache cold: every
 completion differs from all others by a comment). "cold" is the first batch of a fresh LitmusReward (its pool or Ray
 actors start inside the timing); "warm" is the median over later batches of new completions on the same, started pool.
 The backends (local 1 worker, local 2 workers, Ray with 2 CPUs) are measured in interleaved rounds, so a change in the
 machine's load falls on all of them alike, and each is printed as a ratio against one local worker from the same rounds.
-Every figure is printed with the machine's load average at the time, since the machine may be shared.
+Every figure is printed with the machine's load average at the time, since the machine may be shared. Beside each rate,
+the CPU seconds its scoring processes (and their boxes) spent per completion: load does not inflate it much, so
+workers / CPU per completion is the rate the backend reaches with its cores to itself, and equal CPU per completion
+for one and two workers says the pool adds no work of its own.
 """
 import argparse, os, platform, statistics, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ("vadd", "softmax", "layernorm", "matmul")
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_WAIT_POLICY")
 
 
 def machine() -> str:
@@ -130,40 +135,72 @@ def cold_cli(names=("vadd", "softmax", "layernorm", "matmul"), rounds=5):
     for what, environment in runs:
         got = _median_wall(commands, rounds, environment)
         print(f"\ncold `litmus check FILE`, {what} (wall clock, median of {rounds} interleaved rounds; {load()})")
-        for label, seconds in got.items():
-            print(f"  {label:20s} {seconds:6.2f} s")
+        shown = got.items() if len(names) <= 8 else sorted(got.items(), key=lambda kv: -kv[1])[:6]
+        for label, seconds in shown:
+            print(f"  {label:28s} {seconds:6.2f} s")
+        if len(names) > 8:
+            print(f"  (the six slowest of {len(got)} runs)")
         default = statistics.median(v for k, v in got.items() if "--quick" not in k)
         quick = statistics.median(v for k, v in got.items() if "--quick" in k)
         print(f"  median over these kernels: default {default:.2f} s, --quick {quick:.2f} s")
 
 
+def _process_cpu(pid: int) -> float:
+    "User + system CPU seconds of process `pid` and its reaped children (its boxes), from /proc; 0.0 once it is gone."
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def worker_cpu(reward) -> float:
+    """CPU seconds spent so far by the processes that score `reward`'s completions: this one (one local worker scores in
+    this process), the pool's workers, or the Ray actors (local to this machine), each with the boxes it reaped."""
+    import resource
+    if reward.backend == "ray":
+        return sum(_process_cpu(pid) for pid in (reward._ray_pool.pids if reward._ray_pool else []))
+    if reward._pool is not None:
+        return sum(_process_cpu(pid) for pid in list(reward._pool._processes or {}))
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def throughput(backends, names=KERNELS, batch=8, rounds=4):
     """Completions per second for each backend and kernel: the first batch cold, then `rounds` - 1 warm batches, the
-    backends interleaved inside each round; each rate also per worker and as a ratio against one local worker."""
+    backends interleaved inside each round; each rate also per worker and as a ratio against one local worker. "CPU/c" is
+    the CPU seconds the scoring processes spent per warm completion (their boxes included): a cost the machine's load does
+    not inflate, so "bound" (workers / CPU per completion) is the rate this backend reaches with its cores to itself."""
     from litmus import corpus
     from litmus.rewards import LitmusReward, task_of
     print(f"\nLitmusReward, quick, {batch} distinct completions per batch (completions/s; warm: median of {rounds - 1} "
           f"interleaved rounds)")
-    print(f"{'backend':14s} {'kernel':10s} {'cold':>7s} {'warm':>7s} {'/worker':>8s} {'vs 1 local':>10s}  scores  load")
+    print(f"{'backend':14s} {'kernel':10s} {'cold':>7s} {'warm':>7s} {'/worker':>8s} {'vs 1 local':>10s} {'CPU/c':>7s} "
+          f"{'bound':>7s}  scores  load")
     for name in names:
         source, task = corpus.get(name).source, task_of(name)
         rewards = {label: LitmusReward(**options, **task) for label, options, _ in backends}
-        rates, scores = {label: [] for label, _, _ in backends}, {label: set() for label, _, _ in backends}
+        rates, cpus = {label: [] for label, _, _ in backends}, {label: [] for label, _, _ in backends}
+        scores = {label: set() for label, _, _ in backends}
         try:
             for round_ in range(rounds):
                 for label, _, _ in backends:
                     completions = [fenced(source + f"\n# {label} round {round_} completion {i}\n") for i in range(batch)]
+                    cpu_before = worker_cpu(rewards[label])
                     start = time.perf_counter()
                     scores[label] |= set(rewards[label](completions=completions))
                     rates[label].append(batch / (time.perf_counter() - start))
+                    cpus[label].append((worker_cpu(rewards[label]) - cpu_before) / batch)
         finally:
             for reward in rewards.values():
                 reward.close()
         base = statistics.median(rates[backends[0][0]][1:])
         for label, _, workers in backends:
-            warm = statistics.median(rates[label][1:])
-            print(f"{label:14s} {name:10s} {rates[label][0]:7.2f} {warm:7.2f} {warm / workers:8.2f} {warm / base:9.2f}x  "
-                  f"{sorted(scores[label])}  {load()}", flush=True)
+            warm, cpu = statistics.median(rates[label][1:]), statistics.median(cpus[label][1:])
+            bound = workers / cpu if cpu > 0 else float("nan")
+            print(f"{label:14s} {name:10s} {rates[label][0]:7.2f} {warm:7.2f} {warm / workers:8.2f} {warm / base:9.2f}x "
+                  f"{cpu:7.3f} {bound:7.2f}  {sorted(scores[label])}  {load()}", flush=True)
 
 
 def whole_corpus(ray: bool, workers=(1, 2)):
@@ -230,13 +267,20 @@ def main():
     a.add_argument("--skip-cli", action="store_true")
     a.add_argument("--skip-corpus", action="store_true")
     a.add_argument("--brief", action="store_true", help="one cold and one warm round, vadd and matmul only (a smoke run)")
+    a.add_argument("--kernels", help=f"comma-separated corpus kernels (default: {','.join(KERNELS)})")
+    a.add_argument("--skip-breakdown", action="store_true")
+    a.add_argument("--cli-corpus", action="store_true", help="the cold CLI over every corpus kernel, one round")
     args = a.parse_args()
     print(f"machine: {machine()}\n{load()}")
-    names = ("vadd", "matmul") if args.brief else KERNELS
+    names = tuple(args.kernels.split(",")) if args.kernels else ("vadd", "matmul") if args.brief else KERNELS
     if not args.skip_cli:
         imports(1 if args.brief else 3)
         cold_cli(names, 1 if args.brief else 5)
-    breakdown(names + (() if args.brief else ("histogram",)))
+        if args.cli_corpus:
+            from litmus import corpus
+            cold_cli(tuple(k.name for k in corpus.kernels()), 1)
+    if not args.skip_breakdown:
+        breakdown(names + (() if args.brief else ("histogram",)))
     if args.histogram:
         overlapped_histogram()
     backends = [("local, 1", {"workers": 1}, 1), ("local, 2", {"workers": 2}, 2)]
