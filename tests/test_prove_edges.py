@@ -402,3 +402,36 @@ def test_two_tile_stores_of_one_program_are_race_free_exactly_when_they_never_me
         proofs = [mp.race_free(a, [o for o in stores if o is not a]) for a in stores]
         assert all(p.proved for p in proofs) == (not racy), (first, lo, second, [str(p) for p in proofs])
         assert racy == (not apart), (first, lo, second)
+
+def test_a_guard_proved_never_has_no_execution_and_a_comparison_proved_to_hold_has_no_exception():
+    """`never` (no value satisfies a guard: what it guards never runs) and `holds` (a comparison true for every value)
+    on random comparisons of a loaded index y in [0, N - 1], a lane in [0, B - 1] and constants, enumerated over small
+    N and B: nothing proved is false anywhere, and the cases a launch's domain decides are proved (Liger's
+    `y == -100` never, `y != -100` and `y < N` always), while `y == 0`, possible at every N, is not proved never."""
+    import random
+    from litmus.prove import Prover
+    from litmus.tritonsource import Symbol, Poly, compare, conj, evaluate_formula
+    model = _kernel(['tl.store(out_ptr + 0, 1.0)'])
+    mp = ModelProver(model)
+    N, B, y, lane = Poly.var('N'), Poly.var('B'), Poly.var('y'), Poly.var('lane')
+    mp.prover = Prover({'N': Symbol('N', 'param', Poly.const(1)), 'B': Symbol('B', 'param', Poly.const(1)),
+                        'y': Symbol('y', 'data', Poly.const(0), N - 1), 'lane': Symbol('lane', 'lane', Poly.const(0), B - 1)})
+    points = [{'N': n, 'B': b, 'y': v, 'lane': l} for n in range(1, 6) for b in range(1, 5) for v in range(n) for l in range(b)]
+    assert mp.never(compare(y, '==', -100)) and mp.holds(compare(y, '!=', -100)) and mp.holds(compare(y, '<', N))
+    assert not mp.never(compare(y, '==', 0)) and not mp.holds(compare(y, '!=', 0)) and not mp.holds(compare(y, '>=', 1))
+    rng = random.Random(7)
+    terms = [y, lane, N, B, Poly.const(1)]
+    proved_never = proved_holds = 0
+    for _ in range(300):
+        sides = [sum((rng.randint(-2, 2) * t for t in terms), Poly()) for _ in range(4)]
+        ops = [rng.choice(['<', '<=', '==', '!=', '>', '>=']) for _ in range(2)]
+        c1, c2 = compare(sides[0], ops[0], sides[1]), compare(sides[2], ops[1], sides[3])
+        guard = conj(c1, c2)
+        if mp.never(guard):
+            proved_never += 1
+            assert not any(evaluate_formula(guard, p) for p in points), guard
+        for c in (c1, c2):
+            if mp.holds(c):
+                proved_holds += 1
+                assert all(evaluate_formula(c, p) for p in points), c
+    assert proved_never >= 10 and proved_holds >= 10, (proved_never, proved_holds)

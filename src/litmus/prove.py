@@ -11,7 +11,7 @@ __all__ = ['MAX_ORDERED', 'MAX_PAIRED', 'INT32_MIN', 'INT32_MAX', 'ALLOCATION_AL
 import ast, itertools, math
 from fastcore.basics import patch
 from dataclasses import dataclass, field
-from litmus.tritonsource import (Poly, Atom, Cmp, Or, And, Opaque, TRUE, conjuncts, make_atom, factor_key, evaluate_poly,
+from litmus.tritonsource import (Poly, Atom, Cmp, Or, And, Opaque, TRUE, FALSE, conjuncts, make_atom, factor_key, evaluate_poly,
                                  parse_expr, compare, conj, Symbol)
 
 # %% ../../nbs/litmus/07_prove.ipynb #2db1aecb
@@ -410,7 +410,30 @@ class _InBounds:
                 return Proof('in_bounds', str(access), access.line, True,
                              [f"offset = " + " + ".join(f"({i})*({s})" for i, s in zip(idxs, strides))] + steps)
             tried.append(f"split ({_idx_text(idxs)}): " + steps[-1])
+        if self.never(access.guard):  # a branch no launch takes (below)
+            return Proof('in_bounds', str(access), access.line, True, [f"never executes: {access.guard} cannot hold"])
         return Proof('in_bounds', str(access), access.line, False, tried or ['no split of the offset by the strides'])
+
+# %% ../../nbs/litmus/07_prove.ipynb #8325e106
+@patch
+def never(self:_InBounds, guard):
+    """No value of its symbols satisfies `guard`: its conjuncts contradict one another or a symbol's range (a branch on
+    `y == -100` where the launch declares `y` in [0, N - 1]), so what it guards never executes. `1 <= 0` is proved
+    from the guard's hypotheses; 'not proved' says nothing."""
+    return guard is FALSE or self.prover.le0(Poly.const(1), hypotheses(guard) + self.facts(), refine=True)
+
+@patch
+def holds(self:_InBounds, cond):
+    """The comparison `cond` is true for every value of its symbols in their ranges, from the launch's facts alone
+    (never from other conjuncts of a guard, which could lean on it in turn): such a conjunct constrains nothing."""
+    if not isinstance(cond, Cmp):
+        return cond is TRUE
+    facts, p = self.facts(), cond.lhs
+    if cond.op == '<=':
+        return self.prover.le0(p, facts)
+    if cond.op == '==':
+        return self.prover.le0(p, facts) and self.prover.le0(-p, facts)
+    return self.prover.le0(1 - p, facts) or self.prover.le0(1 + p, facts)  # '!=': p >= 1 or p <= -1
 
 # %% ../../nbs/litmus/07_prove.ipynb #34e34f7a
 _CMP_OPS = {ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.Eq: '==', ast.NotEq: '!='}
@@ -628,6 +651,9 @@ def disjoint(self:_RaceFreedom, access, other, keep=('pid',)):
 @patch
 def race_free(self:_RaceFreedom, access, others=()):
     "No two distinct (program, lane) pairs write one address non-atomically, nor read what another writes."
+    if self.never(access.guard):
+        return Proof('race_free', str(access), access.line, True, [f"never executes: {access.guard} cannot hold"])
+    others = [o for o in others if not self.never(o.guard)]  # an access no launch reaches meets nothing
     pf = self.in_bounds(access)
     if pf.proved and self.layout_injective(access.tensor):  # per dim: index tuple -> offset is one-to-one
         ok, steps = self.injective(access, self._decomp[id(access)])
@@ -665,8 +691,11 @@ def race_free(self:_RaceFreedom, access, others=()):
 # %% ../../nbs/litmus/07_prove.ipynb #d75a077f
 class _Barriers:
     def barrier_uniform(self, barrier):
-        "Every program reaches the barrier (equally often): its path condition mentions no program id, lane or data."
-        bad = sorted(s for s in barrier.guard.symbols() if self.model.symbols.get(s) and self.model.symbols[s].kind in ('pid', 'lane', 'data'))
+        """Every program reaches the barrier (equally often): its path condition mentions no program id, lane or data,
+        once the conjuncts true for every value (`holds`: a loaded index against a constant outside its domain) are dropped."""
+        S = self.model.symbols
+        live = [c for c in conjuncts(barrier.guard) if not self.holds(c)]
+        bad = sorted(s for c in live for s in c.symbols() if S.get(s) and S[s].kind in ('pid', 'lane', 'data'))
         if bad:
             return Proof('barrier_uniform', barrier.text, barrier.line, False, [f"reached only if {barrier.guard}, which depends on {bad}"])
         return Proof('barrier_uniform', barrier.text, barrier.line, True, [f"path condition {barrier.guard} is the same for every program"])

@@ -317,9 +317,10 @@ def search_input_write(self:GPUSafetyCheck, access):
     return None, incomplete
 
 # %% ../../nbs/litmus/11_safety.ipynb #722c3127
-def _input_unwritten(access):
-    "Proved only when the write can never execute (its guard is false): otherwise the search looks for an execution."
-    ok = access.guard is FALSE
+def _input_unwritten(access, prover=None):
+    """Proved only when the write can never execute: its guard is false, or (with the check's `prover`) cannot hold (a
+    branch on a loaded index outside its declared domain). Otherwise the search looks for an execution."""
+    ok = access.guard is FALSE or (prover is not None and prover.never(access.guard))
     return Proof('input_unwritten', str(access), access.line, ok, ['the write never executes' if ok else
                  f'{access.kind} into the input {access.tensor} whenever {access.guard}'])
 
@@ -389,23 +390,48 @@ def int32_limits(self:GPUSafetyCheck):
             break
     return defects, list(dict.fromkeys(limits))
 
+# %% ../../nbs/litmus/11_safety.ipynb #2b4502c8
+def _uncertain(*accesses):
+    """Why a defect found at these accesses is not claimed: the first uncertain one's own reason (its address comes
+    from loaded data, say), or an unmodelled construct that runs before it; None when every one is certain."""
+    for a in accesses:
+        if not a.certain:
+            return getattr(a, 'uncertain', '') or 'an unmodelled construct runs before it and may keep it from executing'
+    return None
+
+def _scattered(model, accesses):
+    """Why a race among `accesses` is never searched: one of their addresses depends on a loaded value (a gather or a
+    scatter), and a witness would be two loaded indices that are equal; None when no address does."""
+    for a in accesses:
+        loaded = sorted(s for s in a.offset.symbols() if model.symbols.get(s) and model.symbols[s].kind == 'data')
+        if loaded:
+            what = '; '.join(model.symbols[s].note or s for s in loaded)
+            return (f"the address at line {a.line} depends on loaded values ({what}): two lanes meet wherever two loaded "
+                    "indices are equal, which the index's domain allows and a launch may never pass; litmus does not assume "
+                    "indices distinct (a scatter through tl.atomic_* is not a race)")
+    return None
+
 # %% ../../nbs/litmus/11_safety.ipynb #a43bf3be
 @patch
-def _decide(self:GPUSafetyCheck, what, prove, search, certain=True):
-    "(proof, defect, open note) for one property: the proof first, the search only if it fails, all inside the budget."
+def _decide(self:GPUSafetyCheck, what, prove, search, uncertain=None):
+    """(proof, defect, open note) for one property: the proof first, the search only if it fails, all inside the budget.
+    `uncertain`: why a defect the search finds is not claimed (None: it is); `search` None: nothing is searched, and
+    `uncertain` says why."""
     if self._left() <= 0:
         return None, None, f"{what}: not decided, the time budget of {self.time_budget} s ran out"
     try:
         p = prove()
         if p.proved:
             return p, None, None
+        if search is None:
+            return p, None, f"{what}: not proved, and not searched: {uncertain}"
         d, incomplete = search()
     except (ModelLimit, RecursionError, ZeroDivisionError, OverflowError) as e:
         return None, None, f"{what}: not decided, the model's limits were reached ({type(e).__name__}: {str(e)[:120]})"
     except Exception as e:  # a kernel the check cannot follow is UNKNOWN with the reason, never a crash and never ACCEPT
         return None, None, f"{what}: not decided, the check failed here ({type(e).__name__}: {str(e)[:120]})"
-    if d is not None and not certain:
-        return p, None, f"{what}: {d} found, but an unmodelled construct runs before it and may keep it from executing"
+    if d is not None and uncertain:
+        return p, None, f"{what}: {d} found, but not claimed: {uncertain}"
     if d is not None:
         return p, d, None
     if incomplete is None:
@@ -442,18 +468,20 @@ def run(self:GPUSafetyCheck):
         if o is not None:
             open_.append(o)
     for a in m.accesses:
-        note(*self._decide(f"in_bounds line {a.line}", lambda: self.prover.in_bounds(a), lambda: self.search_oob(a), a.certain))
+        note(*self._decide(f"in_bounds line {a.line}", lambda: self.prover.in_bounds(a), lambda: self.search_oob(a), _uncertain(a)))
     for a in m.accesses:
         if a.kind != 'store':
             continue
         others = [o for o in m.accesses if o is not a and o.tensor == a.tensor]
-        note(*self._decide(f"race_free line {a.line}", lambda: self.prover.race_free(a, others), lambda: self._race_search(a, others),
-                           a.certain and all(o.certain for o in others)))
+        scatter = _scattered(m, [a] + others)  # a race through loaded indices needs two equal ones: never searched
+        search = None if scatter else lambda: self._race_search(a, others)
+        note(*self._decide(f"race_free line {a.line}", lambda: self.prover.race_free(a, others), search,
+                           scatter or _uncertain(a, *others)))
     for b in m.barriers:
-        note(*self._decide(f"barrier_uniform line {b.line}", lambda: self.prover.barrier_uniform(b), lambda: self.search_barrier(b), b.certain))
+        note(*self._decide(f"barrier_uniform line {b.line}", lambda: self.prover.barrier_uniform(b), lambda: self.search_barrier(b), _uncertain(b)))
     for a in m.accesses:  # the launch's inputs are read-only: a write into one is a defect, whatever the output says
         if a.kind in ('store', 'atomic') and m.tensors[a.tensor].role == 'in':
-            note(*self._decide(f"input_unwritten line {a.line}", lambda: _input_unwritten(a), lambda: self.search_input_write(a), a.certain))
+            note(*self._decide(f"input_unwritten line {a.line}", lambda: _input_unwritten(a, self.prover), lambda: self.search_input_write(a), _uncertain(a)))
     for h in m.hints:  # an obligation, never an assumption: on a GPU a false hint changes the code emitted
         p = hint_proof(m, h)
         note(p if p.proved else None, None, None if p.proved else f"hint line {h.line} `{h.text}`: not proved from the launch "
