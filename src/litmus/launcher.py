@@ -16,16 +16,24 @@ from litmus.kernelfile import (KernelFileError, read_source, dotted_name, is_jit
                                kernel_function, trusted_roots, launch_literal)
 from litmus import corpus
 from litmus.spec import parse, parse_domain, Spec
-from litmus.sandbox import box_call
+from types import SimpleNamespace
+from litmus import simulate
+from litmus.sandbox import box_call, Box, exchange
+from litmus.spec import DTYPES
+from litmus.bounds import ToleranceBound
+from litmus.falsify import generate, generate_index, Target
+from litmus.shapes import SymbolicShapeSpace
 from litmus.check import check, EXIT_CODES, _jsonable
 
 # %% auto #0
 __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'TENSOR_ATTRS', 'DEFAULT_DIM',
-           'MAX_PATHS', 'MAX_PATH_TESTS', 'LauncherError', 'Unreadable', 'Condition', 'Size', 'size_text', 'is_size',
-           'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall',
-           'jit_functions', 'Reader', 'pointer_uses', 'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned',
-           'kernel_from', 'entry_values', 'launchers', 'literal_text', 'TorchReference', 'infer_spec', 'parse_sizes',
-           'file_literal', 'parse_entry_domain', 'check_entry', 'EntryResult']
+           'MAX_PATHS', 'MAX_PATH_TESTS', 'FILLS', 'COMPOSE_GENERATORS', 'LauncherError', 'Unreadable', 'Condition',
+           'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType', 'Module',
+           'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'Method', 'Ratio',
+           'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers', 'literal_text',
+           'TorchReference', 'infer_spec', 'parse_sizes', 'file_literal', 'parse_entry_domain', 'NotComposable',
+           'chained', 'sequences', 'buffers_of', 'finals', 'composed_floor', 'Composed', 'check_composed',
+           'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -2343,6 +2351,377 @@ def _domain_for(meta, domain: dict, literal: dict) -> dict:
                 out[a["name"]] = tuple(literal["domain"][a["name"]])
     return out
 
+# %% ../../nbs/litmus/14_launcher.ipynb #b2f22c43
+FILLS = {"empty": math.nan, "zeros": 0.0, "ones": 1.0}     # an allocation's contents before any launch writes it
+
+class NotComposable(ValueError):
+    "The launches share a buffer in a way the composed run does not model; the entry is UNKNOWN, saying which."
+
+def _tensors(meta) -> list:
+    return [a for a in meta["args"] if a["kind"] == "tensor"]
+
+def chained(metas) -> bool:
+    """Some launch path's launches share a buffer one of them writes (a later launch reads it, or writes part of it):
+    then no launch alone computes the entry's result. Paths and autotune configs are alternatives, never chained."""
+    try:
+        plans = sequences(metas, most=4096)
+    except NotComposable:
+        return True
+    for sequence in plans:
+        written, touched = set(), set()
+        for i in sequence:
+            mine = {a.get("from") for a in _tensors(metas[i])}
+            writes = {a.get("from") for a in _tensors(metas[i]) if a["role"] != "in"}
+            if mine & written or writes & touched:
+                return True
+            written, touched = written | writes, touched | mine
+    return False
+
+# %% ../../nbs/litmus/14_launcher.ipynb #f9edf242
+def sequences(metas, most: int = 8) -> list[list[int]]:
+    """The launch sequences an entry runs, as indices into `metas`: one per reading path (its `when`), each launch
+    once, in order, an autotuned launch's configs crossed with the others' (at most `most`
+    sequences; more is NotComposable)."""
+    paths = {}
+    for i, meta in enumerate(metas):
+        groups = paths.setdefault(tuple(meta.get("when", ())), [])
+        last = groups[-1] if groups else None
+        tuned = last is not None and meta.get("config") is not None and metas[last[0]]["line"] == meta["line"]
+        if tuned and all(metas[j].get("config") != meta["config"] for j in last):
+            last.append(i)
+        else:
+            groups.append([i])
+    out = [list(s) for groups in paths.values() for s in itertools.product(*groups)]
+    if len(out) > most:
+        raise NotComposable(f"the entry's launches make {len(out)} sequences (autotune configs crossed), more than {most}")
+    return out
+
+# %% ../../nbs/litmus/14_launcher.ipynb #bfa35d7e
+def buffers_of(metas, sequence, params) -> dict:
+    """{buffer: (shape, dtype, kind, perm)} for every tensor the sequence touches, keyed by its `from`; kind 'param'
+    for a launcher parameter (drawn), else its allocation's (filled by FILLS). A buffer litmus cannot pass from
+    launch to launch (a strided view, `full`, another dtype or order in another launch) is a ValueError saying which."""
+    out = {}
+    for i in sequence:
+        for a in _tensors(metas[i]):
+            key = a.get("from") or ""
+            kind = "param" if key in params else key.split(" ")[0]
+            if kind not in FILLS and kind != "param" or a.get("strides") or (a.get("perm") and kind != "param"):
+                raise NotComposable(f"{a['name']} of {metas[i]['kernel']} (line {metas[i]['line']}) is {key!r}: not a "
+                                 "buffer litmus passes from launch to launch (a packed allocation or parameter)")
+            seen = out.setdefault(key, (a["shape"], a["dtype"], kind, a.get("perm")))
+            if (seen[1], seen[3]) != (a["dtype"], a.get("perm")):
+                raise NotComposable(f"{key} is {seen[1]} in one launch and {a['dtype']} (or another order) in another")
+    return out
+
+def finals(metas, sequence) -> list:
+    "The buffers the sequence leaves as its result: each written buffer no launch after its last write reads, in order."
+    last = {}
+    for k, i in enumerate(sequence):
+        for a in _tensors(metas[i]):
+            if a["role"] != "in":
+                last[a.get("from")] = k
+    read = lambda key, k: any(a.get("from") == key and a["role"] in corpus.READ for j in sequence[k + 1:] for a in _tensors(metas[j]))
+    return [key for key, k in last.items() if not read(key, k)]
+
+# %% ../../nbs/litmus/14_launcher.ipynb #4237731f
+def _composed_job(kernels, bindings, item) -> dict:
+    """In the box: every launch of the sequence in the model, in order, over one memory: each launch gets every
+    buffer's current contents and leaves its outputs there. It stops at the first launch the model cannot run or
+    that goes out of bounds, and says which."""
+    dims, buffers = item
+    for i, (kernel, binding) in enumerate(zip(kernels, bindings)):
+        launch = corpus.resolve(kernel, dims)
+        inputs = {t.name: np.asarray(buffers[binding[t.name]]).reshape(t.shape) for t in launch.tensors}
+        run = simulate.run_model_here(kernel, dims, inputs)
+        if run.error or run.violations:
+            return {"launch": i, "error": run.error or "", "violations": [str(v) for v in run.violations[:8]]}
+        for name, value in run.outputs.items():
+            buffers[binding[name]] = value
+    return {"launch": -1, "buffers": buffers}
+
+# %% ../../nbs/litmus/14_launcher.ipynb #25bb2c5e
+def _checked_buffers(outcome, wanted: dict, kernels) -> tuple:
+    """(final buffers, '', []) from the box's answer, each checked against its launch (size and dtype); or (None, why
+    the model could not run, []) or (None, which launch, the out-of-bounds accesses it made)."""
+    value = outcome.value if outcome.ok else None
+    if not outcome.ok:
+        return None, f"the composed run failed in its box: {outcome.error}", []
+    if not isinstance(value, dict) or not isinstance(value.get("launch"), int) or value["launch"] >= len(kernels):
+        return None, "malformed result from the box", []
+    if value["launch"] >= 0:
+        name, seen = kernels[value["launch"]].fn_name, value.get("violations")
+        if isinstance(seen, list) and seen and all(isinstance(v, str) for v in seen):
+            return None, name, seen
+        return None, f"the model could not run {name}: {str(value.get('error'))[:300]}", []
+    got = value.get("buffers")
+    for key, (shape, dtype) in wanted.items():
+        a = got.get(key) if isinstance(got, dict) else None
+        if not (isinstance(a, np.ndarray) and a.dtype == simulate.NP_DTYPES[dtype] and a.size == math.prod(shape)):
+            return None, f"malformed result from the box: buffer {key}", []
+    return {key: got[key].reshape(shape) for key, (shape, _) in wanted.items()}, "", []
+
+# %% ../../nbs/litmus/14_launcher.ipynb #a3c93442
+def composed_floor(kernel, dims) -> float:
+    """The absolute floor of a relative tolerance: chapter 02 charges each rounding below the normal range
+    eta = smallest subnormal / 2, so the n + 4 roundings `corpus.tolerance` counts relatively (times 16) are
+    counted here absolutely too. Without it a float32 -0 against an exact -4e-77 is outside any relative tolerance."""
+    launch = corpus.resolve(kernel, dims, None)
+    n = corpus.evaluate(kernel.reduce, launch.env)
+    outs = [t.dtype for t in launch.tensors if t.role in corpus.WRITTEN and DTYPES[t.dtype].is_float]
+    if not outs:
+        return 0.0
+    eta_out = max(DTYPES[d].eta for d in outs)
+    acc = kernel.accumulate or corpus.default_accumulator(min(outs, key=lambda d: DTYPES[d].digits))
+    return 16 * (n * max(DTYPES[acc].eta, eta_out) + 4 * eta_out)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #15535955
+@dataclass
+class Composed:
+    "The verdict of one launch sequence run as a whole against the entry's reference, with the evidence."
+    kernels: list
+    verdict: str
+    reasons: list
+    witness: str = ""
+    certified: bool = False
+    cases: int = 0
+    bound: str = ""
+    def __str__(self):
+        lines = [f"composed {' -> '.join(self.kernels)}: {self.verdict} ({self.cases} composed runs; {self.bound})"]
+        lines += [f"  reason:  {r}" for r in self.reasons] + ([f"  witness: {self.witness}"] if self.witness else [])
+        return "\n".join(lines)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #84c994d9
+def _plan(kernels, metas, sequence, budget: int) -> list[dict]:
+    """The sizes the composed runs use: the declared dims first, then each launch's shape classes (chapter 10) over
+    them, each kept only where every launch of the sequence resolves and meets its preconditions."""
+    declared = {k: v for kernel in kernels for k, v in kernel.dims.items()}
+    wanted = [declared]
+    for kernel in kernels:
+        try:
+            wanted += [{**declared, **c.dims} for c in SymbolicShapeSpace(kernel).configs(include_deep=False, include_big=False)]
+        except Exception:           # a kernel chapter 10 cannot read still runs at the declared dims
+            continue
+    out, seen = [], set()
+    for dims in wanted:
+        key = tuple(sorted(dims.items()))
+        if key in seen or len(out) >= budget:
+            continue
+        seen.add(key)
+        try:
+            fits = all(not corpus.violated(k, dims) and corpus.resolve(k, dims) for k in kernels)
+        except ValueError:
+            fits = False
+        if fits:
+            out.append(dims)
+    return out
+
+# %% ../../nbs/litmus/14_launcher.ipynb #addab5f3
+COMPOSE_GENERATORS = ("large_magnitude", "all_negative", "all_positive", "cancellation", "same_sign_run", "tail_extreme",
+                      "constant", "one_side_of_init", "exp_overflow", "subnormal")
+
+def _draw(buffers: dict, shapes: dict, domains: dict, generator: str, rng) -> dict:
+    "Every buffer's contents before the first launch: a parameter drawn by `generator` over its domain, rounded to its dtype."
+    out = {}
+    for key, (_, dtype, kind, _) in buffers.items():
+        np_dtype, shape = simulate.NP_DTYPES[dtype], shapes[key]
+        if kind != "param":
+            out[key] = np.full(shape, FILLS[kind] if DTYPES[dtype].is_float else 0, np_dtype)
+            continue
+        lo, hi = domains[key]
+        if DTYPES[dtype].is_float:
+            x = generate(generator, shape, lo, hi, DTYPES[dtype], rng)
+            x = generate("large_magnitude", shape, lo, hi, DTYPES[dtype], rng) if x is None else x
+        else:
+            x = generate_index("uniform", shape, lo, hi, rng)
+        with np.errstate(all="ignore"):
+            out[key] = np.asarray(x).astype(np_dtype)
+    return out
+
+# %% ../../nbs/litmus/14_launcher.ipynb #f7acf08c
+def _spec_bound(spec_text, key_dtype, inputs: dict, domains: dict, acc, out_dtype, cache: dict):
+    "The certified ToleranceBound of the entry's spec at these inputs' sizes (None where chapter 02 certifies none)."
+    spec = Spec(spec_text, domains, {"N": 1, "K": 1})
+    shapes = SimpleNamespace(tensors=[SimpleNamespace(name=p, shape=np.shape(a)) for p, a in inputs.items()])
+    dims = Target._spec_dims(SimpleNamespace(names={p: p for p in inputs}, spec=spec), shapes, spec)
+    key = (spec_text, key_dtype, acc, out_dtype, tuple(sorted(dims.items())))
+    if key not in cache:
+        cache[key] = ToleranceBound(spec, key_dtype, acc, dims={**spec.dims, **dims}, out_dtype=out_dtype)
+    return cache[key] if cache[key].certified else None
+
+def _worst(out, ref, allowance, dtype) -> tuple:
+    """(ratio, element, |error|, allowance there) of the worst element, as chapter 12 compares: NaN or inf where ref
+    is finite is infinitely far, and an exact result past the output format's range may be stored as its rounding."""
+    out, ref = np.asarray(out, np.float64).ravel(), np.asarray(ref, np.float64).ravel()
+    with np.errstate(all="ignore"):
+        stored = ref.astype(simulate.NP_DTYPES[dtype]).astype(np.float64)
+        agree = (out == ref) | (np.isnan(out) & np.isnan(ref)) | (np.isinf(stored) & ~np.isinf(ref) & (out == stored))
+        d = np.abs(out - ref)
+        d = np.where(agree, 0.0, np.where(np.isnan(d), np.inf, d))
+        ratio = np.where(d == 0, 0.0, d / np.broadcast_to(allowance, d.shape))
+    if d.size == 0:
+        return 0.0, -1, 0.0, 0.0
+    i = int(np.argmax(ratio))
+    return float(ratio[i]), i, float(d[i]), float(np.broadcast_to(allowance, d.shape)[i])
+
+# %% ../../nbs/litmus/14_launcher.ipynb #b6d44dc8
+def _composition(path, metas, sequence, ref, values, params, domain, literal) -> SimpleNamespace:
+    """What a composed run needs: the sequence's kernels and each one's binding (argument -> buffer), the buffers,
+    the final ones, each drawn parameter's domain, the torch reference of the finals, and the spec it reads as."""
+    kernels = [kernel_from(path, metas[i], None, _domain_for(metas[i], domain, literal)) for i in sequence]
+    bindings = [{a["name"]: a["from"] for a in _tensors(metas[i])} for i in sequence]
+    buffers, ends = buffers_of(metas, sequence, params), finals(metas, sequence)
+    read = [key for key, b in buffers.items() if b[2] == "param"
+            and any(a.get("from") == key and a["role"] in corpus.READ for i in sequence for a in _tensors(metas[i]))]
+    domains = {}
+    for kernel, binding in zip(kernels, bindings):
+        domains.update({binding[name]: tuple(v) for name, v in kernel.domain.items() if binding.get(name) in read})
+    missing = [key for key in read if key not in domains]
+    if missing:
+        raise ValueError(f"the launcher's inputs {missing} have no declared domain; add e.g. --domain '{missing[0]} in [-1, 1]'")
+    torch_ref = TorchReference(ref, {key: key for key in read}, values, {key: buffers[key][0] for key in read},
+                               {key: buffers[key][0] for key in ends}, params,
+                               {key: buffers[key][3] for key in read if buffers[key][3]})
+    permuted = any(buffers[key][3] for key in read)
+    spec = None if permuted else infer_spec(ref, {key: key for key in read}, values)
+    specs = [spec] if isinstance(spec, str) else spec if isinstance(spec, list) else None
+    labels = {a["from"]: f"{a['name']} of {metas[i]['kernel']}" for i in sequence for a in _tensors(metas[i]) if a["role"] != "in"}
+    return SimpleNamespace(kernels=kernels, bindings=bindings, buffers=buffers, finals=ends, read=read, domains=domains, labels=labels,
+                           torch_ref=torch_ref, specs=specs if specs and len(specs) == len(ends) else None)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #f322c5ee
+def _certifiable(setup, metas, sequence) -> tuple:
+    """(input dtype, accumulator, None) when the composed result can be held to the spec's certified bound, else
+    (.., .., why not). Each intermediate (a buffer a launch writes and a later one reads) must hold the accumulator's
+    values exactly (at least its digits and range): then the passes compute what one kernel keeping them in its
+    accumulator computes, which is what chapter 02's bound covers. A narrower intermediate rounds once more, uncounted."""
+    floats = [setup.buffers[k][1] for k in setup.read if DTYPES[setup.buffers[k][1]].is_float]
+    dtype = floats[0] if floats else "float32"
+    outs = [setup.buffers[k][1] for k in setup.finals if DTYPES[setup.buffers[k][1]].is_float] or [dtype]
+    narrow = min([dtype] + outs, key=lambda d: DTYPES[d].digits)
+    acc = next((k.accumulate for k in setup.kernels if k.accumulate), None) or corpus.default_accumulator(narrow)
+    if setup.specs is None:
+        return dtype, acc, "the reference is not a composition the spec language knows"
+    written = {a.get("from") for i in sequence for a in _tensors(metas[i]) if a["role"] != "in"}
+    for key in sorted(written - set(setup.finals)):
+        d = DTYPES[setup.buffers[key][1]]
+        if d.digits < DTYPES[acc].digits or d.max < DTYPES[acc].max:
+            return dtype, acc, f"the intermediate {key} is {d.name}, narrower than the {acc} accumulator the bound assumes"
+    return dtype, acc, None
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c528abf9
+def _allowances(setup, inputs, answers, dims, certify, cache) -> tuple[list, bool]:
+    """(one allowance per final output, certified?): the spec's certified bound where it holds and its float64 values
+    match torch's here, else the launches' relative tolerances summed, with their absolute floors."""
+    dtype, acc, why = certify
+    if why is None:
+        bounds = []
+        for text, key, answer in zip(setup.specs, setup.finals, answers):
+            spec = Spec(text, setup.domains, {"N": 1, "K": 1})
+            mine = np.asarray(spec.reference({p: np.asarray(inputs[p], np.float64) for p in spec.inputs}), np.float64)
+            same = mine.size in (1, answer.size) and np.allclose(np.broadcast_to(mine.reshape(-1) if mine.size == 1 else
+                                                                                  mine.reshape(answer.shape), answer.shape), answer, rtol=1e-9, atol=1e-12)
+            tb = _spec_bound(text, dtype, {p: inputs[p] for p in spec.inputs}, setup.domains, acc,
+                             setup.buffers[key][1], cache) if same else None
+            bounds.append(tb.threshold if tb is not None else None)
+        if all(b is not None for b in bounds):
+            return bounds, True
+    rtol = sum(corpus.tolerance(k, dims) for k in setup.kernels)
+    floor = sum(composed_floor(k, dims) for k in setup.kernels)
+    out = []
+    for answer in answers:
+        finite = np.abs(answer[np.isfinite(answer)])
+        out.append(rtol * (np.abs(answer) + (finite.max() if finite.size else 0.0)) + floor)
+    return out, False
+
+# %% ../../nbs/litmus/14_launcher.ipynb #4d85f2ce
+def _run_cases(setup, plan, certify, budget, seed, limits) -> SimpleNamespace:
+    "Composed runs over the plan's sizes and the generators, round robin, until one breaks its allowance or the budget ends."
+    found = SimpleNamespace(cases=0, certified=True, witness="", kind="", failure="")
+    launches = Box(lambda item: _composed_job(setup.kernels, setup.bindings, item), limits)
+    reference = Box(lambda arrays: {"ref": setup.torch_ref(*arrays)}, limits)
+    cache = {}
+    try:
+        for n in range(budget):
+            dims, generator = plan[n % len(plan)], COMPOSE_GENERATORS[(n // len(plan)) % len(COMPOSE_GENERATORS)]
+            env = corpus.resolve(setup.kernels[0], dims).env
+            shapes = {key: tuple(int(corpus.evaluate(s, {**env, **dims})) for s in b[0]) for key, b in setup.buffers.items()}
+            start = _draw(setup.buffers, shapes, setup.domains, generator, np.random.default_rng([seed, n]))
+            ran, answer = exchange([(launches, (dims, start)), (reference, [start[k] for k in setup.read])])
+            where = f"the launches at {dims} on inputs drawn by {generator!r} (seed [{seed}, {n}])"
+            if not answer.ok:
+                found.failure = f"the torch reference failed at {where}: {answer.error}"
+                break
+            got, why, violations = _checked_buffers(ran, {k: (shapes[k], setup.buffers[k][1]) for k in setup.finals}, setup.kernels)
+            if violations:
+                found.kind, found.witness = "out_of_bounds", f"{why} goes out of bounds in {where}: {'; '.join(violations)}"
+                return found
+            if got is None:
+                found.failure = f"{why} (at {where})"
+                break
+            value = answer.value["ref"]
+            answers = [np.asarray(v, np.float64).reshape(shapes[k]) for v, k in zip(value if len(setup.finals) > 1 else [value], setup.finals)]
+            allowances, certified = _allowances(setup, start, answers, dims, certify, cache)
+            found.cases, found.certified = found.cases + 1, found.certified and certified
+            for key, ans, allow in zip(setup.finals, answers, allowances):
+                ratio, i, error, limit = _worst(got[key], ans, allow, setup.buffers[key][1])
+                if ratio > 1:
+                    found.kind = "certified" if certified else "heuristic"
+                    found.witness = (f"{where}: {setup.labels[key]} [{i}] = {float(got[key].ravel()[i])!r}, torch says {float(ans.ravel()[i])!r}; "
+                                     f"|error| {error:.3g} > {limit:.3g}, the composed {found.kind} threshold")
+                    return found
+    finally:
+        launches.close()
+        reference.close()
+    return found
+
+# %% ../../nbs/litmus/14_launcher.ipynb #05af7284
+def check_composed(path, metas, sequence, ref, values, params, domain, literal, members, *, budget=80, quick=False,
+                   seed=0, limits=None) -> Composed:
+    """The sequence's launches run in order in one model memory, the final buffers held to the entry's torch reference:
+    REJECT on a composed run outside its threshold or out of bounds, or when a launch's own check (`members`, memory
+    safety per launch) REJECTs; ACCEPT only with the spec's certified bound at every run and every launch proved safe."""
+    names = [metas[i]["kernel"] for i in sequence]
+    rejected = [r for r in members if r.verdict == "REJECT"]
+    if rejected:
+        return Composed(names, "REJECT", [f"{r.kernel}: {r.reasons[0]}" for r in rejected], rejected[0].witness)
+    setup = _composition(path, metas, sequence, ref, values, params, domain, literal)
+    certify = _certifiable(setup, metas, sequence)
+    plan = _plan(setup.kernels, metas, sequence, 16)
+    if not plan:
+        return Composed(names, "UNKNOWN", ["no size the launches all accept fits the model's limits"])
+    found = _run_cases(setup, plan, certify, min(budget, 24) if quick else budget, seed, limits)
+    kind = "certified" if found.certified and certify[2] is None else "heuristic"
+    bound = f"threshold: {kind}" + ("" if kind == "certified" else f" (no certified composed bound: {certify[2] or 'not at every run'})")
+    if found.witness:
+        what = "out of bounds in the model" if found.kind == "out_of_bounds" else f"outside the composed {found.kind} threshold" \
+            + ("" if found.kind == "certified" else " (not a certified bound: labelled, not sound)")
+        return Composed(names, "REJECT", [f"composed run {what}"], found.witness, kind == "certified", found.cases, bound)
+    reasons = [found.failure] if found.failure else []
+    if kind != "certified":
+        reasons.append(f"no certified composed bound: {certify[2] or 'the spec did not hold at every run'}")
+    reasons += [f"{r.kernel}: safety not proved" for r in members if r.safety is None or r.safety.verdict != "ACCEPT"]
+    if found.cases == 0:
+        reasons.append("no composed run finished")
+    return Composed(names, "UNKNOWN" if reasons else "ACCEPT", reasons, "", kind == "certified", found.cases, bound)
+
+def _compose_all(path, metas, ref, values, params, domain, literal, results, notes, **options) -> list:
+    "`check_composed` for each launch sequence of the entry; a sequence the run cannot model is UNKNOWN, saying why."
+    notes.append("the launches pass intermediates to one another: each is proved memory safe alone, and each "
+                 "sequence is run as a whole against the reference")
+    try:
+        plans = sequences(metas)
+    except NotComposable as e:
+        return [Composed([m["kernel"] for m in metas], "UNKNOWN", [f"not composed: {e}"])]
+    out = []
+    for sequence in plans:
+        try:
+            out.append(check_composed(path, metas, sequence, ref, values, params, domain, literal,
+                                      [results[i] for i in sequence], **options))
+        except NotComposable as e:
+            out.append(Composed([metas[i]["kernel"] for i in sequence], "UNKNOWN", [f"not composed: {e}"]))
+    return out
+
 # %% ../../nbs/litmus/14_launcher.ipynb #40114772
 def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: list, read_later=frozenset()):
     """(spec text, reference function) for one launch: a spec the reference translates to and agrees with, else torch.
@@ -2386,10 +2765,11 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
     values, params = entry_values(path, entry, sizes)
     domain = parse_entry_domain(domain, metas, params)
     limits, results = corpus.Limits(timeout=timeout, memory=memory_mb << 20), []
+    composing = ref is not None and chained(metas)      # each launch alone for safety, the sequence as a whole
     for i, meta in enumerate(metas):
         read_later = {a.get("from") for m in metas[i + 1:] for a in m["args"] if a["kind"] == "tensor"
                       and a["role"] in corpus.READ and a.get("from", "").split(" ")[0] in ("empty", "zeros", "ones", "full")}
-        spec, torch_ref = _launch_target(meta, ref, values, params, literal, notes, read_later)
+        spec, torch_ref = (None, None) if composing else _launch_target(meta, ref, values, params, literal, notes, read_later)
         kernel = kernel_from(path, meta, None, _domain_for(meta, domain, literal))
         if spec is not None and torch_ref is not None:
             why = _agree(kernel, spec, torch_ref, limits, seed)
@@ -2401,7 +2781,10 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
         say(f"{kernel.name}: bound, safety and search")
         results.append(check(kernel, None if spec else torch_ref, budget=budget, quick=quick, seed=seed, timeout=timeout,
                              memory_mb=memory_mb, sandbox=sandbox, progress=progress))
-    return EntryResult(str(path), entry, results, notes, [m.get("config") for m in metas], time.monotonic() - start)
+    composed = _compose_all(path, metas, ref, values, params, domain, literal, results, notes, budget=budget, quick=quick,
+                            seed=seed, limits=limits) if composing else []
+    return EntryResult(str(path), entry, results, notes, [m.get("config") for m in metas], time.monotonic() - start,
+                       composed, list(range(len(metas))) if composing else [])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #aa38cb99
 @dataclass
@@ -2413,9 +2796,13 @@ class EntryResult:
     notes: list
     configs: list
     seconds: float = 0.0
+    composed: list = field(default_factory=list)    # one Composed per launch sequence whose passes were composed
+    members: list = field(default_factory=list)     # the results (indices) checked for safety alone, inside a sequence
     @property
     def verdict(self) -> str:
-        verdicts = [r.verdict for r in self.results]
+        alone = [r.verdict for i, r in enumerate(self.results) if i not in self.members]
+        verdicts = alone + [c.verdict for c in self.composed] + [self.results[i].verdict for i in self.members
+                                                                 if self.results[i].verdict == "REJECT"]
         return "REJECT" if "REJECT" in verdicts else "UNKNOWN" if "UNKNOWN" in verdicts or not verdicts else "ACCEPT"
     @property
     def exit_code(self) -> int:
@@ -2432,6 +2819,7 @@ def __str__(self: EntryResult) -> str:
              f"{'es' if len(self.results) != 1 else ''} checked: {', '.join(self.checked)})"]
     lines += [f"  note:    {n}" for n in self.notes]
     lines += ["  " + str(r).replace("\n", "\n  ") for r in self.results]
+    lines += ["  " + str(c).replace("\n", "\n  ") for c in self.composed]
     return "\n".join(lines)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #688b9734
@@ -2439,4 +2827,5 @@ def __str__(self: EntryResult) -> str:
 def as_dict(self: EntryResult) -> dict:
     return _jsonable({"path": self.path, "entry": self.entry, "verdict": self.verdict, "exit_code": self.exit_code,
                       "checked": self.checked, "configs": self.configs, "notes": self.notes,
-                      "launches": [r.as_dict() for r in self.results], "seconds": round(self.seconds, 3)})
+                      "launches": [r.as_dict() for r in self.results],
+                      "composed": [vars(c) for c in self.composed], "seconds": round(self.seconds, 3)})
