@@ -189,17 +189,33 @@ def resolve(node: Node) -> Node:
 def realized_walk(roots: list[Node]) -> tuple[list[Node], dict, list[Node]]:
     """The walk `substitute_realized` makes: (the toposort of `roots` that stops at realized nodes, {node: its
     replacement} for the nodes that change, the unrealized ASSIGNs in order). A caller that asks more of the same graph
-    (the Tensor layer: which held tensors read a buffer) reads this walk instead of making another."""
-    order = toposort(roots, stop=lambda n: n.realized is not None)
-    replaced, assigns = {}, []                        # only the nodes that change: most graphs have few realized nodes
-    for node in order:
-        if node.realized is not None:
-            replaced[node] = resolve(node)
+    (the Tensor layer: which held tensors read a buffer) reads this walk instead of making another.
+    It is `toposort(roots, stop=realized)` with the stop tested inline and each node's replacement decided as the node is
+    listed (all its srcs are decided by then): every realize makes this walk over its whole graph, so it makes it once."""
+    order, replaced, assigns = [], {}, []         # only the nodes that change: most graphs have few realized nodes
+    visited, nothing, ASSIGN = set(), (), Ops.ASSIGN
+    for root in roots:
+        if root in visited:
             continue
-        if node.op is Ops.ASSIGN:
-            assigns.append(node)
-        if replaced and any(s in replaced for s in node.srcs):
-            replaced[node] = Node(node.op, tuple(replaced.get(s, s) for s in node.srcs), node.arg, node.dtype, node.shape)
+        visited.add(root)
+        stack = [(root, iter(nothing if root.realized is not None else root.srcs))]
+        while stack:
+            node, srcs = stack[-1]
+            for s in srcs:
+                if s not in visited:
+                    visited.add(s)
+                    stack.append((s, iter(nothing if s.realized is not None else s.srcs)))
+                    break
+            else:                                     # every src is listed: the node follows them
+                stack.pop()
+                order.append(node)
+                if node.realized is not None:
+                    replaced[node] = resolve(node)
+                    continue
+                if node.op is ASSIGN:
+                    assigns.append(node)
+                if replaced and not replaced.keys().isdisjoint(node.srcs):
+                    replaced[node] = Node(node.op, tuple(replaced.get(s, s) for s in node.srcs), node.arg, node.dtype, node.shape)
     return order, replaced, assigns
 
 def hand_off(roots: list[Node], order: list[Node]) -> None:

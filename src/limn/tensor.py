@@ -177,22 +177,26 @@ def _reading(roots: list[Node], targets: set, walked: tuple | None = None) -> se
 def _readers(targets: set | None, skip: set, walked: tuple | None = None) -> list[Tensor]:
     """The lazy tensors someone still holds (a name, a list, an attribute: more than the autograd records of other
     tensors) whose graphs read a Buffer in `targets` (ids; None: any), leaving out nodes in `skip` (ids).
-    `walked` is a walk of the call asking (see `_walk_over`): the held tensors inside it are not walked again."""
+    `walked` is a walk of the call asking (see `_walk_over`): the held tensors inside it are not walked again.
+    The cheap test comes first: of a training step's hundreds of live tensors most are held by records only, and only
+    the few held otherwise (the gradients) have their graphs searched for the targets."""
     alive = list({id(x): x for r in _LIVE if (x := r()) is not None and _kept(x)}.values())
     _LIVE[:] = [weakref.ref(x) for x in alive]
     records = {id(x._ctx[1]): x._ctx[1] for x in alive if x._ctx is not None}
     in_records = Counter(id(p) for parents in records.values() for p in parents)
-    candidates = []
-    for x in alive:
+    failed = _FAILED if _FAILED else ()             # a WeakSet's truth value is a Python call: asked once, not per tensor
+    held, nodes = [], []
+    for x in alive:                                 # 3 references are this loop's: alive, x, the call
+        if sys.getrefcount(x) - 3 - in_records[id(x)] <= 0:
+            continue
         node = resolve(x.node)
-        if node.op is not Ops.BUFFER and id(node) not in skip and not (_FAILED and node in _FAILED):
-            candidates.append(x)
-    hit = None if targets is None else _reading([resolve(x.node) for x in candidates], targets, walked)
-    out = []
-    for x in candidates:                            # 4 references are this function's: alive, candidates, x, the call
-        if (hit is None or resolve(x.node) in hit) and sys.getrefcount(x) - 4 - in_records[id(x)] > 0:
-            out.append(x)
-    return out
+        if node.op is not Ops.BUFFER and id(node) not in skip and node not in failed:
+            held.append(x)
+            nodes.append(node)
+    if targets is None:
+        return held
+    hit = _reading(nodes, targets, walked)
+    return [x for x, node in zip(held, nodes) if node in hit]
 
 # %% ../../nbs/limn/04_tensor.ipynb #17007963
 def realize(*tensors) -> None:
