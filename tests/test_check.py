@@ -132,3 +132,51 @@ def test_bad_arguments_are_errors_naming_the_problem(tmp_path):
     with pytest.raises(ValueError, match="not a valid expression"): check("softmax", ref="softmax(x")
     with pytest.raises(ValueError): check("softmax", domain="x in [1, 0]")
     with pytest.raises(corpus.KernelFileError): check(str(tmp_path / "nope.py"))
+
+
+PERSISTENT = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def persistent_vadd(x_ptr, y_ptr, out_ptr, n, NUM_SMS: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    for tile in range(pid, tl.cdiv(n, BLOCK), NUM_SMS):
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=MASK)
+
+
+LITMUS = {
+    "dims": {"N": 1000, "NUM_SMS": 64},
+    "args": [
+        {"name": "x_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "in"},
+        {"name": "y_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "in"},
+        {"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "out"},
+        {"name": "n", "kind": "scalar", "value": "N"},
+        {"name": "NUM_SMS", "kind": "constexpr", "value": "NUM_SMS"},
+        {"name": "BLOCK", "kind": "constexpr", "value": "128"},
+    ],
+    "grid": ["GRID"],
+    "spec": "x + y",
+    "domain": {"x_ptr": [-1000.0, 1000.0], "y_ptr": [-1000.0, 1000.0]},
+}
+'''
+
+
+def test_a_literal_grid_tied_to_a_dim_holds_that_dim(tmp_path):
+    """A persistent kernel launched on a literal grid of 64 programs with NUM_SMS declared 64 is correct as shipped; the
+    search and the proof shrank NUM_SMS under the fixed grid and REJECTed it for a race the kernel never has. The dim
+    is held (UNKNOWN, naming it), and a real bug is still REJECTed at the held value."""
+    correct = tmp_path / "persistent_vadd.py"
+    correct.write_text(PERSISTENT.replace("MASK", "mask").replace("GRID", "64"))
+    r = check(correct, quick=True)
+    assert r.verdict == "UNKNOWN" and any("NUM_SMS=64 held" in reason for reason in r.reasons), (r.verdict, r.reasons)
+    buggy = tmp_path / "persistent_vadd_nomask.py"
+    buggy.write_text(PERSISTENT.replace("MASK", "offs < n + 1").replace("GRID", "64"))
+    r = check(buggy, quick=True)
+    assert r.verdict == "REJECT" and "out_of_bounds" in r.witness, (r.verdict, r.witness)
+    named = tmp_path / "persistent_vadd_named.py"      # the grid written as the dim: nothing is held, every NUM_SMS is searched
+    named.write_text(PERSISTENT.replace("MASK", "mask").replace("GRID", "NUM_SMS"))
+    r = check(named, quick=True)
+    assert r.verdict != "REJECT" and not any("held" in reason for reason in r.reasons), (r.verdict, r.reasons)

@@ -151,6 +151,33 @@ def test_triton_promotion_rules():
     assert simulate.TL.sum(b(np.ones(4, np.int8))).dtype == np.int32 and simulate.TL.sum(f16).dtype == np.float16
 
 
+
+def test_the_promotion_shortcut_agrees_with_the_rules():
+    "`_unpromoted` (the fast path most kernel operations take) hands numpy exactly what Triton's rules would."
+    b = simulate.as_block
+    blocks = [b(np.arange(-3, 3).astype(d)) for d in (np.int8, np.int32, np.int64, np.uint32, np.float16, np.float32, np.float64)]
+    blocks += [b(np.array([True, False, True, True, False, False])), b(np.ones(6, simulate.np_dtype("bfloat16")))]
+    scalars = [3, -2, 0.5, True, np.int32(4), np.float32(1.5)]
+    ufuncs = [np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide, np.remainder, np.less, np.maximum,
+              np.bitwise_and, np.logical_or, np.left_shift, np.negative]
+    shortcut_taken = 0
+    for ufunc in ufuncs:
+        operands = [(x,) for x in blocks] if ufunc.nin == 1 else (
+            [(x, y) for x in blocks for y in blocks] + [(x, s) for x in blocks for s in scalars] + [(s, x) for x in blocks for s in scalars])
+        for inputs in operands:
+            fast = simulate._unpromoted(ufunc, inputs)
+            if fast is None:
+                continue
+            shortcut_taken += 1
+            ruled = simulate._promote_by_rules(ufunc, inputs)
+            assert [type(x) for x in fast] == [type(x) for x in ruled], (ufunc, inputs)
+            for f, r in zip(fast, ruled):
+                if isinstance(r, np.ndarray):
+                    assert type(f) is np.ndarray and f.dtype == r.dtype and np.array_equal(f, r, equal_nan=True), (ufunc, inputs)
+                else:
+                    assert f == r, (ufunc, inputs)
+    assert shortcut_taken > 100   # the shortcut is exercised, not bypassed
+
 def test_unknown_tl_call_is_named(tmp_path):
     k = write_kernel(tmp_path, "uses_asm", """
         @triton.jit

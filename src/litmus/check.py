@@ -16,7 +16,7 @@ import numpy as np
 from litmus import corpus
 from litmus.spec import classify
 from litmus.safety import GPUSafetyCheck
-from litmus.falsify import TargetedFalsification, FalsifyResult, Target, Counterexample, DECLARED_QUICK
+from litmus.falsify import TargetedFalsification, FalsifyResult, Target, Counterexample, DECLARED_QUICK, hold_grid_tied
 
 # %% ../../nbs/litmus/13_check.ipynb #6ef85926
 EXIT_CODES = {"ACCEPT": 0, "REJECT": 1, "UNKNOWN": 2}
@@ -174,13 +174,13 @@ def check(kernel, ref=None, domain=None, dims=None, *, budget: int = 80, quick: 
     litmus itself, never on untrusted files); `dtype_classes` narrows the formats the search may re-type the kernel to
     (default: chapter 10's float classes); `progress(message)` is called as each stage starts."""
     start, say = time.monotonic(), progress or (lambda message: None)
-    k = load_kernel(kernel)
+    k, held_note = hold_grid_tied(load_kernel(kernel))   # a dim a literal grid may stand for is held, in the proof too
     spec_text, reference = reference_arg(ref)
     static = spec_text is None and reference is None and not k.spec and not k.has_reference
     target = None if static else Target(k, spec_text, domain, reference, dims)
     launch = corpus.resolve(target.kernel if target else k)
     tb = target.bound(launch) if target else None
-    reasons, certified = [], tb is not None and tb.certified
+    reasons, certified = [held_note] if held_note else [], tb is not None and tb.certified
     say("safety: proving memory safety for all shapes")
     safety = _safety(k, reasons)
     fals = None

@@ -7,11 +7,11 @@ This module searches; it proves nothing. It builds on the spec and its exact ref
 # %% auto #0
 __all__ = ['GENERATORS', 'INDEX_GENERATORS', 'DECLARED_FULL', 'DECLARED_QUICK', 'generate', 'generate_index', 'Case', 'Outcome',
            'max_error', 'retyped', 'Target', 'load_reference', 'find_race', 'Counterexample', 'FalsifyResult',
-           'TargetedFalsification', 'ddmin']
+           'grid_tied_dims', 'hold_grid_tied', 'TargetedFalsification', 'ddmin']
 
 # %% ../../nbs/litmus/12_falsify.ipynb #c5abb735
 from fastcore.basics import patch
-import math, time, dataclasses
+import ast, math, time, dataclasses
 from dataclasses import dataclass, field
 import numpy as np
 import ml_dtypes
@@ -603,6 +603,33 @@ class FalsifyResult:
 DECLARED_FULL = (("large_magnitude", 0), ("all_negative", 0), ("tail_extreme", 0)) + tuple(("past_identity", v) for v in range(4))
 DECLARED_QUICK = (("all_negative", 0),)
 
+# %% ../../nbs/litmus/12_falsify.ipynb #b7d1a0e2
+def grid_tied_dims(kernel) -> dict:
+    """{dim: value} for each dim the search must hold: its declared value equals an integer literal of the grid, and no
+    grid expression names it (so the literal may be that dim, written out). Pads are never tied (they size no grid)."""
+    named = set()
+    literals = set()
+    for entry in kernel.grid:
+        text = str(entry).strip()
+        if text.isdigit():
+            literals.add(int(text))
+        else:
+            named |= {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+    return {d: v for d, v in kernel.dims.items()
+            if isinstance(v, int) and v in literals and d not in named and d not in kernel.pads}
+
+def hold_grid_tied(kernel):
+    """(kernel, note): `kernel` with each grid-tied dim held at its declared value (a range of that one value), and a
+    note naming them for the verdict's reasons ("" when none is tied, and then `kernel` itself)."""
+    tied = grid_tied_dims(kernel)
+    if not tied or all(kernel.ranges.get(d) == (v, v) for d, v in tied.items()):
+        return kernel, ""
+    held = dataclasses.replace(kernel, ranges={**kernel.ranges, **{d: (v, v) for d, v in tied.items()}})
+    names = ", ".join(f"{d}={v}" for d, v in tied.items())
+    note = (f"{names} held at the declared value: the grid's literal {sorted(set(tied.values()))} may be that dim written "
+            f"out, so other values were not searched or proved (write the grid in terms of the dim to have them checked)")
+    return held, note
+
 # %% ../../nbs/litmus/12_falsify.ipynb #809b9767
 def _run_model(kernel, dims, inputs, trace=False):
     "The model run in this process: only for `sandbox=False` (debugging litmus itself, never on untrusted files)."
@@ -626,6 +653,7 @@ class TargetedFalsification:
             kernel = corpus.load(kernel)
         if not (isinstance(budget, int) and budget > 0):
             raise ValueError(f"budget must be a positive int (runs), got {budget!r}")
+        kernel, held_note = hold_grid_tied(kernel)   # a literal grid entry that may stand for a dim: that dim is held
         self.target = Target(kernel, spec, domain, reference, dims)
         self.kernel = self.target.kernel
         self.sandbox, self.limits = bool(sandbox), limits or Limits(timeout=60.0)
@@ -650,6 +678,8 @@ class TargetedFalsification:
         self.evaluations, self.notes, self._launches, self.skipped = 0, [], {}, []
         self._variants, self._box = {None: self.kernel}, None
         self.declared = bool(dims)
+        if held_note:
+            self.notes.append(held_note)
 
 # %% ../../nbs/litmus/12_falsify.ipynb #4f6768f1
 class _Recording(simulate.Memory):
@@ -1048,11 +1078,18 @@ def minimise(self: TargetedFalsification, case: Case, outcome: Outcome) -> Count
                 if changed:
                     break
     background = {t: self._background(t) for t in case.inputs}
-    items = [(t, i) for t, x in case.inputs.items() for i in np.flatnonzero(x.ravel() != background[t]).tolist()]
+    # the entries that differ from the background, as positions into two arrays: whose tensor, which flat element
+    tensors = list(case.inputs)
+    differing = [np.flatnonzero(case.inputs[t].ravel() != background[t]) for t in tensors]
+    owner = np.concatenate([np.full(len(d), k, dtype=np.int64) for k, d in enumerate(differing)] or [np.zeros(0, np.int64)])
+    element = np.concatenate(differing or [np.zeros(0, np.int64)]).astype(np.int64)
+    items = list(range(len(element)))
     def with_only(keep):
         ins = {t: np.full(x.shape, background[t]) for t, x in case.inputs.items()}
-        for t, i in keep:
-            ins[t].reshape(-1)[i] = case.inputs[t].reshape(-1)[i]
+        kept = np.asarray(keep, dtype=np.int64)
+        for k, t in enumerate(tensors):   # one indexed copy per tensor (a witness may keep thousands of entries)
+            indices = element[kept[owner[kept] == k]]
+            ins[t].reshape(-1)[indices] = case.inputs[t].reshape(-1)[indices]
         return dataclasses.replace(case, inputs=ins)
     found = {}
     def test(keep):

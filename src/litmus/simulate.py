@@ -119,13 +119,36 @@ _LOGICAL = {np.logical_and, np.logical_or, np.logical_not, np.bitwise_and, np.bi
             np.left_shift, np.right_shift}
 
 # %% ../../nbs/litmus/08_simulate.ipynb #ecaf7fee
+def _unpromoted(ufunc, inputs) -> list | None:
+    """The inputs as plain arrays when no rule of `_promote` applies, else None: blocks of one dtype, beside Python ints
+    (and, when the dtype is a float, Python floats). This is most operations of a kernel body, so it is kept fast:
+    one pass over the inputs, exact type tests, no cast."""
+    dtype = None
+    float_scalar = False
+    for x in inputs:
+        kind = type(x)
+        if kind is Block or kind is np.ndarray:
+            if dtype is None:
+                dtype = x.dtype
+            elif x.dtype != dtype:
+                return None
+        elif kind is float:
+            float_scalar = True
+        elif kind is not int:
+            return None
+    if dtype is None:
+        return None
+    if not _is_float(dtype) and (float_scalar or ufunc is np.true_divide):
+        return None
+    return [x.view(np.ndarray) if type(x) is Block else x for x in inputs]
+
 def _promote(ufunc, inputs) -> list:
     "Inputs as plain arrays, cast so that numpy's result dtype is Triton's."
-    if all(isinstance(x, np.ndarray) for x in inputs):
-        dtypes = {x.dtype for x in inputs}
-        one = next(iter(dtypes)) if len(dtypes) == 1 else None
-        if one is not None and (_is_float(one) or ufunc is not np.true_divide):
-            return [np.asarray(x) for x in inputs]       # one dtype: no rule below applies (the common case, kept fast)
+    plain = _unpromoted(ufunc, inputs)
+    return plain if plain is not None else _promote_by_rules(ufunc, inputs)
+
+def _promote_by_rules(ufunc, inputs) -> list:
+    "Triton's promotion rules, each input looked at (complete on its own: `_unpromoted` is the shortcut held to it)."
     strong = [np.asarray(x).dtype for x in inputs if isinstance(x, (np.ndarray, np.generic))]
     floats = [d for d in strong if _is_float(d)]
     has_float_scalar = any(isinstance(x, float) for x in inputs)
@@ -165,6 +188,13 @@ class Block(np.ndarray):
         a = np.asarray(self)
         return as_block(a.view(np_dtype(dtype)) if bitcast else a.astype(np_dtype(dtype)))
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and not kwargs and ufunc not in _TRUNCATING:   # the common case, with no promotion to do
+            plain = _unpromoted(ufunc, inputs)
+            if plain is not None:
+                result = ufunc(*plain)
+                if type(result) is np.ndarray:
+                    return result.view(Block)
+                return tuple(as_block(r) for r in result) if isinstance(result, tuple) else as_block(result)
         if "out" in kwargs:
             raise TypeError("the model never writes into a block in place")
         arrays = _promote(ufunc, inputs)
@@ -235,7 +265,7 @@ class Ptr:
         off = np.asarray(other)
         if _is_float(off.dtype):
             raise TypeError(f"pointer offset must be an integer block, got {off.dtype}")
-        return Ptr(self.buffer, self.offsets + off.astype(np.int64))
+        return Ptr(self.buffer, self.offsets + off.astype(np.int64, copy=False))
     __radd__ = __add__
     def __sub__(self, other):
         return self + (-np.asarray(other).astype(np.int64))
@@ -292,6 +322,7 @@ class Buffer:
         self.live = np.array(flat, dtype=self.dtype)
         self.at_launch = self.live.copy()
         self.writer = np.full(self.live.shape, -1, dtype=np.int64)
+        self.stored = False        # no plain store yet: every load sees `at_launch` (which atomics keep current)
     @property
     def span(self):
         return self.live.size
@@ -316,27 +347,35 @@ class Memory:
         self.program, self.pid = 0, (0, 0, 0)
 
     def _check(self, op, ptr, active):
-        offs = ptr.offsets[active]
+        return self._checked(op, ptr.buffer, ptr.offsets[active])[0]
+
+    def _checked(self, op, buf, offs):
+        "Record the active lanes' offsets `offs` (a trace, violations); which lanes fall outside, and whether any do."
         if self.trace is not None:
-            self.trace.append((self.pid, op, ptr.buffer.name, offs.copy()))
-        bad = (offs < 0) | (offs >= ptr.buffer.span)
-        if bad.any() and len(self.violations) < 1000:
-            self.violations.append(Violation(op, ptr.buffer.name, int(offs[bad][0]), self.pid, int(bad.sum())))
-        return bad
+            self.trace.append((self.pid, op, buf.name, offs.copy()))
+        bad = (offs < 0) | (offs >= buf.span)
+        any_bad = bool(bad.any())
+        if any_bad and len(self.violations) < 1000:
+            self.violations.append(Violation(op, buf.name, int(offs[bad][0]), self.pid, int(bad.sum())))
+        return bad, any_bad
 
     def load(self, ptr, mask, other):
         offs, active = _lanes(ptr, mask)
         buf = ptr.buffer
         out = np.zeros(offs.shape, dtype=buf.dtype)
         if other is not None:
-            out[...] = np.broadcast_to(np.asarray(other).astype(buf.dtype), offs.shape)
-        bad = self._check("load", Ptr(buf, offs), active)
+            fill = np.asarray(other).astype(buf.dtype)
+            out[...] = fill if fill.ndim == 0 else np.broadcast_to(fill, offs.shape)
         active_offsets = offs[active]
+        bad, any_bad = self._checked("load", buf, active_offsets)
         inside = ~bad
-        inside_offsets = active_offsets[inside]
-        mine = buf.writer[inside_offsets] == self.program   # this program's own stores are visible to it, nobody else's
-        seen = np.where(mine, buf.live[inside_offsets], buf.at_launch[inside_offsets])
-        if bad.any():
+        inside_offsets = active_offsets[inside] if any_bad else active_offsets
+        if buf.stored:
+            mine = buf.writer[inside_offsets] == self.program   # this program's own stores are visible to it, nobody else's
+            seen = np.where(mine, buf.live[inside_offsets], buf.at_launch[inside_offsets])
+        else:
+            seen = buf.at_launch[inside_offsets]                # nobody has stored here: what every program sees
+        if any_bad:
             values = poison(active_offsets, buf.dtype)       # out of bounds: loud values where the lanes read outside
             values[inside] = seen
         else:
@@ -348,10 +387,12 @@ class Memory:
         offs, active = _lanes(ptr, mask)
         buf = ptr.buffer
         values = np.broadcast_to(np.asarray(value), offs.shape).astype(buf.dtype)[active]
-        bad = self._check("store", Ptr(buf, offs), active)
-        inside_offsets = offs[active][~bad]
-        buf.live[inside_offsets] = values[~bad]            # duplicate addresses: the last lane in row-major order wins
+        active_offsets = offs[active]
+        bad, any_bad = self._checked("store", buf, active_offsets)
+        inside_offsets = active_offsets[~bad] if any_bad else active_offsets
+        buf.live[inside_offsets] = values[~bad] if any_bad else values   # duplicate addresses: the last lane in row-major order wins
         buf.writer[inside_offsets] = self.program
+        buf.stored = True
 
 # %% ../../nbs/litmus/08_simulate.ipynb #2efbd5dd
 def _lanes(ptr, mask):
@@ -359,7 +400,10 @@ def _lanes(ptr, mask):
         raise TypeError(f"expected a pointer block, got {type(ptr).__name__} {_kernel_line()}")
     if mask is None:
         return ptr.offsets, np.ones(ptr.offsets.shape, dtype=bool)
-    offs, active = np.broadcast_arrays(ptr.offsets, np.asarray(mask, dtype=bool))
+    active = np.asarray(mask, dtype=bool)
+    if active.shape == ptr.offsets.shape:     # what np.broadcast_arrays hands back for equal shapes, without its cost
+        return ptr.offsets, active
+    offs, active = np.broadcast_arrays(ptr.offsets, active)
     return offs, active
 
 # %% ../../nbs/litmus/08_simulate.ipynb #5ee459bb
