@@ -27,10 +27,10 @@ MAX_FILE_BYTES = MAX_SOURCE_BYTES
 # %% auto #0
 __all__ = ['KERNEL_DIR', 'FAMILIES', 'LABELS', 'ROLES', 'READ', 'WRITTEN', 'OBSERVABLE', 'MAX_FILE_BYTES', 'LIMITS', 'evaluate',
            'holds', 'Kernel', 'triton_names', 'LaunchError', 'LaunchLimits', 'AssumptionError', 'TensorArg',
-           'row_major', 'allocation_span', 'Launch', 'resolve', 'violated', 'load', 'kernels', 'names', 'get',
-           'reference_module', 'kernel_module', 'function_from', 'reference_here', 'reference_results', 'references',
-           'reference_outputs', 'draw', 'make_inputs', 'default_accumulator', 'tolerance', 'deviation',
-           'answer_key_inputs', 'standard_dims', 'fuzz_dims']
+           'row_major', 'allocation_span', 'Launch', 'resolve', 'violated', 'load', 'domain_at', 'tied_domain',
+           'kernels', 'names', 'get', 'reference_module', 'kernel_module', 'function_from', 'reference_here',
+           'reference_results', 'references', 'reference_outputs', 'draw', 'make_inputs', 'default_accumulator',
+           'tolerance', 'deviation', 'answer_key_inputs', 'standard_dims', 'fuzz_dims']
 
 # %% ../../nbs/litmus/06_corpus.ipynb #336189eb
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -271,10 +271,7 @@ def _check_meta(fail, litmus: dict, has_reference: bool):
             fail(f"LITMUS[{key!r}] must list strings, got {litmus[key]!r}")
     if litmus.get("accumulate") is not None and litmus["accumulate"] not in DTYPE_FACTS:
         fail(f"LITMUS['accumulate'] is {litmus['accumulate']!r}; expected one of {list(DTYPE_FACTS)}")
-    domain = litmus.get("domain", {})
-    if not (isinstance(domain, dict) and all(isinstance(v, (list, tuple)) and len(v) == 2 and all(map(_is_number, v)) and v[0] <= v[1]
-                                             for v in domain.values())):
-        fail(f"LITMUS['domain'] must map inputs to [lo, hi] with finite lo <= hi, got {domain!r}")
+    _check_domain(fail, litmus.get("domain", {}), litmus["args"], dims)
     ranges = litmus.get("ranges", {})
     if not (isinstance(ranges, dict) and all(d in dims and isinstance(v, (list, tuple)) and len(v) == 2 and all(_is_size(x) and isinstance(x, int) for x in v)
                                              and 0 <= v[0] <= v[1] for d, v in ranges.items())):
@@ -298,6 +295,33 @@ def _check_answer_key(fail, key, dims: dict):
         fail("answer_key inputs must be a dict of recipes by input name")
     if not isinstance(key.get("seed", 0), int):
         fail("answer_key seed must be an integer")
+
+# %% ../../nbs/litmus/06_corpus.ipynb #3ce0b2c6
+def _ends(ends, dims: dict) -> tuple:
+    "A domain entry's (lo, hi) at `dims`: a size-expression end ('N - 1') evaluated there, a number as it is."
+    return tuple(evaluate(x, dims) if isinstance(x, str) else x for x in ends)
+
+def _domain_values(domain: dict, dims: dict) -> dict:
+    "The literal's domain at its declared dims: a tied entry as numbers (a list, like the literal's), others as written."
+    return {k: list(_ends(v, dims)) if any(isinstance(x, str) for x in v) else v for k, v in domain.items()}
+
+def _check_domain(fail, domain, args: list, dims: dict):
+    "Each entry is [lo, hi] of finite numbers or, for an integer input, size expressions over the dims; never empty."
+    if not isinstance(domain, dict):
+        fail(f"LITMUS['domain'] must map inputs to [lo, hi], got {domain!r}")
+    dtypes = {a.get("name"): a.get("dtype") for a in args if isinstance(a, dict) and a.get("kind") == "tensor"}
+    for name, v in domain.items():
+        if not (isinstance(v, (list, tuple)) and len(v) == 2 and all(_is_number(x) or isinstance(x, str) for x in v)):
+            fail(f"LITMUS['domain'][{name!r}] must be [lo, hi] with finite lo <= hi (size expressions for an integer input), got {v!r}")
+        dtype = dtypes.get(name) or dtypes.get(f"{name}_ptr")
+        if any(isinstance(x, str) for x in v) and (dtype not in DTYPE_FACTS or DTYPE_FACTS[dtype].is_float):
+            fail(f"LITMUS['domain'][{name!r}] = {v!r}: size-expression ends are for an integer input (an index), and {name!r} is {dtype}")
+        try:
+            lo, hi = _ends(v, dims)
+        except ValueError as e:
+            fail(f"LITMUS['domain'][{name!r}]: {e} (a domain end names dims only)")
+        if lo > hi:
+            fail(f"LITMUS['domain'][{name!r}] = {v!r} is empty at the declared dims (lo {lo} > hi {hi})")
 
 # %% ../../nbs/litmus/06_corpus.ipynb #6cb28df1
 class LaunchError(ValueError):
@@ -467,7 +491,7 @@ def load(path) -> Kernel:
     kernel = Kernel(name=path.stem, path=path, source=source, fn_name=fn.name, fn_ast=fn, module_ast=tree,
                     doc=ast.get_docstring(tree) or "", label=litmus.get("label"), why=litmus.get("why", ""),
                     dims=dict(litmus["dims"]), args=litmus["args"], grid=litmus["grid"], spec=litmus.get("spec"),
-                    domain=litmus.get("domain", {}), answer_key=litmus.get("answer_key"), has_reference=bool(references),
+                    domain=_domain_values(litmus.get("domain", {}), litmus["dims"]), answer_key=litmus.get("answer_key"), has_reference=bool(references),
                     reduce=str(litmus.get("reduce", "1")), accumulate=litmus.get("accumulate"), pads=tuple(litmus.get("pads", ())),
                     ranges=litmus.get("ranges", {}), sibling=litmus.get("sibling"), assume=tuple(litmus.get("assume", ())),
                     meta=litmus)
@@ -477,6 +501,24 @@ def load(path) -> Kernel:
     except ValueError as e:
         fail(str(e).removeprefix(f"kernel file {path}: "))
     return kernel
+
+# %% ../../nbs/litmus/06_corpus.ipynb #ef14dee1
+def domain_at(kernel: Kernel, dims: dict | None = None) -> dict:
+    "Each input's (lo, hi) at the declared dims overridden by `dims`: ends tied to dims ([0, 'N - 1']) follow them."
+    full, written = {**kernel.dims, **(dims or {})}, (kernel.meta or {}).get("domain", {})
+    out = {}
+    for name, ends in kernel.domain.items():
+        tied = written.get(name)
+        if tied is not None and any(isinstance(x, str) for x in tied) and list(_ends(tied, kernel.dims)) == list(ends):
+            ends = _ends(tied, full)
+        out[name] = tuple(ends)
+    return out
+
+def tied_domain(kernel: Kernel) -> dict:
+    "The domain entries whose ends name dims, as written ([0, 'N - 1']): the static model bounds a loaded index by them."
+    written = (kernel.meta or {}).get("domain", {})
+    return {name: tuple(written[name]) for name, ends in kernel.domain.items() if name in written
+            and any(isinstance(x, str) for x in written[name]) and list(_ends(written[name], kernel.dims)) == list(ends)}
 
 # %% ../../nbs/litmus/06_corpus.ipynb #78f1de4d
 _CACHE: dict = {}
@@ -626,10 +668,10 @@ def draw(recipe: dict | None, shape, rng: np.random.Generator) -> np.ndarray:
     raise ValueError(f"draw: recipe {recipe!r} has dist {dist!r}; expected 'uniform', 'normal', 'const' or 'integers'")
 
 # %% ../../nbs/litmus/06_corpus.ipynb #2e309ca9
-def _integer_recipe(kernel: Kernel, name: str, recipe: dict | None) -> dict:
+def _integer_recipe(kernel: Kernel, name: str, recipe: dict | None, dims: dict | None = None) -> dict:
     if recipe is not None and recipe.get("dist") in ("const", "integers"):
         return recipe
-    lo, hi = kernel.domain.get(name, (0, 100))
+    lo, hi = domain_at(kernel, dims).get(name, (0, 100))
     return {"dist": "integers", "low": math.ceil(lo), "high": math.floor(hi)}
 
 # %% ../../nbs/litmus/06_corpus.ipynb #15975483
@@ -644,7 +686,7 @@ def make_inputs(kernel: Kernel, dims: dict | None = None, recipe: dict | None = 
         if t.role not in READ:
             continue
         facts = DTYPE_FACTS[t.dtype]
-        r = recipe.get(t.name) if facts.is_float else _integer_recipe(kernel, t.name, recipe.get(t.name))
+        r = recipe.get(t.name) if facts.is_float else _integer_recipe(kernel, t.name, recipe.get(t.name), launch.dims)
         values = np.clip(draw(r, t.shape, rng), facts.lowest, facts.max) if not facts.is_float else draw(r, t.shape, rng)
         with np.errstate(over="ignore"):
             out[t.name] = values.astype(facts.dtype).astype(np.float64)

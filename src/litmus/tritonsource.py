@@ -6,11 +6,11 @@
 __all__ = ['MAX_EXPRESSION_SIZE', 'TRUE', 'FALSE', 'MAX_CASES', 'MAX_LOOP_DEPTH', 'ModelLimit', 'ExpressionTooLarge', 'Atom',
            'factor_key', 'Poly', 'next_pow2', 'ceil_div', 'tdiv', 'tmod', 'make_atom', 'cdiv', 'evaluate_poly',
            'Formula', 'Cmp', 'Const', 'And', 'Or', 'Not', 'Opaque', 'compare', 'conj', 'disj', 'negate',
-           'evaluate_formula', 'conjuncts', 'parse_expr', 'IndexValue', 'BoolValue', 'PointerValue', 'ChosenValue',
-           'TooManyPaths', 'DataValue', 'UnsupportedValue', 'Access', 'Barrier', 'Unsupported', 'Int32Value', 'Hint',
-           'Symbol', 'TensorInfo', 'KernelModel', 'KernelSource', 'read_kernel', 'build_model', 'numeric_ranges',
-           'executions', 'draw_accesses', 'triton_available', 'jit_only_source', 'ttir', 'ttir_memory_ops',
-           'model_memory_ops']
+           'evaluate_formula', 'conjuncts', 'pruned', 'parse_expr', 'IndexValue', 'BoolValue', 'PointerValue',
+           'ChosenValue', 'TooManyPaths', 'DataValue', 'UnsupportedValue', 'Access', 'Barrier', 'Unsupported',
+           'Int32Value', 'Hint', 'Symbol', 'TensorInfo', 'KernelModel', 'KernelSource', 'read_kernel', 'build_model',
+           'numeric_ranges', 'executions', 'draw_accesses', 'triton_available', 'jit_only_source', 'ttir',
+           'ttir_memory_ops', 'model_memory_ops']
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #d64398da
 import ast, itertools, math, operator, time
@@ -417,6 +417,21 @@ def conjuncts(f):
     "The top-level conjuncts of `f`."
     return [] if f is TRUE else list(f.items) if isinstance(f, And) else [f]
 
+# %% ../../nbs/litmus/05_tritonsource.ipynb #c492ebd7
+def pruned(f, rounds=3):
+    "`f` with each disjunct of a top-level Or dropped where it contains the negation of a top-level conjunct (an equivalent formula)."
+    for _ in range(rounds):
+        parts = conjuncts(f)
+        denied = {negate(g) for g in parts if not isinstance(g, Or)}
+        if not denied or not any(isinstance(g, Or) for g in parts):
+            return f
+        kept = [disj(*(d for d in g.items if not any(c in denied for c in conjuncts(d)))) if isinstance(g, Or) else g
+                for g in parts]
+        if kept == parts:
+            return f
+        f = conj(*kept)
+    return f
+
 # %% ../../nbs/litmus/05_tritonsource.ipynb #4144121e
 def parse_expr(text, names=None):
     """A metadata expression (dims, constexprs: integers, + - * // %, cdiv, next_pow2, min, max) as a `Poly`; at most 500 characters.
@@ -592,6 +607,7 @@ class Access:
     text: str
     case: int = 0  # > 0 for the second and later cases of an access through a chosen pointer (ChosenValue)
     certain: bool = True  # False when an unmodelled construct (a while loop, a break) ran before it: it may never execute
+    uncertain: str = ''  # why a witness of it is not claimed, when `certain` is False for a reason of its own
     def __str__(self):
         return f"line {self.line}: {self.op} {self.tensor}[{self.offset}] if {self.guard}"
 
@@ -878,7 +894,8 @@ class _Interpreter:
         self.comparisons, self.int32_values, self.hints, self.assumptions, self.globals = [], [], [], [], {}
         self.control_unknown, self._evaluated = False, []  # an unmodelled construct ran: later accesses are uncertain
         self.maths = {}  # name -> libdevice function, for `from triton.language.extra.libdevice import tanh`
-        self.domain = {}  # input -> [lo, hi] the launch declares (LITMUS 'domain'): bounds what an integer load returns
+        self.domain = {}  # input -> [lo, hi] the launch declares (LITMUS 'domain'; ends may name dims): what an integer load returns
+        self.loaded = {}  # data symbol of a bounded integer load -> (lo, hi) numbers (None where an end names a dim), tensor, offset
         self.dims = {k: int(v) for k, v in dims.items()}
         for d in self.dims:  # sizes are >= 1; a padding dim (LITMUS 'pads') may be 0
             self._symbol(d, 'param', Poly.const(0 if d in pads else 1), note='padding' if d in pads else 'dim')
@@ -1214,6 +1231,23 @@ def _mask_algebra(self:_Interpreter, op, a, b, n):
         return BoolValue(disj(f, g), axes)
     return BoolValue(disj(conj(f, negate(g)), conj(negate(f), g)), axes)
 
+# %% ../../nbs/litmus/05_tritonsource.ipynb #efe10c83
+@patch
+def _bounded(self:_Interpreter, v):
+    "`v` as a bounded load (DataValue with numeric bounds) when it is a loaded index or a choice of those and constants; else `v`."
+    ranges = []
+    for _, x in _cases(v):
+        syms = x.poly.symbols() if isinstance(x, IndexValue) else None
+        if isinstance(x, IndexValue) and x.poly.value() is not None:
+            ranges.append((x.poly.value(), x.poly.value()))
+        elif syms and len(syms) == 1 and x.poly == Poly.var(next(iter(syms))) and None not in self.loaded.get(next(iter(syms)), (None,))[:2]:
+            ranges.append(self.loaded[next(iter(syms))][:2])
+        else:
+            return v
+    if not ranges or all(lo == hi for lo, hi in ranges):
+        return v
+    return DataValue('a loaded index', (min(lo for lo, _ in ranges), max(hi for _, hi in ranges)))
+
 # %% ../../nbs/litmus/05_tritonsource.ipynb #1f493a4a
 @patch
 def _expr_Compare(self:_Interpreter, n):
@@ -1234,7 +1268,7 @@ def _expr_Compare(self:_Interpreter, n):
     for op, left, right in zip(n.ops, values, values[1:]):
         if type(op) not in ops:
             return UnsupportedValue(f'comparison {type(op).__name__}', n.lineno)
-        decided = _decided(ops[type(op)], left, right)
+        decided = _decided(ops[type(op)], self._bounded(left), self._bounded(right))
         if decided is not None:  # a bounded load against a constant outside (or covering) its range
             result = conj(result, decided)
             continue
@@ -1716,26 +1750,61 @@ def _record(self:_Interpreter, kind, fname, n, ptr, mask, other=None):
         self._unsupported(f'{fname} mask', n, f'the mask is not modelled ({getattr(mask, "construct", mask)})')
         m = BoolValue(TRUE)
     (ptr, m), axes = self.broadcast([ptr, m], n)
-    self.accesses.append(Access(kind, fname, ptr.tensor, ptr.offset, conj(self.path_condition, m.formula),
+    guard = pruned(conj(self.path_condition, m.formula))
+    if guard is FALSE:  # a case no lane reaches (`other` where the mask holds): no access
+        return self._loaded(kind, fname, ptr, m, other, tuple(axes), n)
+    loaded, facts = self._loaded_facts(ptr.offset.symbols() | guard.symbols())
+    numeric = [s for s in loaded if not (self.symbols[s].lo.symbols() or self.symbols[s].hi.symbols())]
+    self.accesses.append(Access(kind, fname, ptr.tensor, ptr.offset, conj(guard, *facts),
                                 tuple(x for x in axes if x is not None), self.loops, n.lineno, ast.unparse(n),
-                                certain=not self.control_unknown))
-    return DataValue(f'{fname} at line {n.lineno}', self._load_bounds(kind, ptr.tensor, m, other))
+                                certain=not self.control_unknown and not numeric,
+                                uncertain=f'it reads {numeric} from an input whose declared domain names no size: the '
+                                'values a witness needs may be outside the launch at its dims' if numeric else ''))
+    return self._loaded(kind, fname, ptr, m, other, tuple(axes), n)
+
+@patch
+def _loaded_facts(self:_Interpreter, symbols):
+    """The loaded indices among `symbols`, and what every execution knows of them: each in its declared range, and two
+    loads of one tensor at one address read one value (so a witness over them is a real input)."""
+    loaded = sorted(s for s in symbols if s in self.loaded)
+    facts = [compare(Poly.var(s), op, end) for s in loaded for op, end in (('>=', self.symbols[s].lo), ('<=', self.symbols[s].hi))]
+    for a, b in itertools.combinations(loaded, 2):
+        (_, _, ta, oa), (_, _, tb, ob) = self.loaded[a], self.loaded[b]
+        if ta == tb:
+            facts.append(disj(compare(oa, '!=', ob), compare(Poly.var(a), '==', Poly.var(b))))
+    return loaded, facts
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #3dd74951
 @patch
-def _load_bounds(self:_Interpreter, kind, tensor, mask, other):
-    """(lo, hi) of what a load returns, when the launch declares the integer input's domain; None otherwise. A masked
-    lane returns `other`, so a constant `other` widens the range; a mask without one (undefined lanes) gives None."""
-    t, domain = self.tensors.get(tensor), self.domain.get(tensor)
+def _load_bounds(self:_Interpreter, kind, tensor):
+    """(lo, hi) Polys of what a load returns, when the launch declares the integer input's domain (an end may name
+    dims: [0, 'N - 1']); None otherwise."""
+    t = self.tensors.get(tensor)
+    domain = self.domain.get(tensor, self.domain.get(tensor.removesuffix('_ptr')))
     if kind != 'load' or t is None or t.dtype not in _INT_DTYPES or domain is None:
         return None
-    lo, hi = math.ceil(domain[0]), math.floor(domain[1])
-    if mask.formula is not TRUE:
-        fill = other.poly.value() if isinstance(other, IndexValue) and not other.axes else None
-        if fill is None:
-            return None
-        lo, hi = min(lo, fill), max(hi, fill)
-    return (lo, hi) if lo <= hi else None
+    lo, hi = domain
+    lo = parse_expr(lo, self.names) if isinstance(lo, str) else Poly.const(math.ceil(lo))
+    hi = parse_expr(hi, self.names) if isinstance(hi, str) else Poly.const(math.floor(hi))
+    return lo, hi
+
+@patch
+def _loaded(self:_Interpreter, kind, fname, ptr, mask, other, axes, n):
+    """What a load returns. From an integer input with a declared domain: an index over a fresh 'data' symbol ranging
+    over the domain (a lane the mask disables returns the constant `other`), so an address computed from it (a
+    gather) is an index the proofs bound. Anything else is data."""
+    tensor, origin, bounds = ptr.tensor, f'{fname} at line {n.lineno}', self._load_bounds(kind, ptr.tensor)
+    fill = other.poly.value() if isinstance(other, IndexValue) and not other.axes else None
+    if bounds is None or (mask.formula is not TRUE and fill is None):  # undefined masked lanes: data
+        return DataValue(origin)
+    lo, hi = bounds
+    name = self._symbol(self._fresh('data'), 'data', lo, hi, note=f'{tensor} loaded at line {n.lineno}, in its declared domain')
+    self.loaded[name] = (lo.value(), hi.value(), tensor, ptr.offset)
+    wide = self.tensors[tensor].dtype in ('int64', 'uint64')
+    value = IndexValue(Poly.var(name), axes, wide)
+    if mask.formula is TRUE:
+        return value
+    return _choice([(mask.formula, value), (negate(mask.formula), IndexValue(Poly.const(fill), axes, wide))])
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #e11ce309
 @patch
@@ -2017,7 +2086,7 @@ def _loop_carried(self:_Interpreter, s, t, assigned, env_before, markers, probe_
             continue
         delta = b - oldpoly
         if a != Poly.const(1) or t in delta.symbols() or marker in delta.symbols() \
-                or any(x.startswith('carry_') for x in delta.symbols()):
+                or any(x.startswith('carry_') or x in self.loaded for x in delta.symbols()):  # a loaded step differs per iteration
             carried[name] = UnsupportedValue(f'loop-carried index {name} (update is not a constant stride)', s.lineno)
             continue
         step_poly = oldpoly + Poly.var(t) * delta
@@ -2090,6 +2159,9 @@ def build_model(kernel, time_budget=5.0):
     interp.globals = {k: v for k, (_, v, _) in module_literals(module, roots).items() if len(binds.get(k, [])) == 1}
     interp.maths = math_functions(module)
     interp.domain = dict(getattr(kernel, 'domain', None) or {})
+    if getattr(kernel, 'meta', None) is not None:
+        from litmus.corpus import tied_domain  # corpus reads this module: imported here, at use
+        interp.domain.update(tied_domain(kernel))  # [0, 'N - 1']: an index tied to a dim, at every size
     try:
         interp.run(fn_ast.body)
     except _OutOfBudget as e:  # a half-interpreted kernel is not a model: nothing it recorded is claimed

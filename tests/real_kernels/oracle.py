@@ -109,7 +109,9 @@ def inputs_of(lit: dict, launch: dict, recipe: dict | None, seed: int) -> dict:
         if role != "in":
             continue
         if dtype.startswith("int"):
-            lo, hi = lit.get("domain", {}).get(name, (0, 100))
+            from litmus.corpus import evaluate
+            lo, hi = (evaluate(x, launch["dims"]) if isinstance(x, str) else x   # an end tied to a dim: "N - 1"
+                      for x in lit.get("domain", {}).get(name, (0, 100)))
             r = recipe.get(name) if (recipe.get(name) or {}).get("dist") in ("const", "integers") else \
                 {"dist": "integers", "low": math.ceil(lo), "high": math.floor(hi)}
             out[name] = draw(r, shape, rng)

@@ -81,7 +81,7 @@ LITMUS = {
     ],
     "grid": ["cdiv(M, BLOCK_M)", "cdiv(L, BLOCK_N)"],
     "spec": "gather(inp, index)",
-    "domain": {"inp": [-1000.0, 1000.0], "index": [0, 299]},
+    "domain": {"inp": [-1000.0, 1000.0], "index": [0, "N - 1"]},
     "reduce": "1",
     "answer_key": None,
 }

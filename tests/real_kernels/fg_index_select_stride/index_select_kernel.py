@@ -81,7 +81,7 @@ LITMUS = {
     ],
     "grid": ["cdiv(M, BLOCK_M)", "cdiv(L, BLOCK_N)"],
     "spec": "gather(inp, index)",
-    "domain": {"inp": [-1000.0, 1000.0], "index": [0, 299]},
+    "domain": {"inp": [-1000.0, 1000.0], "index": [0, "N - 1"]},
     "reduce": "1",
     "sibling": "fg_index_select",
     "answer_key": {"dims": {"M": 6, "N": 300, "L": 100}, "seed": 0, "observable": "oob_write"},
