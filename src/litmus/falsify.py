@@ -1078,8 +1078,7 @@ def minimise(self: TargetedFalsification, case: Case, outcome: Outcome) -> Count
                 if changed:
                     break
     background = {t: self._background(t) for t in case.inputs}
-    # the entries that differ from the background, as positions into two arrays: whose tensor, which flat element
-    tensors = list(case.inputs)
+    tensors = list(case.inputs)   # the entries that differ from the background: whose tensor, which flat element
     differing = [np.flatnonzero(case.inputs[t].ravel() != background[t]) for t in tensors]
     owner = np.concatenate([np.full(len(d), k, dtype=np.int64) for k, d in enumerate(differing)] or [np.zeros(0, np.int64)])
     element = np.concatenate(differing or [np.zeros(0, np.int64)]).astype(np.int64)

@@ -187,21 +187,6 @@ class Block(np.ndarray):
     def to(self, dtype, bitcast=False, **_):
         a = np.asarray(self)
         return as_block(a.view(np_dtype(dtype)) if bitcast else a.astype(np_dtype(dtype)))
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method == "__call__" and not kwargs and ufunc not in _TRUNCATING:   # the common case, with no promotion to do
-            plain = _unpromoted(ufunc, inputs)
-            if plain is not None:
-                result = ufunc(*plain)
-                if type(result) is np.ndarray:
-                    return result.view(Block)
-                return tuple(as_block(r) for r in result) if isinstance(result, tuple) else as_block(result)
-        if "out" in kwargs:
-            raise TypeError("the model never writes into a block in place")
-        arrays = _promote(ufunc, inputs)
-        if method == "__call__" and ufunc in _TRUNCATING:
-            return as_block(_TRUNCATING[ufunc](*arrays))
-        result = getattr(ufunc, method)(*arrays, **kwargs)
-        return tuple(as_block(r) for r in result) if isinstance(result, tuple) else as_block(result)
     def __bool__(self):
         return bool(np.asarray(self).item()) if self.size == 1 else np.ndarray.__bool__(self)
     def __index__(self):
@@ -252,6 +237,24 @@ class Block(np.ndarray):
 # %% ../../nbs/litmus/08_simulate.ipynb #3828ec84
 def as_block(x) -> Block:
     return np.asarray(x).view(Block)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #b7d1a0e4
+@patch
+def __array_ufunc__(self: Block, ufunc, method, *inputs, **kwargs):
+    if method == "__call__" and not kwargs and ufunc not in _TRUNCATING:   # the common case, with no promotion to do
+        plain = _unpromoted(ufunc, inputs)
+        if plain is not None:
+            result = ufunc(*plain)
+            if type(result) is np.ndarray:
+                return result.view(Block)
+            return tuple(as_block(r) for r in result) if isinstance(result, tuple) else as_block(result)
+    if "out" in kwargs:
+        raise TypeError("the model never writes into a block in place")
+    arrays = _promote(ufunc, inputs)
+    if method == "__call__" and ufunc in _TRUNCATING:
+        return as_block(_TRUNCATING[ufunc](*arrays))
+    result = getattr(ufunc, method)(*arrays, **kwargs)
+    return tuple(as_block(r) for r in result) if isinstance(result, tuple) else as_block(result)
 
 # %% ../../nbs/litmus/08_simulate.ipynb #66925d39
 class Ptr:
