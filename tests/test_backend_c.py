@@ -242,20 +242,60 @@ def test_mask_cuts_bit_identical(sorted_cuts, tmp_path):
         np.testing.assert_allclose(g.array, w, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("m", [97, 98, 99, 100])
-def test_threaded_rows_with_a_remainder(m):
+def realize_together(graphs: dict, devices: dict) -> dict:
+    """Every case's graph (`graphs`: case -> a function building its sink nodes) realized on each device of `devices`
+    (name -> factory) in ONE realize per device: one plan, whose kernels the c device compiles in one cc run per core
+    instead of one per case and device (cc costs about half as much per kernel in a batch as alone). Returns
+    {device name: (device, the sources of the plan's programs, {case: the arrays of its sinks})}."""
+    runs = {}
+    for name, factory in devices.items():
+        device = factory()
+        built = {case: build() for case, build in graphs.items()}
+        nodes = [node for sinks in built.values() for node in sinks]
+        sources = {device.backend.render(kernel) for kernel in schedule(nodes).kernels}
+        arrays = iter([result.array for result in device.realize(nodes)])
+        runs[name] = (device, sources, {case: [next(arrays) for _ in sinks] for case, sinks in built.items()})
+    return runs
+
+def case_results(runs: dict, case, build) -> dict:
+    """{device name: the arrays of `case`} from realize_together's `runs`, once the case's own kernels are checked to be
+    among the programs its device's joint plan ran: the case ran exactly the programs it runs alone."""
+    out = {}
+    for name, (device, sources, arrays) in runs.items():
+        own = {device.backend.render(kernel) for kernel in schedule(build()).kernels}
+        assert own <= sources, f"{case}: the joint plan on {name} did not run the case's own kernels"
+        out[name] = arrays[case]
+    return out
+
+
+JAM_ROWS = [97, 98, 99, 100]
+JAM_K = 67
+
+def _jam_operands(m: int) -> tuple:
+    rng = np.random.default_rng(m)
+    return rng.standard_normal((m, JAM_K)).astype(np.float32), rng.standard_normal((JAM_K, 33)).astype(np.float32)
+
+def _jam_graph(m: int) -> list:
+    a, b = _jam_operands(m)
+    return [(Tensor(a) @ Tensor(b)).node]
+
+@pytest.fixture(scope="module")
+def jam_runs():
+    devices = {"jammed": lambda: CDevice(tile=False), "plain": lambda: CDevice(**PLAIN),
+               "serial": lambda: CDevice(threads=False, tile=False)}            # jammed and unrolled without threads
+    return realize_together({m: (lambda m=m: _jam_graph(m)) for m in JAM_ROWS}, devices)
+
+@pytest.mark.parametrize("m", JAM_ROWS)
+def test_threaded_rows_with_a_remainder(m, jam_runs):
     """Unroll-and-jam (what a reduce through memory gets when it is not tiled): row counts leaving every remainder modulo
     JAM and a reduce longer than UNROLL with a remainder of its own, threaded or not, give the plain nest's bits and the
     numpy device's values. A leftover-row loop starting one row early would fold that row twice."""
-    k = 67
-    assert k > UNROLL and k % UNROLL
-    rng = np.random.default_rng(m)
-    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, 33)).astype(np.float32)
-    graph = lambda: [(Tensor(a) @ Tensor(b)).node]
-    src = render_c(schedule(graph()).kernels[0], tile=False)
+    assert JAM_K > UNROLL and JAM_K % UNROLL
+    a, b = _jam_operands(m)
+    src = render_c(schedule(_jam_graph(m)).kernels[0], tile=False)
     assert f"i0_base < {m - m % JAM}; i0_base += {JAM}) limn_nest" in src and "#pragma omp parallel for" in src
-    got, plain = CDevice(tile=False).realize(graph())[0].array, CDevice(**PLAIN).realize(graph())[0].array
-    serial = CDevice(threads=False, tile=False).realize(graph())[0].array         # jammed and unrolled without threads
+    results = case_results(jam_runs, m, lambda: _jam_graph(m))
+    got, plain, serial = results["jammed"][0], results["plain"][0], results["serial"][0]
     assert got.tobytes() == plain.tobytes() and serial.tobytes() == plain.tobytes()
     with use_device("numpy"): want = (Tensor(a) @ Tensor(b)).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -266,21 +306,37 @@ LAYOUTS = {"A@B": lambda a, b: a @ b, "A@B^T": lambda a, b: a @ b.transpose(-1, 
 OPERANDS = {"A@B": ((None, 300), (300, 37)), "A@B^T": ((None, 300), (37, 300)), "A^T@B": ((300, None), (300, 37)),
             "batched": ((3, None, 300), (3, 300, 37))}
 
+TILED_ROWS = [96, 97, 98, 99, 100, 101]
+TILED_CASES = [(layout, m) for m in TILED_ROWS for layout in LAYOUTS]
+
+def _tiled_operands(layout: str, m: int) -> tuple:
+    rng = np.random.default_rng(m)
+    shapes = [tuple(m if s is None else s for s in shape) for shape in OPERANDS[layout]]
+    return tuple(rng.standard_normal(s).astype(np.float32) for s in shapes)
+
+def _tiled_graph(layout: str, m: int) -> list:
+    a, b = _tiled_operands(layout, m)
+    return [LAYOUTS[layout](Tensor(a), Tensor(b)).node]
+
+THREADED_SERIAL_PLAIN = {"threaded": lambda: CDevice(parallel_work=0), "serial": lambda: CDevice(threads=False),
+                         "plain": lambda: CDevice(**PLAIN)}
+
+@pytest.fixture(scope="module")
+def tiled_runs():
+    return realize_together({case: (lambda case=case: _tiled_graph(*case)) for case in TILED_CASES}, THREADED_SERIAL_PLAIN)
+
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-@pytest.mark.parametrize("m", [96, 97, 98, 99, 100, 101])
-def test_tiled_matmul_threaded_bit_identical(layout, m):
+@pytest.mark.parametrize("m", TILED_ROWS)
+def test_tiled_matmul_threaded_bit_identical(layout, m, tiled_runs):
     """Tiled matmuls in every operand layout, with row counts leaving every remainder modulo TILE_ROWS, 37 columns (not
     a multiple of the 16-wide tile) and 300 reduce steps (two packed blocks of TILE_K): threaded with every nest handed
     to the team, or serial, the result has the plain nest's bits, and differs from numpy's by at most the sum of the two
     orders' error bounds, 2 * gamma_K * (|A| @ |B|) (codegen.reduction_error)."""
-    rng = np.random.default_rng(m)
-    shapes = [tuple(m if s is None else s for s in shape) for shape in OPERANDS[layout]]
-    a, b = (rng.standard_normal(s).astype(np.float32) for s in shapes)
-    graph = lambda: [LAYOUTS[layout](Tensor(a), Tensor(b)).node]
-    src = render_c(schedule(graph()).kernels[-1], parallel_work=0)
+    a, b = _tiled_operands(layout, m)
+    src = render_c(schedule(_tiled_graph(layout, m)).kernels[-1], parallel_work=0)
     assert "limn_micro(kc, apack" in src and "#pragma omp for schedule(dynamic)" in src and TILE_K < 300
-    threaded = CDevice(parallel_work=0).realize(graph())[0].array
-    serial, plain = CDevice(threads=False).realize(graph())[0].array, CDevice(**PLAIN).realize(graph())[0].array
+    results = {name: arrays[0] for name, arrays in case_results(tiled_runs, (layout, m), lambda: _tiled_graph(layout, m)).items()}
+    threaded, serial, plain = results["threaded"], results["serial"], results["plain"]
     assert threaded.tobytes() == plain.tobytes() and serial.tobytes() == plain.tobytes()
     with use_device("numpy"): want = LAYOUTS[layout](Tensor(a), Tensor(b)).numpy()
     magnitude = LAYOUTS[layout](Tensor(np.abs(a).astype(np.float64)), Tensor(np.abs(b).astype(np.float64)))
@@ -288,20 +344,33 @@ def test_tiled_matmul_threaded_bit_identical(layout, m):
     assert np.all(np.abs(threaded.reshape(want.shape).astype(np.float64) - want) <= 2 * reduction_error(300, float32, products=True) * magnitude)
 
 
-@pytest.mark.parametrize("rows", [33, 34, 35])
-@pytest.mark.parametrize("k", [64, 83, 250])
-def test_laned_reductions_threaded_bit_identical(rows, k):
+LANED_ROWS, LANED_STEPS = [33, 34, 35], [64, 83, 250]
+
+def _laned_operands(rows: int, k: int) -> tuple:
+    rng = np.random.default_rng(rows * k)
+    x, y = rng.standard_normal((rows, k)).astype(np.float32), rng.standard_normal((rows, k)).astype(np.float32)
+    return x, y, rng.standard_normal((rows, k))
+
+def _laned_graph(rows: int, k: int) -> list:
+    x, y, xd = _laned_operands(rows, k)
+    return [Tensor(x).sum(1).node, (Tensor(x) * Tensor(y)).sum(1).node, Tensor(x).amax(1).node, (Tensor(xd) * Tensor(xd)).sum(1).node]
+
+@pytest.fixture(scope="module")
+def laned_runs():
+    cases = [(rows, k) for k in LANED_STEPS for rows in LANED_ROWS]
+    return realize_together({case: (lambda case=case: _laned_graph(*case)) for case in cases}, THREADED_SERIAL_PLAIN)
+
+@pytest.mark.parametrize("rows", LANED_ROWS)
+@pytest.mark.parametrize("k", LANED_STEPS)
+def test_laned_reductions_threaded_bit_identical(rows, k, laned_runs):
     """Reductions over a contiguous axis of k >= 64 steps, laned (REDUCE_LANES partial totals) with a remainder when k is
     not a multiple of 16, on row counts that do not divide among threads: threaded (every nest handed to the team) and
     serial give the plain nest's bits, and each sum lies within reduction_error's bound of the exact value."""
-    rng = np.random.default_rng(rows * k)
-    x, y = rng.standard_normal((rows, k)).astype(np.float32), rng.standard_normal((rows, k)).astype(np.float32)
-    xd = rng.standard_normal((rows, k))
-    graph = lambda: [Tensor(x).sum(1).node, (Tensor(x) * Tensor(y)).sum(1).node, Tensor(x).amax(1).node, (Tensor(xd) * Tensor(xd)).sum(1).node]
-    kernels = schedule(graph()).kernels
+    x, y, xd = _laned_operands(rows, k)
+    kernels = schedule(_laned_graph(rows, k)).kernels
     assert all("_lane" in render_c(kr, parallel_work=0) and "#pragma omp parallel for" in render_c(kr, parallel_work=0) for kr in kernels)
-    threaded = [r.array for r in CDevice(parallel_work=0).realize(graph())]
-    serial, plain = [r.array for r in CDevice(threads=False).realize(graph())], [r.array for r in CDevice(**PLAIN).realize(graph())]
+    results = case_results(laned_runs, (rows, k), lambda: _laned_graph(rows, k))
+    threaded, serial, plain = results["threaded"], results["serial"], results["plain"]
     for t, s, p in zip(threaded, serial, plain): assert t.tobytes() == p.tobytes() and s.tobytes() == p.tobytes()
     terms = [x.astype(np.float64), x.astype(np.float64) * y, None, xd * xd]
     for got, t, dtype, products in zip(threaded, terms, (float32, float32, None, float64), (False, True, None, True)):
@@ -344,20 +413,35 @@ def test_tiled_matmul_with_two_reduce_axes():
     assert np.all(np.abs(threaded.reshape(20, 18) - np.einsum("nki,nkj->ij", a.astype(np.float64), b)) <= 2 * reduction_error(300, float32, products=True) * size)
 
 
-@pytest.mark.parametrize("cols", [129, 200, 256])
-def test_column_chunks_threaded_bit_identical(cols):
+CHUNK_COLS = [129, 200, 256]
+
+def _chunk_operands(cols: int) -> tuple:
+    rng = np.random.default_rng(cols)
+    x, y = rng.standard_normal((67, cols)).astype(np.float32), rng.standard_normal((67, cols)).astype(np.float32)
+    return x, y, rng.standard_normal((67, cols))
+
+def _chunk_graph(cols: int) -> list:
+    x, y, xd = _chunk_operands(cols)
+    return [Tensor(x).sum(0).node, Tensor(x).amax(0).node, (Tensor(x) * Tensor(y)).sum(0).node, Tensor(xd).sum(0).node]
+
+@pytest.fixture(scope="module")
+def chunk_runs():
+    devices = {"plain": lambda: CDevice(**PLAIN), "threaded": lambda: CDevice(parallel_work=0),
+               "threaded, not jammed": lambda: CDevice(parallel_work=0, unroll=1)}
+    return realize_together({cols: (lambda cols=cols: _chunk_graph(cols)) for cols in CHUNK_COLS}, devices)
+
+@pytest.mark.parametrize("cols", CHUNK_COLS)
+def test_column_chunks_threaded_bit_identical(cols, chunk_runs):
     """Nests whose outer loop is a reduce (column sums and maxes over 67 rows, a fused column dot, in float32 and float64)
     are threaded over chunks of their kept inner loop, the last chunk partial: threaded, with unroll-and-jam or plain,
     the result has the serial plain nest's bits and numpy's values."""
-    rng = np.random.default_rng(cols)
-    x, y = rng.standard_normal((67, cols)).astype(np.float32), rng.standard_normal((67, cols)).astype(np.float32)
-    xd = rng.standard_normal((67, cols))
-    graph = lambda: [Tensor(x).sum(0).node, Tensor(x).amax(0).node, (Tensor(x) * Tensor(y)).sum(0).node, Tensor(xd).sum(0).node]
-    kernels = schedule(graph()).kernels
+    x, y, xd = _chunk_operands(cols)
+    kernels = schedule(_chunk_graph(cols)).kernels
     assert all("_chunk += 64) limn_nest" in render_c(k, parallel_work=0) for k in kernels)
-    plain = [r.array for r in CDevice(**PLAIN).realize(graph())]
-    for device in (CDevice(parallel_work=0), CDevice(parallel_work=0, unroll=1)):
-        for got, want in zip(device.realize(graph()), plain): assert got.array.tobytes() == want.tobytes()
+    results = case_results(chunk_runs, cols, lambda: _chunk_graph(cols))
+    plain = results["plain"]
+    for name in ("threaded", "threaded, not jammed"):
+        for got, want in zip(results[name], plain): assert got.tobytes() == want.tobytes()
     np.testing.assert_allclose(plain[0], x.sum(0), rtol=1e-5, atol=1e-4)
     np.testing.assert_array_equal(plain[1], x.max(0))
 
