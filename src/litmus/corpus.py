@@ -27,10 +27,10 @@ MAX_FILE_BYTES = MAX_SOURCE_BYTES
 # %% auto #0
 __all__ = ['KERNEL_DIR', 'FAMILIES', 'LABELS', 'ROLES', 'READ', 'WRITTEN', 'OBSERVABLE', 'MAX_FILE_BYTES', 'LIMITS', 'evaluate',
            'holds', 'Kernel', 'triton_names', 'LaunchError', 'LaunchLimits', 'AssumptionError', 'TensorArg',
-           'row_major', 'allocation_span', 'Launch', 'resolve', 'violated', 'load', 'domain_at', 'tied_domain',
-           'kernels', 'names', 'get', 'reference_module', 'kernel_module', 'function_from', 'reference_here',
-           'reference_results', 'references', 'reference_outputs', 'draw', 'make_inputs', 'default_accumulator',
-           'tolerance', 'deviation', 'answer_key_inputs', 'standard_dims', 'fuzz_dims']
+           'row_major', 'allocation_span', 'Launch', 'resolve', 'violated', 'load', 'domain_at', 'kernels', 'names',
+           'get', 'reference_module', 'kernel_module', 'function_from', 'reference_here', 'reference_results',
+           'references', 'reference_outputs', 'draw', 'make_inputs', 'default_accumulator', 'tolerance', 'deviation',
+           'answer_key_inputs', 'standard_dims', 'fuzz_dims']
 
 # %% ../../nbs/litmus/06_corpus.ipynb #336189eb
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -140,6 +140,12 @@ class Kernel:
     @property
     def buggy(self) -> bool:
         return self.label not in (None, "correct")
+    @property
+    def tied_domain(self) -> dict:
+        "The domain entries whose ends name dims, as written ([0, 'N - 1']), while the resolved domain still matches them."
+        written = (self.meta or {}).get("domain", {})
+        return {name: tuple(written[name]) for name, ends in self.domain.items() if name in written
+                and any(isinstance(x, str) for x in written[name]) and list(_ends(written[name], self.dims)) == list(ends)}
     @property
     def params(self) -> list[str]:
         return [a.arg for a in self.fn_ast.args.args]
@@ -505,20 +511,9 @@ def load(path) -> Kernel:
 # %% ../../nbs/litmus/06_corpus.ipynb #ef14dee1
 def domain_at(kernel: Kernel, dims: dict | None = None) -> dict:
     "Each input's (lo, hi) at the declared dims overridden by `dims`: ends tied to dims ([0, 'N - 1']) follow them."
-    full, written = {**kernel.dims, **(dims or {})}, (kernel.meta or {}).get("domain", {})
-    out = {}
-    for name, ends in kernel.domain.items():
-        tied = written.get(name)
-        if tied is not None and any(isinstance(x, str) for x in tied) and list(_ends(tied, kernel.dims)) == list(ends):
-            ends = _ends(tied, full)
-        out[name] = tuple(ends)
-    return out
-
-def tied_domain(kernel: Kernel) -> dict:
-    "The domain entries whose ends name dims, as written ([0, 'N - 1']): the static model bounds a loaded index by them."
-    written = (kernel.meta or {}).get("domain", {})
-    return {name: tuple(written[name]) for name, ends in kernel.domain.items() if name in written
-            and any(isinstance(x, str) for x in written[name]) and list(_ends(written[name], kernel.dims)) == list(ends)}
+    full = {**kernel.dims, **(dims or {})}
+    tied = kernel.tied_domain
+    return {name: tuple(_ends(tied[name], full)) if name in tied else tuple(ends) for name, ends in kernel.domain.items()}
 
 # %% ../../nbs/litmus/06_corpus.ipynb #78f1de4d
 _CACHE: dict = {}

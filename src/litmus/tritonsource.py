@@ -2159,9 +2159,7 @@ def build_model(kernel, time_budget=5.0):
     interp.globals = {k: v for k, (_, v, _) in module_literals(module, roots).items() if len(binds.get(k, [])) == 1}
     interp.maths = math_functions(module)
     interp.domain = dict(getattr(kernel, 'domain', None) or {})
-    if getattr(kernel, 'meta', None) is not None:
-        from litmus.corpus import tied_domain  # corpus reads this module: imported here, at use
-        interp.domain.update(tied_domain(kernel))  # [0, 'N - 1']: an index tied to a dim, at every size
+    interp.domain.update(getattr(kernel, 'tied_domain', {}))  # [0, 'N - 1'] (a corpus Kernel's): an index tied to a dim, at every size
     try:
         interp.run(fn_ast.body)
     except _OutOfBudget as e:  # a half-interpreted kernel is not a model: nothing it recorded is claimed
