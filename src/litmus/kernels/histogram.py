@@ -29,7 +29,7 @@ LITMUS = {
     ],
     "grid": ["cdiv(N, BLOCK)"],
     "spec": None,
-    "domain": {"idx_ptr": [0, 63]},
+    "domain": {"idx_ptr": [0, "B - 1"]},
     "answer_key": None,
 }
 

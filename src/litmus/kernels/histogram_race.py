@@ -31,7 +31,7 @@ LITMUS = {
     ],
     "grid": ["cdiv(N, BLOCK)"],
     "spec": None,
-    "domain": {"idx_ptr": [0, 63]},
+    "domain": {"idx_ptr": [0, "B - 1"]},
     "sibling": "histogram",
     "answer_key": {"dims": {"N": 300}, "inputs": {"idx_ptr": {"dist": "integers", "low": 0, "high": 3}},
                    "seed": 0, "observable": "numeric",
