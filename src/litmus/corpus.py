@@ -29,8 +29,8 @@ __all__ = ['KERNEL_DIR', 'FAMILIES', 'LABELS', 'ROLES', 'READ', 'WRITTEN', 'OBSE
            'holds', 'Kernel', 'triton_names', 'LaunchError', 'LaunchLimits', 'AssumptionError', 'TensorArg',
            'row_major', 'allocation_span', 'Launch', 'resolve', 'violated', 'load', 'domain_at', 'kernels', 'names',
            'get', 'reference_module', 'kernel_module', 'function_from', 'reference_here', 'reference_results',
-           'references', 'reference_outputs', 'draw', 'make_inputs', 'default_accumulator', 'tolerance', 'deviation',
-           'answer_key_inputs', 'standard_dims', 'fuzz_dims']
+           'references', 'reference_outputs', 'draw', 'make_inputs', 'default_accumulator', 'tolerance',
+           'tolerance_floor', 'deviation', 'answer_key_inputs', 'standard_dims', 'fuzz_dims']
 
 # %% ../../nbs/litmus/06_corpus.ipynb #336189eb
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -706,6 +706,18 @@ def tolerance(kernel: Kernel, dims: dict | None = None) -> float:
     acc = kernel.accumulate or (default_accumulator(min(floats, key=lambda d: DTYPE_FACTS[d].digits)) if floats else None)
     u_acc = min(DTYPE_FACTS[acc].u, u_out) if acc else u_out
     return 16 * (n * u_acc + 4 * u_out)
+
+# %% ../../nbs/litmus/06_corpus.ipynb #b23d0e47
+def tolerance_floor(kernel: Kernel, dims: dict | None = None) -> float:
+    "The absolute floor beside `tolerance`: 16 (n eta_acc + 4 eta_out), eta the format's half smallest subnormal (0 for integer outputs)."
+    launch = resolve(kernel, dims, None)
+    n = evaluate(kernel.reduce, launch.env)
+    outs = [t.dtype for t in launch.tensors if t.role in WRITTEN and DTYPE_FACTS[t.dtype].is_float]
+    if not outs:
+        return 0.0
+    eta_out = max(DTYPE_FACTS[d].eta for d in outs)
+    acc = kernel.accumulate or default_accumulator(min(outs, key=lambda d: DTYPE_FACTS[d].digits))
+    return 16 * (n * max(DTYPE_FACTS[acc].eta, eta_out) + 4 * eta_out)
 
 # %% ../../nbs/litmus/06_corpus.ipynb #178a5ab1
 def deviation(out, ref, rtol: float) -> float:

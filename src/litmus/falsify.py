@@ -456,7 +456,8 @@ def compare(self: Target, case: Case, run, launch=None) -> Outcome:
             allowance = np.full(out.shape, tb.threshold)
         else:
             finite = np.abs(ref[np.isfinite(ref)])
-            allowance = corpus.tolerance(case.kernel, case.dims) * (np.abs(ref) + (finite.max() if finite.size else 0.0)) + 1e-300
+            rtol, floor = corpus.tolerance(case.kernel, case.dims), corpus.tolerance_floor(case.kernel, case.dims)
+            allowance = rtol * (np.abs(ref) + (finite.max() if finite.size else 0.0)) + floor
         if out.size != ref.size:
             raise ValueError(f"output {name!r} has {out.size} elements, the reference {ref.size}")
         dtype = next(t.dtype for t in launch.tensors if t.name == name)
@@ -835,6 +836,10 @@ def make_case(self: TargetedFalsification, kernel, dims, config, dtype, generato
         if t.role not in corpus.READ:
             continue
         lo, hi = self.target.domains[t.name]
+        tied = kernel.tied_domain        # integer ends tied to dims ([0, 'N - 1']) follow the dims searched
+        key = t.name if t.name in tied else t.name.removesuffix("_ptr")
+        if key in tied and (lo, hi) == corpus.domain_at(kernel)[key]:   # unless the caller gave its own domain
+            lo, hi = corpus.domain_at(kernel, dims)[key]
         if _float_dtype(t.dtype):
             x = generate(generator, t.shape, lo, hi, dtype_info(t.dtype), rng, variant, self.allow_nonfinite)
             if x is None:

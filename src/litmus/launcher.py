@@ -32,8 +32,7 @@ __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', '
            'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'Method', 'Ratio',
            'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers', 'literal_text',
            'TorchReference', 'infer_spec', 'parse_sizes', 'file_literal', 'parse_entry_domain', 'NotComposable',
-           'chained', 'sequences', 'buffers_of', 'finals', 'composed_floor', 'Composed', 'check_composed',
-           'check_entry', 'EntryResult']
+           'chained', 'sequences', 'buffers_of', 'finals', 'Composed', 'check_composed', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -108,6 +107,21 @@ def is_size(v) -> bool:
 _FOLD = {'+': lambda a, b: a + b, '-': lambda a, b: a - b, '*': lambda a, b: a * b,
          '//': lambda a, b: a // b if b else None, '%': lambda a, b: a % b if b else None}
 
+# %% ../../nbs/litmus/14_launcher.ipynb #9352de83
+def _factors(v) -> list[str]:
+    "The factors of a product's text, nested ones too ('(4 * m) * (n + 1)' -> ['4', 'm', '(n + 1)']); else the whole text."
+    text, parts, depth, start = str(v), [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {'(': 1, ')': -1}.get(ch, 0)
+        if depth == 0 and text.startswith(' * ', i):
+            parts.append(text[start:i])
+            start = i + 3
+    parts.append(text[start:])
+    if len(parts) == 1 or not all(size_text(p) == p for p in parts):
+        return [text]
+    inner = lambda p: _factors(p[1:-1]) if p.startswith('(') and len(_factors(p[1:-1])) > 1 else [p]
+    return [f for p in parts for f in inner(p)]
+
 # %% ../../nbs/litmus/14_launcher.ipynb #a1223f8b
 def size_op(op: str, a, b):
     "a op b for ints and Sizes: folded when both are ints, the identities x*1, x+0, x//1 kept out of the text."
@@ -119,6 +133,10 @@ def size_op(op: str, a, b):
         return a
     if (op == '*' and a == 1) or (op == '+' and a == 0):
         return b
+    factors = _factors(a)
+    if op == '//' and len(factors) > 1 and size_text(b) in factors:   # (M * N) // N is M: at N = 0 Python raises first
+        factors.remove(size_text(b))
+        return Size(" * ".join(factors)) if len(factors) > 1 else Size(factors[0]) if not factors[0].isdigit() else int(factors[0])
     return Size(f"{size_text(a)} {op} {size_text(b)}")
 
 # %% ../../nbs/litmus/14_launcher.ipynb #30afec50
@@ -2033,7 +2051,7 @@ def kernel_from(path, meta: dict, spec=None, domain=None, name=None) -> corpus.K
     label += f"[when {' and '.join(meta['when'])}]" if meta.get("when") and not name else ""
     kernel = corpus.Kernel(name=label, path=path, source=source, fn_name=fn.name, fn_ast=fn, module_ast=tree,
                            doc=ast.get_docstring(tree) or "", label=None, why="", dims=dict(meta["dims"]), args=meta["args"],
-                           grid=meta["grid"], spec=spec, domain=literal["domain"], answer_key=None, has_reference=False,
+                           grid=meta["grid"], spec=spec, domain=corpus._domain_values(literal["domain"], meta["dims"]), answer_key=None, has_reference=False,
                            reduce=str(meta.get("reduce", "1")), accumulate=meta.get("accumulate"),
                            pads=tuple(meta.get("pads", ())), assume=tuple(meta.get("assume", ())), meta=literal)
     try:
@@ -2216,6 +2234,8 @@ def _dsl_call(e, names, values) -> str:
     method = isinstance(e.func, ast.Attribute) and not e.args and _torch_name(e.func) is None
     if method and e.func.attr in ('double', 'float'):
         return _dsl(e.func.value, names, values)       # a cast to a wider float: the DSL's values are float64 already
+    if method and e.func.attr in ('long', 'int'):
+        return _dsl(e.func.value, names, values)       # an index's cast: a float operand's truncation fails `_agree`
     if method and e.func.attr == 't':
         return f"transpose({_dsl(e.func.value, names, values)})"
     if isinstance(e.func, ast.Attribute) and _torch_name(e.func) is None:      # x.softmax(-1) is torch.softmax(x, -1)
@@ -2245,6 +2265,8 @@ def _dsl_call(e, names, values) -> str:
         return f"({arg(0)} * sigmoid({arg(0)}))"
     if name in ('maximum', 'minimum') and len(args) == 2:
         return f"{name[:3]}({arg(0)}, {arg(1)})"
+    if name == 'index_select' and len(args) == 3 and isinstance(args[1], (ast.Constant, ast.UnaryOp)):
+        return f"gather({arg(0)}, {arg(2)})"            # the DSL gathers along the last dim: `_agree` holds any other to torch
     if name in ('matmul', 'mm') and len(args) == 2:
         return f"matmul({arg(0)}, {arg(1)})"
     eps = next((k.value for k in e.keywords if k.arg == 'eps'), None)
@@ -2324,10 +2346,11 @@ _file_literal = file_literal
 # %% ../../nbs/litmus/14_launcher.ipynb #29f3728c
 def parse_entry_domain(text, metas: list, params: list) -> dict:
     """`--domain "x in [-100, 100]; w in [0, 1]"` for a launcher: {name: (lo, hi)}, each name a tensor parameter of the
-    launcher or a tensor argument of one of its kernels (ValueError naming the others); None or '' is no domain."""
+    launcher or a tensor argument of one of its kernels (ValueError naming the others); None or '' is no domain. An
+    index's ends may name the launch's dims (`index in [0, N - 1]`), as a LITMUS literal's may (chapter 06)."""
     if text is None or (isinstance(text, str) and not text.strip()):
         return {}
-    domain = parse_domain(text)
+    domain = parse_domain(text, sizes=True)
     tensors = {a["from"] for m in metas for a in m["args"] if a["kind"] == "tensor" and a.get("from") in params}
     known = tensors | {a["name"] for m in metas for a in m["args"] if a["kind"] == "tensor"}
     unknown = sorted(set(domain) - known)
@@ -2460,20 +2483,6 @@ def _checked_buffers(outcome, wanted: dict, kernels) -> tuple:
         if not (isinstance(a, np.ndarray) and a.dtype == simulate.NP_DTYPES[dtype] and a.size == math.prod(shape)):
             return None, f"malformed result from the box: buffer {key}", []
     return {key: got[key].reshape(shape) for key, (shape, _) in wanted.items()}, "", []
-
-# %% ../../nbs/litmus/14_launcher.ipynb #a3c93442
-def composed_floor(kernel, dims) -> float:
-    """The absolute floor of a relative tolerance: chapter 02 charges each rounding below the normal range
-    eta = smallest subnormal / 2, so the n + 4 roundings `corpus.tolerance` counts relatively (times 16) are
-    counted here absolutely too. Without it a float32 -0 against an exact -4e-77 is outside any relative tolerance."""
-    launch = corpus.resolve(kernel, dims, None)
-    n = corpus.evaluate(kernel.reduce, launch.env)
-    outs = [t.dtype for t in launch.tensors if t.role in corpus.WRITTEN and DTYPES[t.dtype].is_float]
-    if not outs:
-        return 0.0
-    eta_out = max(DTYPES[d].eta for d in outs)
-    acc = kernel.accumulate or corpus.default_accumulator(min(outs, key=lambda d: DTYPES[d].digits))
-    return 16 * (n * max(DTYPES[acc].eta, eta_out) + 4 * eta_out)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #15535955
 @dataclass
@@ -2627,7 +2636,7 @@ def _allowances(setup, inputs, answers, dims, certify, cache) -> tuple[list, boo
         if all(b is not None for b in bounds):
             return bounds, True
     rtol = sum(corpus.tolerance(k, dims) for k in setup.kernels)
-    floor = sum(composed_floor(k, dims) for k in setup.kernels)
+    floor = sum(corpus.tolerance_floor(k, dims) for k in setup.kernels)
     out = []
     for answer in answers:
         finite = np.abs(answer[np.isfinite(answer)])
@@ -2777,7 +2786,7 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
                          else f"is the spec {spec!r} (it agrees with torch in float64), whose bound is certified"))
             spec = None if why else spec
         if spec is not None:
-            kernel = kernel_from(path, meta, spec, kernel.domain)
+            kernel = kernel_from(path, meta, spec, kernel.meta["domain"])   # as written: tied ends stay tied
         say(f"{kernel.name}: bound, safety and search")
         results.append(check(kernel, None if spec else torch_ref, budget=budget, quick=quick, seed=seed, timeout=timeout,
                              memory_mb=memory_mb, sandbox=sandbox, progress=progress))

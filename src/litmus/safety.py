@@ -282,7 +282,9 @@ def search_barrier(self:GPUSafetyCheck, barrier):
         box = numeric_ranges(self.model, pids + list(barrier.loops) + data, env)
         variables = [(s + sfx, *box[s]) for sfx in ('_a', '_b') for s in pids + data] + [(l, *box[l]) for l in barrier.loops]
         g = barrier.guard.subs(env)
-        r = self._solve(variables, [g.subs(ra), negate(g.subs(rb))])
+        # two programs: one program of one launch loads one value from each address, so it reaches or skips, never both
+        apart = disj(*[compare(Poly.var(p + '_a') - Poly.var(p + '_b'), '!=', 0) for p in pids]) if pids else FALSE
+        r = self._solve(variables, [g.subs(ra), negate(g.subs(rb)), apart])
         if r is not None and r.status == 'sat':
             m = r.model
             w = {'reached_by': tuple(m[p + '_a'] for p in pids), 'skipped_by': tuple(m[p + '_b'] for p in pids),
@@ -411,6 +413,18 @@ def _scattered(model, accesses):
                     "indices distinct (a scatter through tl.atomic_* is not a race)")
     return None
 
+def _data_guarded(model, barrier):
+    """Why a divergent barrier found through loaded values is not claimed: programs that reach it and programs that
+    skip it differ only in the data they load (a label equal to `ignore_index`, say), which a launch may never pass
+    (Liger's cross entropy returns early for ignored rows); None when the condition reads no loaded value."""
+    loaded = sorted(s for s in barrier.guard.symbols() if model.symbols.get(s) and model.symbols[s].kind == 'data')
+    if not loaded:
+        return None
+    what = '; '.join(model.symbols[s].note or s for s in loaded)
+    return (f"whether a program reaches the barrier at line {barrier.line} depends on loaded values ({what}): programs "
+            "that load different data take different paths, and litmus claims a divergent barrier only from the program "
+            "ids and sizes of a launch")
+
 # %% ../../nbs/litmus/11_safety.ipynb #a43bf3be
 @patch
 def _decide(self:GPUSafetyCheck, what, prove, search, uncertain=None):
@@ -478,7 +492,8 @@ def run(self:GPUSafetyCheck):
         note(*self._decide(f"race_free line {a.line}", lambda: self.prover.race_free(a, others), search,
                            scatter or _uncertain(a, *others)))
     for b in m.barriers:
-        note(*self._decide(f"barrier_uniform line {b.line}", lambda: self.prover.barrier_uniform(b), lambda: self.search_barrier(b), _uncertain(b)))
+        note(*self._decide(f"barrier_uniform line {b.line}", lambda: self.prover.barrier_uniform(b), lambda: self.search_barrier(b),
+                           _data_guarded(m, b) or _uncertain(b)))
     for a in m.accesses:  # the launch's inputs are read-only: a write into one is a defect, whatever the output says
         if a.kind in ('store', 'atomic') and m.tensors[a.tensor].role == 'in':
             note(*self._decide(f"input_unwritten line {a.line}", lambda: _input_unwritten(a, self.prover), lambda: self.search_input_write(a), _uncertain(a)))

@@ -448,9 +448,21 @@ def _bound(text, what):
     return v
 
 # %% ../../nbs/litmus/01_spec.ipynb #80b95cfd
-def parse_domain(domain) -> dict:
+_SIZE_TEXT = re.compile(r"[\w\s+\-*/()]+")   # 'N - 1', '2 * B': arithmetic over names (one with a letter names a size)
+
+def _end(text, what, sizes: bool):
+    "A domain end: a number, or (with `sizes`) the text of a size expression."
+    try:
+        return _bound(text, what)
+    except ValueError:
+        if sizes and isinstance(text, str) and _SIZE_TEXT.fullmatch(text.strip()) and re.search(r"[A-Za-z_]", text):
+            return text.strip()
+        raise
+
+def parse_domain(domain, sizes: bool = False) -> dict:
     """'x in [-1e3, 1e3]; w in [0, 1]' (or a dict name -> (lo, hi)) -> {name: (lo, hi)}, every bound finite.
-    Budget: text up to MAX_TEXT characters, linear work."""
+    `sizes`: an end may also be a size expression ('i in [0, N - 1]', an index tied to a dim), kept as its text for the
+    launch description to check (chapter 06). Budget: text up to MAX_TEXT characters, linear work."""
     if isinstance(domain, dict):
         items = list(domain.items())
     elif isinstance(domain, str):
@@ -470,7 +482,11 @@ def parse_domain(domain) -> dict:
             raise ValueError(f"a domain name must be an identifier, got {k!r}")
         if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 2:
             raise ValueError(f"domain of {k!r} must be a pair (lo, hi), got {v!r}")
-        lo, hi = (_bound(b, f"the domain bound of {k!r}") for b in v)
+        ends = tuple(_end(b, f"the domain bound of {k!r}", sizes) for b in v)
+        if any(isinstance(e, str) for e in ends):
+            out[k] = ends      # tied to dims: chapter 06 checks that it names dims, is an index's, and is not empty
+            continue
+        lo, hi = ends
         if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
             raise ValueError(f"domain of {k!r} must be a finite [lo, hi] with lo <= hi, got [{lo}, {hi}]")
         out[k] = (lo, hi)
