@@ -283,7 +283,8 @@ SUPPORT_SPECS = (("elementwise", "x * y + exp(x) / (1 + abs(y))"), ("row sum", "
                  ("rms-norm", "rmsnorm(x, eps=1e-6)"), ("logsumexp", "log(sum(exp(x - max(x)))) + max(x)"),
                  ("tiled matmul", "matmul(a, b)"), ("matmul + epilogue", "maximum(matmul(a, b), 0)"), ("scan", "cumsum(x)"),
                  ("attention (chained contraction)", "matmul(softmax(matmul(q, k)), v)"), ("nested reduction", "sum(x - sum(x))"),
-                 ("data-dependent control flow", "x if x > 0 else 0"), ("atomics into a shared accumulator", "atomic_add(x)"))
+                 ("data-dependent control flow", "x if x > 0 else 0"), ("atomics into a shared accumulator", "atomic_add(x)"),
+                 ("cross entropy (a row's target logit)", "log(sum(exp(x - max(x)))) + max(x) - x[y]"))
 
 def support_map(dtype="float32") -> list[dict]:
     "One row per fragment: its example spec, whether ToleranceBound certifies it (over [-10, 10], N=K=256) and why not."

@@ -31,6 +31,7 @@ UNSUPPORTED = {  # DSL names that parse, so that classify() can say why they are
     "where": "data-dependent control flow", "cmp": "data-dependent control flow",
     "atomic_add": "atomics into a shared accumulator", "atomic_max": "atomics into a shared accumulator",
     "cumprod": "scan of products", "sort": "sort", "argsort": "sort", "topk": "sort",
+    "index": "indexing by a loaded index (x[y]: cross entropy's target logit, picked per row)",
 }
 MAX_TEXT, MAX_DEPTH, MAX_NODES = 4000, 200, 20_000   # the budget: larger specs are refused with a ValueError
 
@@ -356,6 +357,8 @@ def _from_ast(n, text):
         return Expr("unsupported", tuple(_from_ast(s, text) for s in [n.left, *n.comparators]), "cmp")
     if isinstance(n, ast.IfExp):
         return Expr("unsupported", tuple(_from_ast(s, text) for s in (n.test, n.body, n.orelse)), "where")
+    if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name):   # x[y], y an input: named, not certified
+        return Expr("unsupported", (_from_ast(n.value, text), _from_ast(n.slice, text)), "index")
     if isinstance(n, ast.Call):
         return _call(n, text, bad)
     raise bad("unsupported syntax")

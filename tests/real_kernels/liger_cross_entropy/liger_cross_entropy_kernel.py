@@ -489,7 +489,7 @@ LITMUS = {
     ],
     "grid": ["M"],
     "spec": None,
-    "domain": {"X_ptr": [-1000.0, 1000.0], "Y_ptr": [0, 999], "weight_ptr": [0.0, 1.0], "z_loss_ptr": [0.0, 1.0],
+    "domain": {"X_ptr": [-1000.0, 1000.0], "Y_ptr": [0, "N - 1"], "weight_ptr": [0.0, 1.0], "z_loss_ptr": [0.0, 1.0],
                "token_accuracy_ptr": [0.0, 1.0], "predicted_tokens_ptr": [0, 1]},
     "reduce": "N",
     "answer_key": None,

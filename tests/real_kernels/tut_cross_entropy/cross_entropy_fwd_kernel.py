@@ -43,7 +43,7 @@ LITMUS = {
     ],
     "grid": ["M"],
     "spec": None,
-    "domain": {"logits_ptr": [-1000.0, 1000.0], "target_ptr": [0, 999]},
+    "domain": {"logits_ptr": [-1000.0, 1000.0], "target_ptr": [0, "N - 1"]},
     "reduce": "N",
     "answer_key": None,
 }

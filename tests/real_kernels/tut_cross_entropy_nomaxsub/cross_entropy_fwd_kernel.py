@@ -43,7 +43,7 @@ LITMUS = {
     ],
     "grid": ["M"],
     "spec": None,
-    "domain": {"logits_ptr": [-1000.0, 1000.0], "target_ptr": [0, 999]},
+    "domain": {"logits_ptr": [-1000.0, 1000.0], "target_ptr": [0, "N - 1"]},
     "reduce": "N",
     "sibling": "tut_cross_entropy",
     "answer_key": {"dims": {"M": 4, "N": 1000}, "inputs": {"logits_ptr": {"dist": "uniform", "low": 100.0, "high": 1000.0}}, "seed": 0, "observable": "numeric"},
