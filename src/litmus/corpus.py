@@ -26,11 +26,12 @@ MAX_FILE_BYTES = MAX_SOURCE_BYTES
 
 # %% auto #0
 __all__ = ['KERNEL_DIR', 'FAMILIES', 'LABELS', 'ROLES', 'READ', 'WRITTEN', 'OBSERVABLE', 'MAX_FILE_BYTES', 'LIMITS', 'evaluate',
-           'holds', 'Kernel', 'triton_names', 'LaunchError', 'LaunchLimits', 'AssumptionError', 'TensorArg',
-           'row_major', 'allocation_span', 'Launch', 'resolve', 'violated', 'load', 'domain_at', 'kernels', 'names',
-           'get', 'reference_module', 'kernel_module', 'function_from', 'reference_here', 'reference_results',
-           'references', 'reference_outputs', 'draw', 'make_inputs', 'default_accumulator', 'tolerance',
-           'tolerance_floor', 'deviation', 'answer_key_inputs', 'standard_dims', 'fuzz_dims']
+           'holds', 'Kernel', 'triton_names', 'check_args', 'check_meta', 'LaunchError', 'LaunchLimits',
+           'AssumptionError', 'TensorArg', 'row_major', 'allocation_span', 'Launch', 'resolve', 'violated', 'load',
+           'domain_at', 'kernels', 'names', 'get', 'reference_module', 'kernel_module', 'function_from',
+           'reference_here', 'reference_results', 'references', 'reference_outputs', 'draw', 'make_inputs',
+           'default_accumulator', 'tolerance', 'tolerance_floor', 'deviation', 'answer_key_inputs', 'standard_dims',
+           'fuzz_dims']
 
 # %% ../../nbs/litmus/06_corpus.ipynb #336189eb
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -218,7 +219,8 @@ def _is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 # %% ../../nbs/litmus/06_corpus.ipynb #70a41a2f
-def _check_args(fail, args, params: list[str]):
+def check_args(fail, args, params: list[str]):
+    "A launch's argument list against the kernel's parameters `params`; `fail(what)` raises, naming the file (chapter 14 reuses this)."
     if not isinstance(args, list) or not all(isinstance(a, dict) and isinstance(a.get("name"), str) and "kind" in a for a in args):
         fail("LITMUS['args'] must be a list of dicts, each with a 'name' string and a 'kind'")
     names = [a["name"] for a in args]
@@ -252,7 +254,8 @@ def _check_tensor(fail, a):
         fail(f"tensor argument {a['name']!r} has {len(a['shape'])} dims but {len(a['strides'])} strides")
 
 # %% ../../nbs/litmus/06_corpus.ipynb #bd367c4a
-def _check_meta(fail, litmus: dict, has_reference: bool):
+def check_meta(fail, litmus: dict, has_reference: bool):
+    "A launch literal's keys (dims, grid, spec, domain, ranges, pads, assume, answer key); `fail(what)` raises, naming the file."
     missing = [k for k in ("dims", "args", "grid") if k not in litmus]
     if missing:
         fail(f"LITMUS is missing {missing} (the launch: dims, args and grid are required)")
@@ -492,8 +495,8 @@ def load(path) -> Kernel:
     fn = _kernel_function(tree, path)
     references = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "reference"]
     litmus = launch_literal(tree, f"kernel file {path}")
-    _check_meta(fail, litmus, bool(references))
-    _check_args(fail, litmus["args"], [a.arg for a in fn.args.args])
+    check_meta(fail, litmus, bool(references))
+    check_args(fail, litmus["args"], [a.arg for a in fn.args.args])
     kernel = Kernel(name=path.stem, path=path, source=source, fn_name=fn.name, fn_ast=fn, module_ast=tree,
                     doc=ast.get_docstring(tree) or "", label=litmus.get("label"), why=litmus.get("why", ""),
                     dims=dict(litmus["dims"]), args=litmus["args"], grid=litmus["grid"], spec=litmus.get("spec"),

@@ -2045,8 +2045,8 @@ def kernel_from(path, meta: dict, spec=None, domain=None, name=None) -> corpus.K
     tree = _UNTUNED[key]
     fn = kernel_function(tree, meta["kernel"], where)
     literal = {**meta, "spec": spec, "domain": dict(domain or {})}
-    corpus._check_meta(fail, literal, False)
-    corpus._check_args(fail, literal["args"], [a.arg for a in fn.args.args])
+    corpus.check_meta(fail, literal, False)
+    corpus.check_args(fail, literal["args"], [a.arg for a in fn.args.args])
     label = name or f"{path.stem}:{meta['entry']}:{meta['kernel']}" + (f"[{_config_text(meta['config'])}]" if meta.get("config") else "")
     label += f"[when {' and '.join(meta['when'])}]" if meta.get("when") and not name else ""
     kernel = corpus.Kernel(name=label, path=path, source=source, fn_name=fn.name, fn_ast=fn, module_ast=tree,
