@@ -3086,8 +3086,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                        'src/litmus/tritonsource.py'),
                                          'src.litmus.tritonsource._decided': ( 'litmus/tritonsource.html#_decided',
                                                                                'src/litmus/tritonsource.py'),
-                                         'src.litmus.tritonsource._dotted': ( 'litmus/tritonsource.html#_dotted',
-                                                                              'src/litmus/tritonsource.py'),
                                          'src.litmus.tritonsource._dtype_bits': ( 'litmus/tritonsource.html#_dtype_bits',
                                                                                   'src/litmus/tritonsource.py'),
                                          'src.litmus.tritonsource._renamed': ( 'litmus/tritonsource.html#_renamed',

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from litmus.spec import DTYPES as DTYPE_FACTS, output_specs
-from litmus.tritonsource import ceil_div, next_pow2
+from litmus.tritonsource import ceil_div, next_pow2, _string_constexpr
 from litmus.kernelfile import (KernelFileError, MAX_SOURCE_BYTES, read_source, kernel_function, launch_literal,
                                build_namespace, function_from as _function_in)
 from litmus.sandbox import Limits, Boxed, Box, boxed, box_call
@@ -355,13 +355,7 @@ def _constexpr_value(name: str, value, env: dict):
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip()[:1] in ("'", '"'):
-        try:
-            text = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError, RecursionError, MemoryError):
-            text = None
-        if not isinstance(text, str):
-            raise ValueError(f"constexpr {name!r} has value {value!r}: a quoted value must be exactly one string literal")
-        return text
+        return _string_constexpr(name, value)     # chapter 05 reads a quoted value the same way
     try:
         return evaluate(value, env)
     except ValueError as e:

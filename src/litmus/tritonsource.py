@@ -735,15 +735,7 @@ _DTYPE_PREDICATES = {'is_floating': lambda d: d.startswith(('float', 'bfloat')),
                      'is_fp64': lambda d: d == 'float64', 'is_ptr': lambda d: False}  # Triton's tl.dtype predicates
 
 # %% ../../nbs/litmus/05_tritonsource.ipynb #452579a6
-def _dotted(node):
-    "The dotted name of a call target (`tl.math.exp`), or None for anything else."
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return ".".join([node.id] + parts[::-1])
-    return None
+from litmus.kernelfile import dotted_name   # a call target's dotted name (`tl.math.exp`): chapter 03 owns it
 
 class _Return(Exception):
     pass
@@ -1126,7 +1118,7 @@ _Interpreter._expr_List = _Interpreter._expr_Tuple
 
 @patch
 def _expr_Attribute(self:_Interpreter, n):
-    name = _dotted(n)
+    name = dotted_name(n)
     if name and name.split('.')[0] not in self.env and (name.startswith('tl.') or name.startswith('triton.')):
         return ('dtype', n.attr) if n.attr in _INT_DTYPES or n.attr.startswith(('float', 'bfloat')) else ('global', name)
     base = self.eval(n.value)
@@ -1427,7 +1419,7 @@ def _call(self:_Interpreter, n):
         root = root.value
     if isinstance(func, ast.Attribute) and not (isinstance(root, ast.Name) and root.id not in self.env):
         return self._method(n)  # a method of a value: x.to(...), p.store(...), (ptr + 1).store(...)
-    fname = _dotted(func)
+    fname = dotted_name(func)
     if fname is None:
         return self._unknown(f'call through {ast.unparse(func)[:40]}', n, 'the function is computed (getattr, a subscript, '
                              'a call result); the model cannot tell what it touches')
@@ -1637,7 +1629,7 @@ def _pure_helper(self:_Interpreter, name, depth):
     for x in ast.walk(fn):
         if not isinstance(x, ast.Call):
             continue
-        f = _dotted(x.func)
+        f = dotted_name(x.func)
         if f is None:
             return False
         head, _, short = f.rpartition('.')
@@ -1994,7 +1986,7 @@ def _step_sign(self:_Interpreter, step) -> int:
 def _loop_header(self:_Interpreter, s):
     "The iteration symbol `it`, the loop variable `start + step*it`, the trip count and the guard; None if not modelled."
     it = s.iter
-    fname = _dotted(it.func) if isinstance(it, ast.Call) else None
+    fname = dotted_name(it.func) if isinstance(it, ast.Call) else None
     if fname is not None and '.' in fname and fname.split('.')[0] not in self.trusted:
         fname = None
     if fname not in ('range', 'tl.range', 'tl.static_range', 'triton.language.range', 'triton.language.static_range') \
@@ -2285,7 +2277,7 @@ def jit_only_source(kernel):
     kernel_function(tree, kernel.fn_name, where)
     lines = kernel.source.removeprefix('\ufeff').splitlines()
     def simple(e):
-        return e is None or _dotted(e) is not None or isinstance(e, ast.Constant)
+        return e is None or dotted_name(e) is not None or isinstance(e, ast.Constant)
     literals = {node for node, _, _ in module_literals(tree, trusted_roots(tree)).values()}
     for s in tree.body:
         start = min([s.lineno] + [d.lineno for d in getattr(s, 'decorator_list', [])])
