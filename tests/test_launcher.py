@@ -711,3 +711,21 @@ class CopyFunction(torch.autograd.Function):
     weights = text.replace("copy[(triton.cdiv(n, 256),)](x, y,", "copy[(triton.cdiv(n, 256),)](self.weight, y,")
     with pytest.raises(LauncherError, match="self.weight"):
         read_launches(write(tmp_path, "weights", weights), "ModelNew.forward", parse_shapes("x: [N]"))
+
+
+def test_a_try_and_a_walrus_read_as_the_plain_launcher(tmp_path):
+    "A `try` whose `except` does not launch and a walrus binding the size: the same launch as the plain launcher."
+    plain, _ = read_launches(write(tmp_path, "plain", ADD), "add", dims={"n_elements": 1000})
+    text = ADD.replace("    n_elements = output.numel()\n",
+                       "    try:\n        block = 256\n    except RuntimeError:\n        block = 256\n"
+                       "    if (n_elements := output.numel()) < 0:\n        raise ValueError\n")
+    text = text.replace("BLOCK_SIZE=256)", "BLOCK_SIZE=256 if block else 128)")
+    metas, _ = read_launches(write(tmp_path, "forms", text), "add", dims={"n_elements": 1000})
+    assert [m["args"] for m in metas] == [m["args"] for m in plain] and metas[0]["grid"] == plain[0]["grid"]
+    differing = text.replace("        block = 256\n    except RuntimeError:\n        block = 256\n", "        block = 256\n    except RuntimeError:\n        block = 128\n")
+    with pytest.raises(LauncherError, match="depends on the sizes|set differently"):
+        read_launches(write(tmp_path, "differing", differing), "add", dims={"n_elements": 1000})
+    launching = ADD.replace("    add_kernel[grid]", "    try:\n        pass\n    except RuntimeError:\n"
+                            "        add_kernel[grid](x, y, output, n_elements, BLOCK_SIZE=128)\n    add_kernel[grid]")
+    with pytest.raises(LauncherError, match="a second way to launch"):
+        read_launches(write(tmp_path, "second", launching), "add", dims={"n_elements": 1000})

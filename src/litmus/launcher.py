@@ -692,6 +692,8 @@ def statement(self: Reader, s, env: dict):
     elif isinstance(s, ast.FunctionDef):
         self._refuse_running_code(s)
         env[s.name] = Closure(s, env)         # `def grid(meta): ...`, read when called, with the entry's names
+    elif isinstance(s, ast.Try):
+        self.attempt(s, env)
     elif isinstance(s, ast.With):
         self.run_body(s.body, env)       # `with torch.cuda.device(x.device):` changes no launch litmus reads
     elif isinstance(s, ast.Assert):
@@ -844,6 +846,47 @@ def store(self: Reader, target, value, env: dict, line: int):
         return                              # ctx.saved = ..., self.cache = ...: nothing a launch reads
     else:
         self.fail(line, f"assigns to `{ast.unparse(target)[:60]}`, which litmus does not read")
+
+# %% ../../nbs/litmus/14_launcher.ipynb #d3f4c6c3
+@patch
+def attempt(self: Reader, s, env: dict):
+    "`try`: each `except` read aside (one that launches is refused), then the body, `else` and `finally` as the path."
+    before, launches, sides = dict(env), len(self.launches), []
+    for handler in s.handlers:
+        side = dict(before)
+        if handler.name:
+            side[handler.name] = Unreadable(f"the exception caught at line {handler.lineno}", handler.lineno)
+        try:
+            self.run_body(handler.body, side)
+            sides.append(side)
+        except (_Return, _Raised):
+            pass            # this handler ends the call: no launch after it
+        if len(self.launches) > launches:
+            self.fail(handler.lineno, f"launches in the `except` at line {handler.lineno}: a second way to launch, which litmus does not read", "grid")
+    try:
+        self.run_body(s.body, env)
+        self.run_body(s.orelse, env)
+    except _Return:
+        self.run_body(s.finalbody, env)
+        raise
+    except _Raised as r:
+        if s.handlers:
+            self.fail(r.line, f"raises inside the `try` at line {s.lineno}, whose `except` may go on along a path litmus does not read")
+        raise
+    for side in sides:
+        for name in side:
+            if not _same(side[name], env.get(name)):
+                env[name] = Unreadable(f"`{name}`, set differently in the `except` at line {s.lineno}", s.lineno)
+    self.run_body(s.finalbody, env)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #b1d51181
+def _walrus(self, e, env):
+    "`(n := x.numel())`: the value, bound to the name as an assignment binds it."
+    value = self.value(e.value, env)
+    self.store(e.target, value, env, e.lineno)
+    return value
+
+_RULES[ast.NamedExpr] = _walrus
 
 # %% ../../nbs/litmus/14_launcher.ipynb #e6200ce1
 @patch
