@@ -2003,6 +2003,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.launcher._balanced': ('litmus/launcher.html#_balanced', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._bases': ('litmus/launcher.html#_bases', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._binop': ('litmus/launcher.html#_binop', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._bit_length_shift': ( 'litmus/launcher.html#_bit_length_shift',
+                                                                                'src/litmus/launcher.py'),
                                      'src.litmus.launcher._boolop': ('litmus/launcher.html#_boolop', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._broadcast': ('litmus/launcher.html#_broadcast', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._call': ('litmus/launcher.html#_call', 'src/litmus/launcher.py'),

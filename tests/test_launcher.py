@@ -729,3 +729,13 @@ def test_a_try_and_a_walrus_read_as_the_plain_launcher(tmp_path):
                             "        add_kernel[grid](x, y, output, n_elements, BLOCK_SIZE=128)\n    add_kernel[grid]")
     with pytest.raises(LauncherError, match="a second way to launch"):
         read_launches(write(tmp_path, "second", launching), "add", dims={"n_elements": 1000})
+
+
+def test_a_bit_length_shift_is_the_next_power_of_two(tmp_path):
+    "`1 << (n - 1).bit_length()` for a block size: next_pow2(n) at every size, with n - 1 >= 0 a precondition."
+    text = ADD.replace("BLOCK_SIZE=256)", "BLOCK_SIZE=1 << (n_elements - 1).bit_length())")
+    metas, _ = read_launches(write(tmp_path, "bits", text), "add", dims={"n_elements": 1000})
+    kernel = kernel_from(write(tmp_path, "bits", text), metas[0])
+    for n in (1, 2, 3, 1000, 1024, 1025):
+        assert corpus.resolve(kernel, {"n_elements": n}).values["BLOCK_SIZE"] == 1 << (n - 1).bit_length()
+    assert any(">= 0" in a for a in metas[0]["assume"])

@@ -562,7 +562,27 @@ _ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, 
           ast.RShift: operator.rshift}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #64a4628a
+def _bit_length_shift(self, e, env):
+    """`1 << m.bit_length()`, the power of two above m: next_pow2(m + 1) for every m >= 0, which becomes a precondition;
+    None for any other expression."""
+    call = e.right
+    if not (isinstance(e.op, ast.LShift) and isinstance(e.left, ast.Constant) and e.left.value == 1 and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute) and call.func.attr == 'bit_length' and not call.args and not call.keywords):
+        return None
+    m = self.value(call.func.value, env)
+    if isinstance(m, int) and not isinstance(m, bool):
+        return 1 << m.bit_length()
+    if not isinstance(m, Size):
+        return Unreadable(f"`{ast.unparse(e)[:60]}`, the bit length of {_describe(m)}", e.lineno)
+    condition = f"{size_text(m)} >= 0"
+    if condition not in self.assume:
+        self.assume.append(condition)
+    return size_call('next_pow2', size_op('+', m, 1))
+
 def _binop(self, e, env):
+    shifted = _bit_length_shift(self, e, env)
+    if shifted is not None:
+        return shifted
     a, b = self.value(e.left, env), self.value(e.right, env)
     for v in (a, b):
         if isinstance(v, Unreadable):
