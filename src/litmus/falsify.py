@@ -302,6 +302,9 @@ class Target:
             self.domains[t] = d
         self.float_inputs = [a["name"] for a in kernel.args if a["kind"] == "tensor" and a["role"] in corpus.READ and _float_dtype(a["dtype"])]
         self.index_inputs = [t for t in kernel.inputs if t not in self.float_inputs]
+        tied = kernel.tied_domain if domain is None else {}      # a caller's own domain is numbers, and stays so
+        self.tied = {t: key for t in self.index_inputs for key in dict.fromkeys((t, t.removesuffix("_ptr")))
+                     if key in tied and self.names.get(t) not in self.spec_domain}
         self.sandbox, self.limits, self._reference_box = True, Limits(), None     # a reference function runs in a box
         self._prefetched = {}     # id(case) -> (case, the reference box's answer), asked for beside its launch (TargetedFalsification._execute)
 
@@ -329,6 +332,13 @@ def _read_specs(self: Target, texts: list, raw: dict):
 def spec_domain(self: Target) -> dict:
     "The declared domain of every spec input, over all outputs' specs."
     return {k: v for s in self.specs.values() for k, v in s.domain.items()}
+
+# %% ../../nbs/litmus/12_falsify.ipynb #8cad5dbb
+@patch
+def domain_at(self: Target, name: str, dims: dict) -> tuple:
+    "Input `name`'s (lo, hi) at `dims`: an index tied to dims follows them; any other domain is as declared."
+    key = self.tied.get(name)
+    return corpus.domain_at(self.kernel, dims)[key] if key else self.domains[name]
 
 # %% ../../nbs/litmus/12_falsify.ipynb #672e92be
 _ELEMENTWISE = set(UNARY) | set(BINARY) | {"input", "const", "neg"}
@@ -835,11 +845,7 @@ def make_case(self: TargetedFalsification, kernel, dims, config, dtype, generato
     for t in launch.tensors:
         if t.role not in corpus.READ:
             continue
-        lo, hi = self.target.domains[t.name]
-        tied = kernel.tied_domain        # integer ends tied to dims ([0, 'N - 1']) follow the dims searched
-        key = t.name if t.name in tied else t.name.removesuffix("_ptr")
-        if key in tied and (lo, hi) == corpus.domain_at(kernel)[key]:   # unless the caller gave its own domain
-            lo, hi = corpus.domain_at(kernel, dims)[key]
+        lo, hi = self.target.domain_at(t.name, dims)
         if _float_dtype(t.dtype):
             x = generate(generator, t.shape, lo, hi, dtype_info(t.dtype), rng, variant, self.allow_nonfinite)
             if x is None:
