@@ -119,8 +119,11 @@ def _factors(v) -> list[str]:
     parts.append(text[start:])
     if len(parts) == 1 or not all(size_text(p) == p for p in parts):
         return [text]
-    inner = lambda p: _factors(p[1:-1]) if p.startswith('(') and len(_factors(p[1:-1])) > 1 else [p]
-    return [f for p in parts for f in inner(p)]
+    out = []
+    for p in parts:      # a parenthesised product is its factors ('(4 * m)' -> '4', 'm'); '(n + 1)' is one factor
+        inner = _factors(p[1:-1]) if p.startswith('(') else [p]
+        out += inner if len(inner) > 1 else [p]
+    return out
 
 # %% ../../nbs/litmus/14_launcher.ipynb #a1223f8b
 def size_op(op: str, a, b):
@@ -136,7 +139,7 @@ def size_op(op: str, a, b):
     factors = _factors(a)
     if op == '//' and len(factors) > 1 and size_text(b) in factors:   # (M * N) // N is M: at N = 0 Python raises first
         factors.remove(size_text(b))
-        return Size(" * ".join(factors)) if len(factors) > 1 else Size(factors[0]) if not factors[0].isdigit() else int(factors[0])
+        return size_prod([int(f) if f.isdigit() else Size(f) for f in factors])
     return Size(f"{size_text(a)} {op} {size_text(b)}")
 
 # %% ../../nbs/litmus/14_launcher.ipynb #30afec50
@@ -2637,6 +2640,13 @@ def _worst(out, ref, allowance, dtype) -> tuple:
     return float(ratio[i]), i, float(d[i]), float(np.broadcast_to(allowance, d.shape)[i])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #b6d44dc8
+def _domains_at(kernels, bindings, read, dims) -> dict:
+    "Each drawn buffer's (lo, hi) at `dims` (the declared sizes where `dims` is silent): a tied index follows them."
+    domains = {}
+    for kernel, binding in zip(kernels, bindings):
+        domains.update({binding[name]: ends for name, ends in corpus.domain_at(kernel, dims).items() if binding.get(name) in read})
+    return domains
+
 def _composition(path, metas, sequence, ref, values, params, domain, literal) -> SimpleNamespace:
     """What a composed run needs: the sequence's kernels and each one's binding (argument -> buffer), the buffers,
     the final ones, each drawn parameter's domain, the torch reference of the finals, and the spec it reads as."""
@@ -2645,9 +2655,7 @@ def _composition(path, metas, sequence, ref, values, params, domain, literal) ->
     buffers, ends = buffers_of(metas, sequence, params), finals(metas, sequence)
     read = [key for key, b in buffers.items() if b[2] == "param"
             and any(a.get("from") == key and a["role"] in corpus.READ for i in sequence for a in _tensors(metas[i]))]
-    domains = {}
-    for kernel, binding in zip(kernels, bindings):
-        domains.update({binding[name]: tuple(v) for name, v in kernel.domain.items() if binding.get(name) in read})
+    domains = _domains_at(kernels, bindings, read, {})
     missing = [key for key in read if key not in domains]
     if missing:
         raise ValueError(f"the launcher's inputs {missing} have no declared domain; add e.g. --domain '{missing[0]} in [-1, 1]'")
@@ -2718,7 +2726,8 @@ def _run_cases(setup, plan, certify, budget, seed, limits) -> SimpleNamespace:
             dims, generator = plan[n % len(plan)], COMPOSE_GENERATORS[(n // len(plan)) % len(COMPOSE_GENERATORS)]
             env = corpus.resolve(setup.kernels[0], dims).env
             shapes = {key: tuple(int(corpus.evaluate(s, {**env, **dims})) for s in b[0]) for key, b in setup.buffers.items()}
-            start = _draw(setup.buffers, shapes, setup.domains, generator, np.random.default_rng([seed, n]))
+            start = _draw(setup.buffers, shapes, _domains_at(setup.kernels, setup.bindings, setup.read, dims), generator,
+                          np.random.default_rng([seed, n]))
             ran, answer = exchange([(launches, (dims, start)), (reference, [start[k] for k in setup.read])])
             where = f"the launches at {dims} on inputs drawn by {generator!r} (seed [{seed}, {n}])"
             if not answer.ok:
