@@ -8,7 +8,7 @@ __all__ = ['MAX_ORDERED', 'MAX_PAIRED', 'INT32_MIN', 'INT32_MAX', 'ALLOCATION_AL
            'size_bound', 'hint_proof']
 
 # %% ../../nbs/litmus/07_prove.ipynb #87a9bb37
-import ast, itertools, math
+import ast, collections, itertools, math
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 from litmus.tritonsource import (Poly, Atom, Cmp, Or, And, Opaque, TRUE, FALSE, conjuncts, make_atom, factor_key, evaluate_poly,
@@ -166,15 +166,18 @@ def _params_le0(self:Prover, q):
         shift[f] = r[0].value()
     out = {}
     for m, c in q.terms.items():
-        # expand prod (lo_f + f') over the monomial's factors
+        # expand the product over the monomial's distinct factors f of (lo_f + f')**k by the binomial theorem: k + 1
+        # terms per factor, where expanding factor by factor makes 2**k (a degree-20 monomial cost a million terms).
+        # A monomial is sorted, so appending each distinct factor in turn keeps every new monomial sorted.
         partial = {(): c}
-        for f in m:
+        for f, k in collections.Counter(m).items():
+            lo = shift[f]
+            powers = range(k + 1) if lo else (k,)   # with lo = 0 only f'**k survives
             nxt = {}
             for mm, cc in partial.items():
-                if shift[f]:
-                    nxt[mm] = nxt.get(mm, 0) + cc * shift[f]
-                k = tuple(sorted(mm + (f,), key=factor_key))
-                nxt[k] = nxt.get(k, 0) + cc
+                for j in powers:
+                    term = mm + (f,) * j
+                    nxt[term] = nxt.get(term, 0) + cc * math.comb(k, j) * lo ** (k - j)
             partial = nxt
         for mm, cc in partial.items():
             out[mm] = out.get(mm, 0) + cc
