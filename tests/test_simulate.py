@@ -547,3 +547,73 @@ def test_libdevice_functions_against_numpy_in_float64(tmp_path):
     for i, (f, fn) in enumerate(list(LIBDEVICE.items()) + [("pow", lambda v: v ** 1.5)]):
         want = np.array([math.erf(v) for v in x64]) if fn is None else fn(x64)
         np.testing.assert_allclose(r.outputs["out_ptr"][16 * i: 16 * i + 16], want, rtol=3e-7, atol=1e-7, err_msg=f)
+
+
+def both_ways(cases, trace=False):
+    """In one box per call: each case run program by program (the oracle) and all at once where it can; per case
+    whether the two Runs agree bit for bit, and why the run of all programs at once fell back ('' when it did not)."""
+    def job(case):
+        k, d, x = case
+        each = simulate.run_model_here(k, d, x, trace=trace, programs="each")
+        auto = simulate.run_model_here(k, d, x, trace=trace)
+        try:
+            simulate.run_model_here(k, d, x, trace=trace, programs="together")
+            fallback = ""
+        except Exception as e:
+            fallback = f"{type(e).__name__}: {e}"
+        return {"same": simulate.same_run(each, auto), "fallback": fallback}
+    outcomes = corpus.boxed(job, cases, corpus.Limits(timeout=120.0))
+    return [o.value if o.ok else {"same": False, "fallback": o.error} for o in outcomes]
+
+
+@pytest.mark.parametrize("trace", [False, True])
+def test_programs_at_once_give_the_per_program_run_on_the_corpus(trace):
+    "Outputs bit for bit, violations in order, barriers and the access trace: every corpus case, answer keys included."
+    cases = corpus_cases()
+    results = both_ways(cases, trace)
+    assert [k.name for (k, _, _), r in zip(cases, results) if not r["same"]] == []
+    together = {k.name for (k, _, _), r in zip(cases, results) if not r["fallback"]}
+    fell = {k.name: r["fallback"] for (k, _, _), r in zip(cases, results) if r["fallback"]}
+    assert {"vadd", "softmax", "layernorm", "matmul"} <= together and len(together) >= 25, fell
+    assert "atomic" in fell["histogram"] and "two programs store" in fell["sum_race"], fell  # programs take turns there
+    assert "one Python value" in fell["softmax_barrier"], fell                              # a barrier behind an `if`
+
+
+def test_programs_at_once_on_the_tutorial_and_real_kernels():
+    "tests/kernels (tutorials, hostile files) and tests/real_kernels, at small dims on normal inputs, traced."
+    here = Path(__file__).parent
+    paths = sorted((here / "kernels").glob("*.py")) + sorted(p for p in (here / "real_kernels").glob("*/*.py"))
+    cases = []
+    for i, path in enumerate(paths):
+        try:
+            k = load(path)
+        except Exception:
+            continue                     # a file the loader refuses is not run at all
+        dims = small_dims(k)
+        cases.append((k, dims, make_inputs(k, dims, {n: {"dist": "normal"} for n in k.inputs}, seed=i)))
+    assert len(cases) >= 70
+    results = both_ways(cases, trace=True)
+    assert [str(k.path) for (k, _, _), r in zip(cases, results) if not r["same"]] == []
+    assert sum(not r["fallback"] for r in results) >= len(cases) // 2   # most of them run all programs at once
+
+
+def test_a_reused_namespace_is_never_one_a_launch_changed(tmp_path):
+    "A kernel that writes into a list literal of its file sees the list as the file wrote it in every launch."
+    k = write_kernel(tmp_path, "counter", """
+        SEEN = [0.0]
+
+        @triton.jit
+        def counter(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+            SEEN[0] = SEEN[0] + 1.0
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < N) + SEEN[0], mask=offs < N)
+        """, {"label": "correct", "why": "test", "dims": {"N": 8}, "grid": ["1"], "args": [
+            {"name": "x_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "in"},
+            {"name": "y_ptr", "kind": "tensor", "dtype": "float32", "shape": ["N"], "role": "out"},
+            {"name": "N", "kind": "scalar", "value": "N"},
+            {"name": "BLOCK", "kind": "constexpr", "value": "8"}]})
+    x = {"x_ptr": np.arange(8, dtype=np.float32)}
+    runs = corpus.boxed(lambda _: {"y": [simulate.run_model_here(k, None, x).outputs["y_ptr"] for _ in range(3)]}, [0])[0]
+    assert runs.ok, runs.error
+    for y in runs.value["y"]:
+        assert np.array_equal(y, np.arange(8) + 1.0)

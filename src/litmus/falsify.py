@@ -707,7 +707,7 @@ def _launch_job(variants: dict, item) -> dict:
     simulate.Memory = _Recording                    # this child's copy of the module only
     run = simulate.run_model_here(kernel, dims, inputs, trace=trace)
     memory = _Recording.last
-    after = {t.name: memory.buffers[t.name].live[t.flat_index()] for t in corpus.resolve(kernel, dims).tensors if t.role == "in"}
+    after = {t.name: memory.buffers[t.name].live[t.flat_index()] for t in simulate._resolved(kernel, dims).tensors if t.role == "in"}
     answer = simulate._answer(run)
     if answer.get("trace") is not None:
         answer["trace"] = [[p, op, arg, np.asarray(offs, np.int64)] for p, op, arg, offs in answer["trace"]]
@@ -741,7 +741,7 @@ def _checked_launch(kernel, dims, outcome: Boxed, launch=None):
                 isinstance(a, np.ndarray) and a.dtype == simulate.NP_DTYPES[inputs[n].dtype] and a.shape == inputs[n].shape
                 for n, a in after.items())):
             outcome, after = Boxed(False, error="malformed result from the box: the inputs after the launch"), {}
-    run = simulate._checked_run(kernel, dims, outcome, "model")
+    run = simulate._checked_run(kernel, dims, outcome, "model", launch=launch)
     if trace is not None and not run.failed:
         run.trace = trace
     return run, after

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/litmus/08_simulate.ipynb #4d71ec99
 from __future__ import annotations
-import ast, itertools, json, math, os, secrets, signal, subprocess, sys, tempfile, time
+import ast, itertools, json, math, os, pickle, secrets, signal, subprocess, sys, tempfile, time, types
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -17,11 +17,12 @@ from litmus.corpus import (Kernel, TensorArg, LIMITS, Limits, Boxed, boxed, reso
                            fuzz_dims, kernels, get, load, triton_names, FAMILIES)
 
 # %% auto #0
-__all__ = ['NP_DTYPES', 'STATE', 'DOT_K_SLICE', 'TL', 'TRITON', 'WAIT_NOTE', 'RACE_NOTE', 'PAD', 'poison', 'Unsupported', 'DType',
-           'np_dtype', 'Block', 'as_block', 'Ptr', 'Buffer', 'Violation', 'Memory', 'BlockPtr', 'philox',
-           'model_bindings', 'model_function', 'Run', 'layout', 'run_model_here', 'run_model', 'triton_available',
-           'backend_for', 'run_interpreter', 'Verdict', 'execute', 'check_many', 'check', 'exposed', 'answer_key_cases',
-           'Outcome', 'condition_a', 'condition_b', 'detection_table']
+__all__ = ['NP_DTYPES', 'STATE', 'DOT_K_SLICE', 'TL', 'TRITON', 'VTL', 'VTRITON', 'WAIT_NOTE', 'PROGRAMS_AT_ONCE', 'RACE_NOTE',
+           'PAD', 'poison', 'Unsupported', 'DType', 'np_dtype', 'Block', 'as_block', 'Ptr', 'Buffer', 'Violation',
+           'Memory', 'BlockPtr', 'philox', 'VBlock', 'VPtr', 'model_bindings', 'model_function', 'Run', 'layout',
+           'run_model_here', 'run_model', 'same_run', 'triton_available', 'backend_for', 'run_interpreter', 'Verdict',
+           'execute', 'check_many', 'check', 'exposed', 'answer_key_cases', 'Outcome', 'condition_a', 'condition_b',
+           'detection_table']
 
 # %% ../../nbs/litmus/08_simulate.ipynb #123a2546
 def poison(offsets, dtype) -> np.ndarray:
@@ -239,6 +240,10 @@ def as_block(x) -> Block:
     return np.asarray(x).view(Block)
 
 # %% ../../nbs/litmus/08_simulate.ipynb #b7d1a0e4
+class _ManyPrograms:
+    "The values of many programs run at once (a later section): a plain block's or pointer's arithmetic defers to theirs."
+    __slots__ = ()
+
 @patch
 def __array_ufunc__(self: Block, ufunc, method, *inputs, **kwargs):
     if method == "__call__" and not kwargs and ufunc not in _TRUNCATING:   # the common case, with no promotion to do
@@ -248,6 +253,8 @@ def __array_ufunc__(self: Block, ufunc, method, *inputs, **kwargs):
             if type(result) is np.ndarray:
                 return result.view(Block)
             return tuple(as_block(r) for r in result) if isinstance(result, tuple) else as_block(result)
+    if any(isinstance(x, _ManyPrograms) for x in inputs):
+        return NotImplemented           # a block of many programs computes it
     if "out" in kwargs:
         raise TypeError("the model never writes into a block in place")
     arrays = _promote(ufunc, inputs)
@@ -265,12 +272,16 @@ class Ptr:
     def __add__(self, other):
         if isinstance(other, Ptr):
             raise TypeError("the model cannot add two pointers")
+        if isinstance(other, _ManyPrograms):       # offsets that differ between programs: a pointer of many programs
+            return VPtr(self.buffer, self.offsets[None]) + other
         off = np.asarray(other)
         if _is_float(off.dtype):
             raise TypeError(f"pointer offset must be an integer block, got {off.dtype}")
         return Ptr(self.buffer, self.offsets + off.astype(np.int64, copy=False))
     __radd__ = __add__
     def __sub__(self, other):
+        if isinstance(other, _ManyPrograms):
+            return VPtr(self.buffer, self.offsets[None]) - other
         return self + (-np.asarray(other).astype(np.int64))
     def __getitem__(self, index):
         return Ptr(self.buffer, self.offsets[index])
@@ -286,27 +297,6 @@ class Ptr:
     type = dtype
     def __repr__(self):
         return f"Ptr({self.buffer.name}, offsets shape {self.offsets.shape})"
-    # Triton's pointer methods: p.load(), p.store(x), p.atomic_add(v), ... are the tl functions
-    def load(self, *args, **kw):
-        return TL.load(self, *args, **kw)
-    def store(self, *args, **kw):
-        return TL.store(self, *args, **kw)
-    def atomic_add(self, *args, **kw):
-        return TL.atomic_add(self, *args, **kw)
-    def atomic_max(self, *args, **kw):
-        return TL.atomic_max(self, *args, **kw)
-    def atomic_min(self, *args, **kw):
-        return TL.atomic_min(self, *args, **kw)
-    def atomic_xchg(self, *args, **kw):
-        return TL.atomic_xchg(self, *args, **kw)
-    def atomic_cas(self, *args, **kw):
-        return TL.atomic_cas(self, *args, **kw)
-    def atomic_and(self, *args, **kw):
-        return TL.atomic_and(self, *args, **kw)
-    def atomic_or(self, *args, **kw):
-        return TL.atomic_or(self, *args, **kw)
-    def atomic_xor(self, *args, **kw):
-        return TL.atomic_xor(self, *args, **kw)
     def broadcast_to(self, *shape):
         shape = _shape(shape[0] if len(shape) == 1 else shape)
         return Ptr(self.buffer, np.broadcast_to(self.offsets, shape).copy())
@@ -316,6 +306,14 @@ class Ptr:
         if name.startswith("__"):
             raise AttributeError(name)
         raise Unsupported(f"the pointer method .{name}() {_kernel_line()}")
+
+def _pointer_method(name):
+    "Triton's pointer methods: p.load(), p.store(x), p.atomic_add(v), ... are the tl functions."
+    return lambda self, *args, **kw: getattr(TL, name)(self, *args, **kw)
+
+for _name in ("load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and",
+              "atomic_or", "atomic_xor"):
+    setattr(Ptr, _name, _pointer_method(_name))
 
 # %% ../../nbs/litmus/08_simulate.ipynb #96337e78
 class Buffer:
@@ -348,12 +346,15 @@ class Memory:
     def __init__(self, buffers: dict):
         self.buffers, self.violations, self.barriers, self.trace = buffers, [], {}, None
         self.program, self.pid = 0, (0, 0, 0)
+        self.programs, self._violation_events, self._trace_events = None, [], []   # many programs at once
 
     def _check(self, op, ptr, active):
         return self._checked(op, ptr.buffer, ptr.offsets[active])[0]
 
     def _checked(self, op, buf, offs):
         "Record the active lanes' offsets `offs` (a trace, violations); which lanes fall outside, and whether any do."
+        if self.programs is not None:    # a plain access inside one program's share of a lifted call: out of turn
+            raise _Devectorise(f"a memory access inside a call taken program by program {_kernel_line()}")
         if self.trace is not None:
             self.trace.append((self.pid, op, buf.name, offs.copy()))
         bad = (offs < 0) | (offs >= buf.span)
@@ -526,17 +527,20 @@ def _dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecis
     after slice in K order. Integers accumulate exactly and wrap to the accumulator's width."""
     out = np_dtype(out_dtype) if out_dtype is not None else (np.asarray(acc).dtype if acc is not None else np.dtype(np.float32))
     a, b = np.asarray(a), np.asarray(b)
-    total = np.zeros((a.shape[0], b.shape[1]), dtype=out) if acc is None else np.asarray(acc).astype(out)
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])   # leading axes: programs
+    total = np.zeros(shape, dtype=out) if acc is None else np.asarray(acc).astype(out)
     if not _is_float(out):
         exact = np.matmul(a.astype(np.int64), b.astype(np.int64))
         return as_block((total.astype(np.int64) + exact).astype(out))
-    for k0 in range(0, a.shape[1], DOT_K_SLICE):
-        part = np.matmul(a[:, k0:k0 + DOT_K_SLICE].astype(np.float64), b[k0:k0 + DOT_K_SLICE].astype(np.float64))
+    for k0 in range(0, a.shape[-1], DOT_K_SLICE):
+        part = np.matmul(a[..., k0:k0 + DOT_K_SLICE].astype(np.float64), b[..., k0:k0 + DOT_K_SLICE, :].astype(np.float64))
         total = (total.astype(np.float64) + part).astype(out)
     return as_block(total)
 
 def _barrier():
     m = _mem()
+    if m.programs is not None:
+        raise _Devectorise(f"a barrier inside a call taken program by program {_kernel_line()}")
     m.barriers[m.pid] = m.barriers.get(m.pid, 0) + 1
 
 # %% ../../nbs/litmus/08_simulate.ipynb #d5f6a98f
@@ -989,26 +993,540 @@ class _Missing:
     def __call__(self, *args, **kw):
         raise Unsupported(f"{self.dotted}(...) {_kernel_line()}: the model does not implement it")
 
+# %% ../../nbs/litmus/08_simulate.ipynb #74d4f299
+class _Devectorise(Exception):
+    """This launch cannot run its programs all at once (a block that differs between programs steers Python's control
+    flow, an atomic, two programs storing one element, ...): it is run again program by program, from a fresh memory."""
+
+class _Programs:
+    """The programs a launch runs at once: their numbers (the per-program loop's order), ids, and the program id
+    along each axis as an int32 column. `step` counts memory operations, the same sequence in every program."""
+    def __init__(self, first: int, pids: list):
+        self.pids, self.count = pids, len(pids)
+        self.number = np.arange(first, first + len(pids), dtype=np.int64)
+        self.columns = [np.array([p[axis] for p in pids], dtype=np.int32) for axis in range(3)]
+        self.step, self.lifting = 0, False
+
+def _programs():
+    programs = _mem().programs
+    if programs is None:
+        raise RuntimeError("a block of many programs outside a launch that runs them at once")
+    return programs
+
+# %% ../../nbs/litmus/08_simulate.ipynb #6304cfe1
+class VBlock(np.lib.mixins.NDArrayOperatorsMixin, _ManyPrograms):
+    """A block whose value differs between the programs run at once: `data[p]` is program p's block. Its operators are
+    numpy's ufuncs, applied with the program axis leading and the same promotion rules as `Block`; anything that would
+    turn it into one Python value (`if`, `range`, `int`) or a plain array is refused with `_Devectorise`."""
+    __slots__ = ("data",)
+    def __init__(self, data):
+        self.data = data
+    @property
+    def shape(self):
+        return self.data.shape[1:]
+    @property
+    def ndim(self):
+        return self.data.ndim - 1
+    @property
+    def dtype(self):
+        return self.data.dtype
+    @property
+    def size(self):
+        return math.prod(self.data.shape[1:])
+    def __len__(self):
+        return self.data.shape[1]
+    def _one_value(self, *_):
+        raise _Devectorise(f"a block that differs between programs is used as one Python value {_kernel_line()}")
+    __bool__ = __index__ = __int__ = __float__ = __iter__ = __array__ = _one_value
+
+# %% ../../nbs/litmus/08_simulate.ipynb #91f313f4
+def _vblock_attribute(self, name):
+    "Every other attribute of a block (numpy's methods, Triton's), taken program by program."
+    if name.startswith("__"):
+        raise AttributeError(name)
+    first = getattr(as_block(self.data[0]), name)
+    if not callable(first):
+        return _stacked([getattr(as_block(d), name) for d in self.data])
+    return lambda *args, **kw: _lift(lambda block, *a, **k: getattr(block, name)(*a, **k), (self,) + args, kw)
+
+VBlock.__getattr__ = _vblock_attribute
+
+# %% ../../nbs/litmus/08_simulate.ipynb #1e3d7f9c
+def _rank(x) -> int:
+    "The rank of a value in one program (the data of a value of many programs carries the program axis besides)."
+    if isinstance(x, _ManyPrograms):
+        return (x.data if type(x) is VBlock else x.offsets).ndim - 1
+    return np.ndim(x)
+
+def _widened(data, rank: int):
+    "Program-axis data with unit axes after the program axis up to `rank`, so numpy broadcasts it as one program would."
+    extra = rank - (data.ndim - 1)
+    return data if extra <= 0 else data.reshape(data.shape[:1] + (1,) * extra + data.shape[1:])
+
+# %% ../../nbs/litmus/08_simulate.ipynb #07475389
+def _aligned(values) -> list:
+    "VBlocks as their data widened to the rank of the widest array among `values`, Blocks as plain arrays, the rest as is."
+    rank = max((_rank(v) for v in values if type(v) is VBlock or isinstance(v, (np.ndarray, np.generic))), default=0)
+    out = []
+    for v in values:
+        if type(v) is VBlock:
+            out.append(_widened(v.data, rank))
+        elif type(v) is Block:
+            out.append(v.view(np.ndarray))
+        else:
+            out.append(v)
+    return out
+
+# %% ../../nbs/litmus/08_simulate.ipynb #53a69d81
+def _ufunc_call(ufunc, inputs):
+    "`ufunc(*inputs)` as `Block.__array_ufunc__` computes it (Triton's promotion, truncating `//` and `%`), on plain arrays."
+    if ufunc not in _TRUNCATING:
+        plain = _unpromoted(ufunc, inputs)
+        if plain is not None:
+            return ufunc(*plain)
+    arrays = _promote(ufunc, inputs)
+    if ufunc in _TRUNCATING:
+        return _TRUNCATING[ufunc](*arrays)
+    return ufunc(*arrays)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #3c9fffb7
+def _as_vblock(result):
+    return tuple(VBlock(np.asarray(r)) for r in result) if isinstance(result, tuple) else VBlock(np.asarray(result))
+
+@patch
+def __array_ufunc__(self: VBlock, ufunc, method, *inputs, **kwargs):
+    if method != "__call__" or kwargs:
+        raise _Devectorise(f"np.{ufunc.__name__}.{method} on a block of many programs {_kernel_line()}")
+    if any(isinstance(x, Ptr) or isinstance(x, _ManyPrograms) and type(x) is not VBlock for x in inputs):
+        return NotImplemented                      # pointer arithmetic: Ptr's and VPtr's own operators
+    return _as_vblock(_ufunc_call(ufunc, _aligned(inputs)))
+
+# %% ../../nbs/litmus/08_simulate.ipynb #75b0e149
+def _in_place(ufunc):
+    "`x += y` on a block is `x = x + y`, as for `Block`: the model never writes into a block."
+    return lambda self, other: ufunc(self, other)
+
+for _name, _ufunc in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+                      "floordiv": np.floor_divide, "mod": np.remainder, "and": np.bitwise_and, "or": np.bitwise_or,
+                      "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift}.items():
+    setattr(VBlock, f"__i{_name}__", _in_place(_ufunc))
+
+# %% ../../nbs/litmus/08_simulate.ipynb #9eaa4f8b
+def _simple_index(index) -> tuple | None:
+    "`index` as a tuple when it only slices, adds axes and picks by Python int (no block index), else None."
+    index = index if isinstance(index, tuple) else (index,)
+    for i in index:
+        if not (i is None or i is Ellipsis or type(i) is int or (type(i) is slice and all(
+                type(s) in (int, type(None)) for s in (i.start, i.stop, i.step)))):
+            return None
+    return index
+
+@patch
+def __getitem__(self: VBlock, index):
+    simple = _simple_index(index)
+    if simple is None:
+        return _lift(lambda block, i: block[i], (self, index), {})
+    return VBlock(self.data[(slice(None),) + simple])
+
+# %% ../../nbs/litmus/08_simulate.ipynb #00014e80
+@patch
+def to(self: VBlock, dtype, bitcast=False, **_):
+    target = np_dtype(dtype)
+    if bitcast and target.itemsize != self.data.dtype.itemsize:
+        return _lift(lambda block: block.to(dtype, bitcast=True), (self,), {})
+    return VBlock(self.data.view(target) if bitcast else self.data.astype(target))
+
+@patch
+def cast(self: VBlock, dtype, fp_downcast_rounding=None, bitcast=False):
+    return self.to(dtype, bitcast=bitcast)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #4be7d22a
+class VPtr(_ManyPrograms):
+    "A pointer block whose offsets differ between the programs run at once: one buffer, `offsets[p]` program p's."
+    __array_ufunc__ = None
+    def __init__(self, buffer, offsets):
+        self.buffer, self.offsets = buffer, offsets
+    def __add__(self, other):
+        if isinstance(other, (Ptr, VPtr)):
+            raise TypeError("the model cannot add two pointers")
+        off = other.data if type(other) is VBlock else np.asarray(other)
+        if _is_float(off.dtype):
+            raise TypeError(f"pointer offset must be an integer block, got {off.dtype}")
+        rank = max(self.offsets.ndim - 1, _rank(other))
+        if type(other) is VBlock:
+            off = _widened(off, rank)
+        return VPtr(self.buffer, _widened(self.offsets, rank) + off.astype(np.int64, copy=False))
+    __radd__ = __add__
+    def __sub__(self, other):
+        if type(other) is VBlock:
+            return self + VBlock(-other.data.astype(np.int64))
+        return self + (-np.asarray(other).astype(np.int64))
+    shape = property(lambda self: self.offsets.shape[1:])
+    dtype = type = property(lambda self: Ptr.dtype.fget(self))
+
+# %% ../../nbs/litmus/08_simulate.ipynb #94c9b703
+@patch
+def __getitem__(self: VPtr, index):
+    simple = _simple_index(index)
+    if simple is None:
+        return _lift(lambda ptr, i: ptr[i], (self, index), {})
+    return VPtr(self.buffer, self.offsets[(slice(None),) + simple])
+
+def _vptr_attribute(self, name):
+    "Triton's pointer methods (`p.load()`, ...) and the model's reshapes, taken program by program."
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name in ("load", "store") or name.startswith("atomic_"):
+        return lambda *args, **kw: getattr(VTL, name)(self, *args, **kw)
+    getattr(Ptr(self.buffer, self.offsets[0]), name)           # an unknown method is Unsupported, as for Ptr
+    return lambda *args, **kw: _lift(lambda ptr, *a, **k: getattr(ptr, name)(*a, **k), (self,) + args, kw)
+
+VPtr.__getattr__ = _vptr_attribute
+
+# %% ../../nbs/litmus/08_simulate.ipynb #4da56c1d
+def _at(value, p: int):
+    "Program p's share of `value` (VBlocks and VPtrs inside tuples and lists too)."
+    kind = type(value)
+    if kind is VBlock:
+        return as_block(value.data[p])
+    if kind is VPtr:
+        return Ptr(value.buffer, value.offsets[p])
+    if kind is tuple or kind is list:
+        return kind(_at(v, p) for v in value)
+    return value
+
+def _varying(value) -> bool:
+    kind = type(value)
+    if kind is VBlock or kind is VPtr:
+        return True
+    return (kind is tuple or kind is list) and any(_varying(v) for v in value)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #0b8c19b1
+_SAME_VALUES = (type(None), bool, int, float, str, range, DType)
+
+def _stacked(results: list):
+    "One value of many programs from each program's: arrays stacked on a program axis, pointers likewise, equal scalars as one."
+    first = results[0]
+    if isinstance(first, Ptr):
+        if all(isinstance(r, Ptr) and r.buffer is first.buffer and r.offsets.shape == first.offsets.shape for r in results):
+            return VPtr(first.buffer, np.stack([r.offsets for r in results]))
+    elif isinstance(first, (np.ndarray, np.generic)):
+        arrays = [np.asarray(r) for r in results if isinstance(r, (np.ndarray, np.generic))]
+        if len(arrays) == len(results) and all(a.shape == arrays[0].shape and a.dtype == arrays[0].dtype for a in arrays):
+            return VBlock(np.stack(arrays))
+    elif type(first) is tuple:
+        if all(type(r) is tuple and len(r) == len(first) for r in results):
+            return tuple(_stacked(list(column)) for column in zip(*results))
+    elif isinstance(first, _SAME_VALUES) and all(type(r) is type(first) and r == first for r in results):
+        return first
+    raise _Devectorise(f"a value that differs between programs and is not a block ({type(first).__name__}) {_kernel_line()}")
+
+# %% ../../nbs/litmus/08_simulate.ipynb #c9a68f8a
+def _lift(fn, args: tuple, kwargs: dict):
+    "`fn` program by program (the per-program model's own code), its answers stacked; it may not touch memory."
+    programs = _programs()
+    was, programs.lifting = programs.lifting, True
+    try:
+        results = [fn(*_at(args, p), **{k: _at(v, p) for k, v in kwargs.items()}) for p in range(programs.count)]
+    finally:
+        programs.lifting = was
+    return _stacked(results)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #79e0dce9
+def _vector_lanes(programs, ptr, mask):
+    "(offsets, active lanes), both with the program axis leading and broadcast to every program, as `_lanes` per program."
+    if type(ptr) is VPtr:
+        offsets = ptr.offsets
+    elif isinstance(ptr, Ptr):
+        offsets = ptr.offsets[None]
+    else:
+        raise _Devectorise(f"a load or store through {type(ptr).__name__} {_kernel_line()}")
+    if mask is None:
+        return np.broadcast_to(offsets, (programs.count,) + offsets.shape[1:]), None
+    active = mask.data.astype(bool) if type(mask) is VBlock else np.asarray(mask, dtype=bool)[None]
+    rank = max(offsets.ndim, active.ndim) - 1
+    offsets, active = np.broadcast_arrays(_widened(offsets, rank), _widened(active, rank))
+    shape = (programs.count,) + offsets.shape[1:]
+    return np.broadcast_to(offsets, shape), np.broadcast_to(active, shape)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #08b22446
+def _lane_programs(programs, shape, active):
+    "Each active lane's index among the programs, in row-major order of (program, lane)."
+    index = np.broadcast_to(np.arange(programs.count).reshape((-1,) + (1,) * (len(shape) - 1)), shape)
+    return index.reshape(-1) if active is None else index[active]
+
+# %% ../../nbs/litmus/08_simulate.ipynb #a7a6d174
+@patch
+def _vector_checked(self: Memory, op, buf, offs, lanes):
+    """`_checked` for every program at once: trace entries and violations are kept with (program number, step), so
+    that `_settle` lists them in the per-program loop's order."""
+    programs = self.programs
+    step, programs.step = programs.step, programs.step + 1
+    if self.trace is not None:
+        ends = np.searchsorted(lanes, np.arange(programs.count), side="right")
+        starts = np.concatenate([[0], ends[:-1]])
+        for p in range(programs.count):
+            self._trace_events.append(((programs.number[p], step), (programs.pids[p], op, buf.name, offs[starts[p]:ends[p]].copy())))
+    bad = (offs < 0) | (offs >= buf.span)
+    any_bad = bool(bad.any())
+    if any_bad:
+        who, where = lanes[bad], offs[bad]
+        found, first, count = np.unique(who, return_index=True, return_counts=True)
+        for p, f, n in zip(found.tolist(), first.tolist(), count.tolist()):
+            violation = Violation(op, buf.name, int(where[f]), programs.pids[p], int(n))
+            self._violation_events.append(((programs.number[p], step), violation))
+    return bad, any_bad
+
+# %% ../../nbs/litmus/08_simulate.ipynb #1489f91d
+@patch
+def _settle(self: Memory):
+    "The violations and trace of a launch run all at once, in program order (at most 1000 violations, as per program)."
+    by_order = lambda event: event[0]
+    self.violations.extend(v for _, v in sorted(self._violation_events, key=by_order)[:1000])
+    if self.trace is not None:
+        self.trace.extend(entry for _, entry in sorted(self._trace_events, key=by_order))
+
+# %% ../../nbs/litmus/08_simulate.ipynb #5267954b
+@patch
+def vector_load(self: Memory, ptr, mask, other):
+    "`load` for every program at once: a program sees its own stores and the launch's memory, as in `load`."
+    programs = self.programs
+    offs, active = _vector_lanes(programs, ptr, mask)
+    buf = ptr.buffer
+    out = np.zeros(offs.shape, dtype=buf.dtype)
+    if other is not None:
+        fill = _widened(other.data, offs.ndim - 1) if type(other) is VBlock else np.asarray(other)
+        fill = fill.astype(buf.dtype)
+        out[...] = fill if fill.ndim == 0 else np.broadcast_to(fill, offs.shape)
+    lanes = _lane_programs(programs, offs.shape, active)
+    active_offsets = offs.reshape(-1) if active is None else offs[active]
+    bad, any_bad = self._vector_checked("load", buf, active_offsets, lanes)
+    inside = ~bad
+    inside_offsets = active_offsets[inside] if any_bad else active_offsets
+    if buf.stored:
+        own = programs.number[lanes[inside] if any_bad else lanes]
+        mine = buf.writer[inside_offsets] == own
+        seen = np.where(mine, buf.live[inside_offsets], buf.at_launch[inside_offsets])
+    else:
+        seen = buf.at_launch[inside_offsets]
+    if any_bad:
+        values = poison(active_offsets, buf.dtype)
+        values[inside] = seen
+    else:
+        values = seen
+    if active is None:
+        out = values.reshape(offs.shape)
+    else:
+        out[active] = values
+    return VBlock(out)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #3f97dc61
+@patch
+def vector_store(self: Memory, ptr, value, mask):
+    """`store` for every program at once. Only for stores no two programs share: an element that another program
+    stored (now or before) makes the launch run program by program, where the later program's store wins."""
+    programs = self.programs
+    offs, active = _vector_lanes(programs, ptr, mask)
+    buf = ptr.buffer
+    value = _widened(value.data, offs.ndim - 1) if type(value) is VBlock else np.asarray(value)
+    values = np.broadcast_to(value, offs.shape).astype(buf.dtype)
+    values = values.reshape(-1) if active is None else values[active]
+    lanes = _lane_programs(programs, offs.shape, active)
+    active_offsets = offs.reshape(-1) if active is None else offs[active]
+    bad, any_bad = self._vector_checked("store", buf, active_offsets, lanes)
+    inside = ~bad
+    inside_offsets = active_offsets[inside] if any_bad else active_offsets
+    own = programs.number[lanes[inside] if any_bad else lanes]
+    earlier = buf.writer[inside_offsets]
+    if ((earlier != -1) & (earlier != own)).any() or _shared(inside_offsets, own):
+        raise _Devectorise(f"two programs store one element of {buf.name} {_kernel_line()}")
+    buf.live[inside_offsets] = values[inside] if any_bad else values
+    buf.writer[inside_offsets] = own
+    buf.stored = True
+
+# %% ../../nbs/litmus/08_simulate.ipynb #ac6c6193
+def _shared(offsets, owners) -> bool:
+    "Whether two lanes of different programs hold one offset."
+    if offsets.size < 2 or owners[0] == owners[-1]:
+        return False
+    order = np.argsort(offsets, kind="stable")
+    offsets, owners = offsets[order], owners[order]
+    return bool(((offsets[1:] == offsets[:-1]) & (owners[1:] != owners[:-1])).any())
+
+# %% ../../nbs/litmus/08_simulate.ipynb #7350e513
+def _vector_program_id(axis):
+    return VBlock(_programs().columns[int(axis)])
+
+def _vector_load(pointer, mask=None, other=None, boundary_check=(), padding_option="", **_):
+    if isinstance(pointer, BlockPtr):
+        ptr, inside = pointer.lanes(boundary_check)
+        values = _mem().vector_load(ptr, inside, None).data
+        return VBlock(np.where(inside, values, _padding(padding_option, values.dtype, ptr.offsets)))
+    if boundary_check or padding_option:
+        raise _Devectorise("tl.load with boundary_check or padding_option and no block pointer")
+    return _mem().vector_load(pointer, mask, other)
+
+def _vector_store(pointer, value, mask=None, boundary_check=(), **_):
+    if isinstance(pointer, BlockPtr):
+        ptr, inside = pointer.lanes(boundary_check)
+        value = _widened(value.data, len(ptr.shape)) if type(value) is VBlock else np.asarray(value)
+        return _mem().vector_store(ptr, VBlock(np.broadcast_to(value, (_programs().count,) + ptr.shape)), inside)
+    if boundary_check:
+        raise _Devectorise("tl.store with boundary_check and no block pointer")
+    _mem().vector_store(pointer, value, mask)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #7d0ebb37
+def _vector_barrier():
+    memory = _mem()
+    for pid in _programs().pids:
+        memory.barriers[pid] += 1
+
+def _vector_atomic(*_, **__):
+    raise _Devectorise(f"an atomic, whose programs take turns {_kernel_line()}")
+
+# %% ../../nbs/litmus/08_simulate.ipynb #6b0563b3
+def _axis(x, axis) -> int:
+    "A logical axis of `x` as an axis of its data (the program axis first); out of range: run program by program."
+    axis, rank = int(axis), x.ndim
+    if not -rank <= axis < rank:
+        raise _Devectorise(f"axis {axis} of a rank-{rank} block {_kernel_line()}")
+    return axis + 1 if axis >= 0 else axis
+
+# %% ../../nbs/litmus/08_simulate.ipynb #bcfc6625
+def _vector_reduction(name, fn):
+    "`tl.sum`/`max`/`min`/`argmax`/`argmin` along one axis for every program at once (any other form: program by program)."
+    original = getattr(TL, name)
+    def method(x, axis=None, *args, **kw):
+        if type(x) is not VBlock or axis is None or args or kw.get("dtype") is not None or kw.get("return_indices"):
+            return _lifted_or_plain(original, (x, axis) + args, kw)
+        keep = bool(kw.get("keep_dims", False))
+        physical = _axis(x, axis)
+        if fn is None:      # argmax / argmin
+            arg = np.argmax if name == "argmax" else np.argmin
+            return VBlock(arg(x.data, axis=physical, keepdims=keep).astype(np.int32))
+        return VBlock(np.asarray(_reduce(fn, x.data, physical, keep)))
+    return method
+
+def _lifted_or_plain(fn, args, kwargs):
+    if _varying(args) or _varying(tuple(kwargs.values())):
+        return _lift(fn, args, kwargs)
+    return fn(*args, **kwargs)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #62216719
+def _vector_dot(a, b, acc=None, **kw):
+    "`tl.dot` for every program at once: the same slices of K, with the program axis leading (2-D blocks only)."
+    if not all(_rank(v) == 2 for v in (a, b) if v is not None) or (acc is not None and _rank(acc) != 2):
+        return _lifted_or_plain(TL.dot, (a, b, acc), kw)
+    a, b, acc = (v.data if type(v) is VBlock else v for v in (a, b, acc))
+    return _as_vblock(_dot(a, b, acc, **kw))
+
+# %% ../../nbs/litmus/08_simulate.ipynb #a43c8fce
+def _elementwise(fn):
+    "A tl function that acts lane by lane: the programs' blocks go in stacked, aligned as numpy broadcasts them."
+    def method(*args, **kw):
+        if not _varying(args) and not _varying(tuple(kw.values())):
+            return fn(*args, **kw)
+        if any(type(v) is VPtr or isinstance(v, Ptr) for v in args + tuple(kw.values())):
+            return _lift(fn, args, kw)
+        names = list(kw)
+        plain = _aligned(list(args) + [kw[n] for n in names])
+        plain = [as_block(v) if isinstance(v, np.ndarray) else v for v in plain]
+        result = fn(*plain[:len(args)], **dict(zip(names, plain[len(args):])))
+        count = _programs().count
+        if any(np.ndim(r) == 0 or np.shape(r)[0] != count for r in (result if isinstance(result, tuple) else (result,))):
+            raise _Devectorise(f"tl.{fn.__name__} gave a value without the program axis {_kernel_line()}")
+        return _as_vblock(result)
+    return method
+
+# %% ../../nbs/litmus/08_simulate.ipynb #bdf5689f
+_ELEMENTWISE = (set(_UNARY) | set(_BINARY) | set(_MORE_UNARY) | {
+    "isnan", "isinf", "signbit", "isfinited", "isinfd", "isnand", "finitef", "add_rn", "sub_rn", "mul_rn", "fma_rn",
+    "abs", "maximum", "minimum", "clamp", "where", "fdiv", "div_rn", "fma", "cdiv", "umulhi", "to_tensor",
+    "multiple_of", "max_contiguous", "max_constancy", "zeros_like", "full_like", "rand", "randint"})
+
+def _vector_methods() -> dict:
+    "tl name -> its form for many programs at once; any other tl function given such a block runs program by program."
+    table = {name: _elementwise(getattr(TL, name)) for name in _ELEMENTWISE}
+    table.update({name: _vector_reduction(name, fn) for name, fn in
+                  {"sum": np.sum, "max": np.max, "min": np.min, "argmax": None, "argmin": None}.items()})
+    table.update(program_id=_vector_program_id, load=_vector_load, store=_vector_store, debug_barrier=_vector_barrier,
+                 dot=_vector_dot, cast=lambda x, dtype, bitcast=False, **kw: (
+                     x.to(dtype, bitcast=bitcast) if type(x) is VBlock else TL.cast(x, dtype, bitcast=bitcast, **kw)))
+    table.update({name: _vector_atomic for name in ("atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
+                                                   "atomic_and", "atomic_or", "atomic_xor", "atomic_cas")})
+    return table
+
+# %% ../../nbs/litmus/08_simulate.ipynb #ddc3d42c
+def _vector_call(name, fn, vector):
+    def call(*args, **kwargs):
+        programs = STATE.memory.programs if STATE.memory is not None else None
+        if programs is None or programs.lifting:     # outside the programs' run, or inside one program's share of it
+            return fn(*args, **kwargs)
+        if vector is not None:
+            return vector(*args, **kwargs)
+        return _lifted_or_plain(fn, args, kwargs)
+    call.__name__ = name
+    return call
+
+# %% ../../nbs/litmus/08_simulate.ipynb #1e4091d8
+class _VectorTL:
+    "The model's `tl` for a launch that runs its programs at once: each function in its form for many programs."
+    def __init__(self):
+        self._methods = None
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "_methods":
+            raise AttributeError(name)
+        value = getattr(TL, name)
+        if self._methods is None:
+            self._methods = _vector_methods()
+        if value is TL:
+            wrapped = self
+        elif name == "extra":
+            wrapped = _VectorExtra()
+        elif callable(value) and not isinstance(value, DType):
+            wrapped = _vector_call(name, value, self._methods.get(name))
+        else:
+            wrapped = value
+        self.__dict__[name] = wrapped
+        return wrapped
+
+# %% ../../nbs/litmus/08_simulate.ipynb #7b546a62
+class _VectorExtra:
+    "`tl.extra` for many programs at once: each vendor's libdevice is `VTL`."
+    libdevice = property(lambda self: VTL)
+    cuda = property(lambda self: self)
+    hip = property(lambda self: self)
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(_Extra(), name)       # Unsupported, naming what was asked for
+
+class _VectorTriton(_Triton):
+    language = property(lambda self: VTL)
+
+VTL, VTRITON = _VectorTL(), _VectorTriton()
+
 # %% ../../nbs/litmus/08_simulate.ipynb #4b408996
-def model_bindings(kernel: Kernel) -> dict:
-    "Name -> the model's object, for each name the file's triton imports bind."
-    known = {"triton": TRITON, "triton.language": TL, "triton.language.math": TL, "triton.language.core": TL,
-             "triton.language.extra.libdevice": TL, "triton.language.extra.cuda.libdevice": TL}
+def model_bindings(kernel: Kernel, together: bool = False) -> dict:
+    "Name -> the model's object, for each name the file's triton imports bind (`together`: the model of many programs)."
+    tl, triton = (VTL, VTRITON) if together else (TL, TRITON)
+    known = {"triton": triton, "triton.language": tl, "triton.language.math": tl, "triton.language.core": tl,
+             "triton.language.extra.libdevice": tl, "triton.language.extra.cuda.libdevice": tl}
     out = {}
     for name, dotted in triton_names(kernel.module_ast).items():
         parent, _, attr = dotted.rpartition(".")
         if dotted in known:
             out[name] = known[dotted]
         elif parent == "triton" and attr in ("jit", "cdiv", "next_power_of_2"):
-            out[name] = getattr(TRITON, attr)
+            out[name] = getattr(triton, attr)
         elif parent in ("triton.language", "triton.language.math") and attr in dir(TL):
-            out[name] = getattr(TL, attr)
+            out[name] = getattr(tl, attr)
         elif parent.startswith("triton.language.extra") and attr == "libdevice":
-            out[name] = TL
+            out[name] = tl
         else:
             out[name] = _Missing(dotted)
     for name, function in math_functions(kernel.module_ast).items():  # `from ...libdevice import tanh`, try-wrapped too
-        out[name] = getattr(TL, function) if function in dir(TL) else _Missing(f"triton.language.math.{function}")
+        out[name] = getattr(tl, function) if function in dir(TL) else _Missing(f"triton.language.math.{function}")
     return out
 
 # %% ../../nbs/litmus/08_simulate.ipynb #e4fad44c
@@ -1023,10 +1541,52 @@ class _Extra:
         raise Unsupported(f"tl.extra.{name} {_kernel_line()}: the model implements tl.extra's libdevice only")
 
 # %% ../../nbs/litmus/08_simulate.ipynb #8582fdae
-def model_function(kernel: Kernel):
-    "The kernel's Python function with `tl` bound to the numpy model. Executes the file's jit functions: only inside a box."
-    namespace = kernel_module(kernel, {"__litmus_boolop__": _boolop, **model_bindings(kernel)})
-    return function_from(namespace, kernel, kernel.fn_name)
+_NAMESPACES: dict = {}   # (id(kernel), together) -> the kernel, its function, and the namespace as it was built
+
+def _namespace_state(namespace: dict, bound) -> bytes | None:
+    "The bytes of everything a launch could change in place: each literal, each function's defaults and attributes."
+    state = []
+    for name, value in namespace.items():
+        if name in bound:
+            continue
+        if isinstance(value, types.FunctionType):
+            state.append((name, value.__defaults__, value.__kwdefaults__, value.__dict__))
+        else:
+            state.append((name, value))
+    try:
+        return pickle.dumps(state, protocol=5)
+    except Exception:        # something that does not pickle: the namespace is built afresh for every launch
+        return None
+
+# %% ../../nbs/litmus/08_simulate.ipynb #1cd604f1
+def _untouched(entry) -> bool:
+    "Whether the namespace is as it was built: every name holds the same object (and code), every value the same bytes."
+    kernel, fn, namespace, objects, codes, bound, state = entry
+    if namespace.keys() != objects.keys() or any(namespace[k] is not v for k, v in objects.items()):
+        return False
+    if any(objects[k].__code__ is not code for k, code in codes.items()):
+        return False
+    return _namespace_state(namespace, bound) == state
+
+# %% ../../nbs/litmus/08_simulate.ipynb #1ebd7eb2
+def model_function(kernel: Kernel, together: bool = False):
+    """The kernel's Python function with `tl` bound to the numpy model (`together`: the model of many programs at once).
+    Executes the file's jit functions: only inside a box. Building the namespace deep-copies the file's literals, a
+    large share of a small launch, so a launch reuses the last one's namespace when nothing in it changed."""
+    key = (id(kernel), together)
+    entry = _NAMESPACES.get(key)
+    if entry is not None and entry[0] is kernel and _untouched(entry):
+        return entry[1]
+    bindings = {"__litmus_boolop__": _boolop, **model_bindings(kernel, together)}
+    namespace = kernel_module(kernel, bindings)
+    fn = function_from(namespace, kernel, kernel.fn_name)
+    state = _namespace_state(namespace, bindings)
+    if len(_NAMESPACES) > 64:
+        _NAMESPACES.clear()
+    if state is not None:
+        codes = {k: v.__code__ for k, v in namespace.items() if isinstance(v, types.FunctionType)}
+        _NAMESPACES[key] = (kernel, fn, namespace, dict(namespace), codes, set(bindings), state)
+    return fn
 
 # %% ../../nbs/litmus/08_simulate.ipynb #84c1d40c
 @dataclass
@@ -1095,24 +1655,43 @@ def _scalar(v):
         return v
     return as_block(np.int32(v) if -2**31 <= v < 2**31 else np.int64(v))
 
-# %% ../../nbs/litmus/08_simulate.ipynb #40862820
-def run_model_here(kernel: Kernel, dims: dict | None = None, inputs: dict | None = None, trace: bool = False) -> Run:
-    """Run `kernel` at `dims` on `inputs` (logical arrays by argument name; missing inputs are zeros) in the numpy model,
-    in this process. It executes the kernel file's code: call it only inside a box (`run_model` does)."""
-    launch = resolve(kernel, dims)
-    inputs = inputs or {}
-    memory = Memory({t.name: Buffer(t.name, NP_DTYPES[t.dtype], layout(t, inputs.get(t.name, np.zeros(t.shape) if t.role == "in" else None)))
-                     for t in launch.tensors})
+# %% ../../nbs/litmus/08_simulate.ipynb #c3f90762
+_LAUNCHES: dict = {}     # (id(kernel), dims) -> the kernel and its resolved launch
+
+def _resolved(kernel: Kernel, dims):
+    "`resolve(kernel, dims)`, remembered: a search launches the same few shapes many times."
+    key = (id(kernel), None if dims is None else tuple(sorted(dims.items())))
+    entry = _LAUNCHES.get(key)
+    if entry is None or entry[0] is not kernel:
+        if len(_LAUNCHES) > 256:
+            _LAUNCHES.clear()
+        entry = _LAUNCHES[key] = (kernel, resolve(kernel, dims))
+    return entry[1]
+
+# %% ../../nbs/litmus/08_simulate.ipynb #e2d13514
+def _launch_memory(launch, inputs: dict) -> Memory:
+    "A fresh memory for one launch: each tensor argument laid out (missing inputs are zeros)."
+    return Memory({t.name: Buffer(t.name, NP_DTYPES[t.dtype], layout(t, inputs.get(t.name, np.zeros(t.shape) if t.role == "in" else None)))
+                   for t in launch.tensors})
+
+def _launch_args(kernel: Kernel, launch, memory: Memory) -> list:
+    "The kernel's arguments: a pointer to each tensor's buffer, each scalar as Triton passes it, constexprs as they are."
     scalars = {a["name"] for a in kernel.args if a["kind"] == "scalar"}
-    args = [Ptr(memory.buffers[n], 0) if isinstance(v, TensorArg) else _scalar(v) if n in scalars else v for n, v in launch.values.items()]
-    run = Run(kernel.name, "model", launch.dims)
+    return [Ptr(memory.buffers[n], 0) if isinstance(v, TensorArg) else _scalar(v) if n in scalars else v
+            for n, v in launch.values.items()]
+
+# %% ../../nbs/litmus/08_simulate.ipynb #feb29ba1
+def _run_each(kernel: Kernel, launch, inputs: dict, run: Run, trace: bool, grid: tuple) -> Memory:
+    "The launch program after program, in row-major order of the grid; an error or refusal goes into `run`."
+    memory = _launch_memory(launch, inputs)
+    args = _launch_args(kernel, launch, memory)
     if trace:
         memory.trace = run.trace = []
-    STATE.memory, STATE.grid, STATE.path = memory, launch.grid + (1,) * (3 - len(launch.grid)), str(kernel.path)
+    STATE.memory, STATE.grid, STATE.path = memory, grid, str(kernel.path)
     try:
         fn = model_function(kernel)
         with np.errstate(all="ignore"):
-            for program, pid in enumerate(itertools.product(*(range(g) for g in STATE.grid))):
+            for program, pid in enumerate(itertools.product(*(range(g) for g in grid))):
                 memory.program, memory.pid = program, pid
                 memory.barriers.setdefault(pid, 0)
                 fn(*args)
@@ -1122,6 +1701,57 @@ def run_model_here(kernel: Kernel, dims: dict | None = None, inputs: dict | None
         run.error = f"{type(e).__name__}: {str(e)[:1000]}"
     finally:
         STATE.memory, STATE.path = None, ""
+    return memory
+
+# %% ../../nbs/litmus/08_simulate.ipynb #42a64c66
+PROGRAMS_AT_ONCE = 128   # programs run together in one pass of the kernel body (a larger grid takes several passes)
+
+def _run_together(kernel, launch, inputs, trace, grid) -> Memory:
+    """The launch with its programs `PROGRAMS_AT_ONCE` at a time, each pass one run of the kernel's body on blocks
+    with a program axis. Raises `_Devectorise` (or what the kernel raised): the caller then runs it program by program."""
+    memory = _launch_memory(launch, inputs)
+    if trace:
+        memory.trace = []
+    args = _launch_args(kernel, launch, memory)
+    STATE.memory, STATE.grid, STATE.path = memory, grid, str(kernel.path)
+    pids = list(itertools.product(*(range(g) for g in grid)))
+    try:
+        fn = model_function(kernel, together=True)
+        for pid in pids:
+            memory.barriers[pid] = 0
+        with np.errstate(all="ignore"):
+            for start in range(0, len(pids), PROGRAMS_AT_ONCE):
+                memory.programs = _Programs(start, pids[start:start + PROGRAMS_AT_ONCE])
+                fn(*args)
+    finally:
+        memory.programs = None
+        STATE.memory, STATE.path = None, ""
+    memory._settle()
+    return memory
+
+# %% ../../nbs/litmus/08_simulate.ipynb #40862820
+def run_model_here(kernel: Kernel, dims: dict | None = None, inputs: dict | None = None, trace: bool = False,
+                   programs: str = "auto") -> Run:
+    """Run `kernel` at `dims` on `inputs` (logical arrays by argument name; missing inputs are zeros) in the numpy model,
+    in this process. It executes the kernel file's code: call it only inside a box (`run_model` does). `programs`:
+    'auto' runs the programs at once where the kernel allows it (the same Run), 'each' one after another, 'together'
+    at once or raise `_Devectorise` (for tests)."""
+    if programs not in ("auto", "each", "together"):
+        raise ValueError(f"programs must be 'auto', 'each' or 'together', got {programs!r}")
+    launch = _resolved(kernel, dims)
+    inputs = inputs or {}
+    grid = launch.grid + (1,) * (3 - len(launch.grid))
+    run = Run(kernel.name, "model", dict(launch.dims))
+    memory = None
+    if programs == "together" or (programs == "auto" and math.prod(grid) > 1):
+        try:
+            memory = _run_together(kernel, launch, inputs, trace, grid)
+            run.trace = memory.trace
+        except Exception:
+            if programs == "together":
+                raise
+    if memory is None:
+        memory = _run_each(kernel, launch, inputs, run, trace, grid)
     run.violations, run.barriers = memory.violations, memory.barriers
     for t in launch.tensors:
         if t.role != "in":
@@ -1143,8 +1773,8 @@ def _int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 # %% ../../nbs/litmus/08_simulate.ipynb #37960462
-def _checked_run(kernel: Kernel, dims, outcome: Boxed, backend: str, note: str = "") -> Run:
-    launch = resolve(kernel, dims)
+def _checked_run(kernel: Kernel, dims, outcome: Boxed, backend: str, note: str = "", launch=None) -> Run:
+    launch = launch or resolve(kernel, dims)
     run = Run(kernel.name, backend, launch.dims, note=note)
     if not outcome.ok:
         run.error, run.timed_out = outcome.error, outcome.timed_out
@@ -1199,11 +1829,11 @@ def _check_inputs(kernel: Kernel, dims, inputs) -> None:
 
 # %% ../../nbs/litmus/08_simulate.ipynb #905742ab
 def run_model(kernel: Kernel, dims: dict | None = None, inputs: dict | None = None, trace: bool = False,
-              limits: Limits | None = None) -> Run:
+              limits: Limits | None = None, programs: str = "auto") -> Run:
     """Run `kernel` at `dims` on `inputs` in the numpy model, inside a box (`limits`: wall clock, memory, CPU).
     `trace=True` keeps every access as (program id, op, argument, element offsets) in `Run.trace`."""
     _check_inputs(kernel, dims, inputs)
-    outcome = boxed(lambda case: _answer(run_model_here(*case)), [(kernel, dims, inputs, trace)], limits)[0]
+    outcome = boxed(lambda case: _answer(run_model_here(*case)), [(kernel, dims, inputs, trace, programs)], limits)[0]
     return _checked_run(kernel, dims, outcome, "model")
 
 # %% ../../nbs/litmus/08_simulate.ipynb #f83e8c5a
@@ -1218,6 +1848,17 @@ def _run_models(cases: list, limits: Limits | None = None) -> list[Run]:
         for i, outcome in zip(indices, outcomes):
             runs[i] = _checked_run(cases[i][0], cases[i][1], outcome, "model")
     return runs
+
+# %% ../../nbs/litmus/08_simulate.ipynb #e64e8d4b
+def same_run(a: Run, b: Run) -> bool:
+    "Two runs agree bit for bit: outputs (bytes, dtype, shape), violations in order, barrier counts, trace, errors."
+    outputs = sorted(a.outputs) == sorted(b.outputs) and all(
+        a.outputs[n].dtype == b.outputs[n].dtype and a.outputs[n].shape == b.outputs[n].shape
+        and a.outputs[n].tobytes() == b.outputs[n].tobytes() for n in a.outputs)
+    trace = (a.trace is None) == (b.trace is None) and (a.trace is None or len(a.trace) == len(b.trace) and all(
+        s[:3] == t[:3] and np.array_equal(s[3], t[3]) for s, t in zip(a.trace, b.trace)))
+    return (outputs and trace and a.violations == b.violations and list(a.barriers.items()) == list(b.barriers.items())
+            and (a.error, a.unsupported) == (b.error, b.unsupported))
 
 # %% ../../nbs/litmus/08_simulate.ipynb #7b52ab97
 RACE_NOTE = "interpreter: programs run one after another, so races cannot show"
