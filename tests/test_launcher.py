@@ -4,7 +4,7 @@ Held to oracles above the reader: Triton's interpreter running the file's own la
 compute what the real launch computes), the hand-written LITMUS literals of the real-kernel suite (the same
 verdicts), and the trust rules (nothing in a launcher runs; a launcher whose defaults or decorators would run code
 is refused). Cheap by default; the whole real-kernel comparison is marked long."""
-import json, os, subprocess, sys, textwrap
+import json, os, re, subprocess, sys, textwrap
 from pathlib import Path
 import numpy as np
 import pytest
@@ -92,7 +92,36 @@ def batched(x):
     return y.view(B, M, N).squeeze(0)
 '''
 
+UNTYPED = HEAD + '''
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2 + 1, mask=offs < n)
+
+
+def _launch(x, out):
+    n = x.numel()
+    if n == 0:
+        return out
+    scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64)
+    return out
+
+
+def scaled(input):
+    x = input
+    if not x.is_contiguous():
+        x = x.contiguous()
+    if not isinstance(x, torch.Tensor) or x.is_complex():
+        raise TypeError("a real tensor")
+    if not x.is_floating_point():
+        x = x.float()
+    out = torch.empty_like(x)
+    return _launch(x, out)
+'''
+
 CASES = [("softmax", EXAMPLE_LAUNCHER, "softmax", {"x": ["M", "N"]}, {"M": 5, "N": 300}, "output_ptr"),
+         ("scaled", UNTYPED, "scaled", {"input": ["M", "N"]}, {"M": 3, "N": 50}, "y_ptr"),
          ("add", ADD, "add", {"x": ["N"], "y": ["N"]}, {"N": 1000}, "output_ptr"),
          ("copy_rows", COPY_ROWS, "transposed", {"x": ["A", "B"]}, {"A": 7, "B": 33}, "y_ptr"),
          ("copy_rows", COPY_ROWS, "permuted", {"x": ["A", "B"]}, {"A": 5, "B": 70}, "y_ptr"),
@@ -101,7 +130,8 @@ CASES = [("softmax", EXAMPLE_LAUNCHER, "softmax", {"x": ["M", "N"]}, {"M": 5, "N
 
 def test_derived_launch_computes_what_the_launcher_computes(tmp_path):
     """Triton's interpreter runs each file's own launcher; the model runs the derived launch; the outputs agree (views:
-    a transpose passed with its strides, a packed copy of a permute, an unsqueeze decided by the rank, size=)."""
+    a transpose passed with its strides, a packed copy of a permute, an unsqueeze decided by the rank, size=; a
+    parameter known as a tensor only through an alias and the helper that launches, isinstance and dtype tests)."""
     rng, jobs, derived = np.random.default_rng(0), [], []
     for name, text, entry, shapes, dims, out in CASES:
         path = write(tmp_path, name, text)
@@ -155,7 +185,7 @@ def test_the_file_cannot_choose_the_exit_code_on_the_launcher_path(tmp_path, cap
     ("softmax_kernel[(n_rows,)]", "softmax_kernel[(int(x.sum().item()),)]", "grid"),
     ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    while n_rows > 1:\n        n_rows = n_rows // 2\n", "while"),
     ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    if x.max() > 64:\n        softmax_kernel[(1,)](y, x, 0, 0, n_cols, BLOCK_SIZE=BLOCK_SIZE)\n", "condition"),
-    ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    if n_rows > 64 or n_cols > 64:\n        return y\n", "condition"),
+    ("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)\n    if n_rows > 64 or x.max() > 64:\n        return y\n", "condition"),
     ("x.stride(0), y.stride(0)", "x.stride(0), numpy.float32(2)", "args"),
 ])
 def test_unreadable_launchers_are_usage_errors(tmp_path, capsys, old, new, missing):
@@ -479,6 +509,90 @@ def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 def paths_of(tmp_path, body, shapes=None, dims=None):
     metas, notes = read_launches(write(tmp_path, "paths", COPY + body), "f", parse_shapes(shapes) if shapes else None, dims)
     return metas, notes
+
+
+@pytest.mark.parametrize("body,says", [
+    ("""
+def f(x):
+    y = torch.empty_like(x)
+    n = x.numel()
+    for start in range(0, n, 1024):
+        copy[(4,)](x, y, n, BLOCK=256)
+    return y
+""", r"line \d+: .*inside the loop `for start in range\(0, n, 1024\)` \(line \d+\), whose trip count cdiv\(N, 1024\) depends on the sizes"),
+    ("""
+def f(x, dim=None):
+    if dim < 0:
+        dim = dim + x.ndim
+    y = torch.empty_like(x)
+    n = x.numel()
+    copy[(triton.cdiv(n, 256),)](x, y, n, BLOCK=256 * (dim + 1))
+    return y
+""", r"line \d+: .*the comparison `dim < 0` \('<' not supported"),
+    ("""
+def f(x, flag):
+    BLOCK = 256 if isinstance(flag, bool) else 128
+    y = torch.empty_like(x)
+    n = x.numel()
+    copy[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK)
+    return y
+""", r"line \d+: .*the type of the parameter flag"),
+])
+def test_what_python_itself_cannot_say_is_refused_naming_it(tmp_path, body, says):
+    """A launch in a loop whose trip count depends on the sizes, a comparison Python would raise on (None < 0), the
+    type of a parameter litmus only reads as a size: each a usage error naming it and its line, never a crash."""
+    with pytest.raises(LauncherError, match=says):
+        paths_of(tmp_path, body, "x: [N]")
+
+
+def test_an_or_and_an_and_are_read_part_by_part(tmp_path):
+    """`if a or b` is `if a: ... elif b: ...` (Python short-circuits it): one launch per side of each part, a flag of
+    the sizes (`or row_mode`) a test of it against 0, and a raise under an `or` the precondition `not a and not b`."""
+    metas, notes = paths_of(tmp_path, """
+def f(x, row_mode):
+    y = torch.empty_like(x)
+    n = x.numel()
+    if n == 0 or n > 1 << 30:
+        raise ValueError("size")
+    if n > 4096 or row_mode:
+        copy[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+    elif n > 64 and n % 64 == 0:
+        copy[(n // 64,)](x, y, n, BLOCK=64)
+    else:
+        copy[(triton.cdiv(n, 16),)](x, y, n, BLOCK=16)
+    return y
+""", "x: [N]")
+    sides = sorted((m["when"], m["grid"]) for m in metas)
+    assert sides == sorted([(["N > 4096"], ["cdiv(N, 1024)"]), (["N <= 4096", "row_mode != 0"], ["cdiv(N, 1024)"]),
+                     (["N <= 4096", "row_mode == 0", "N > 64", "N % 64 == 0"], ["N // 64"]),
+                     (["N <= 4096", "row_mode == 0", "N > 64", "N % 64 != 0"], ["cdiv(N, 16)"]),
+                     (["N <= 4096", "row_mode == 0", "N <= 64"], ["cdiv(N, 16)"])])
+    assert all(m["assume"][:2] == ["N != 0", "N <= 1073741824"] for m in metas)
+    holds = lambda text, env: eval(re.sub(r"\b(\w+)\b", lambda w: str(env.get(w.group(1), w.group(1))), text))
+    for m in metas:         # each path's grid covers the elements its block leaves, at every size the path admits
+        block = next(a["value"] for a in m["args"] if a["name"] == "BLOCK")
+        for n in range(1, 9000, 7):
+            env = {"N": n, "row_mode": int("row_mode != 0" in m["when"])}
+            if all(holds(t, env) for t in m["assume"]):
+                assert corpus.evaluate(m["grid"][0], {"N": n}) * block >= n
+
+
+def test_types_and_dtypes_are_decided_from_the_binding(tmp_path):
+    """isinstance of a tensor, of a size read from a shape, of a parameter --dims gives; is_floating_point, is_complex,
+    is_conj: each decided, so one launch per dtype, its block the one the launcher picks for it."""
+    body = """
+def f(x, flag):
+    assert isinstance(x, torch.Tensor) and not x.is_complex() and not x.is_conj()
+    BLOCK = 64 if isinstance(x.shape[0], int) and x.is_floating_point() else 32
+    BLOCK = BLOCK * 2 if isinstance(flag, (int, float)) else BLOCK
+    y = torch.empty_like(x)
+    n = x.numel()
+    copy[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK)
+    return y
+"""
+    for shapes, block in [("x: [N] int32", 64), ("x: [N] float16", 128)]:
+        metas, _ = paths_of(tmp_path, body, shapes, {"flag": 3})
+        assert len(metas) == 1 and [a["value"] for a in metas[0]["args"] if a["name"] == "BLOCK"] == [block]
 
 
 def test_a_block_chosen_by_size_is_one_launch_per_side(tmp_path):

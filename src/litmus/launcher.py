@@ -6,7 +6,7 @@ It builds on the loader of chapter 03 (what a file may contain), the launch desc
 
 # %% ../../nbs/litmus/14_launcher.ipynb #25d5a44f
 from __future__ import annotations
-import ast, copy, itertools, json, math, operator, re
+import ast, copy, itertools, json, math, operator, re, weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -29,7 +29,7 @@ from litmus.check import check, EXIT_CODES, _jsonable
 __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'TENSOR_ATTRS', 'DEFAULT_DIM',
            'MAX_PATHS', 'MAX_PATH_TESTS', 'FILLS', 'COMPOSE_GENERATORS', 'LauncherError', 'Unreadable', 'Condition',
            'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType', 'Module',
-           'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'Method', 'Ratio',
+           'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'SizeRange', 'Method', 'Ratio',
            'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers', 'literal_text',
            'TorchReference', 'infer_spec', 'parse_sizes', 'file_literal', 'parse_entry_domain', 'NotComposable',
            'chained', 'sequences', 'buffers_of', 'finals', 'Composed', 'check_composed', 'check_entry', 'EntryResult']
@@ -49,6 +49,8 @@ class Unreadable:
 
 # %% ../../nbs/litmus/14_launcher.ipynb #c5ab57d8
 _NEGATE = {'==': '!=', '!=': '==', '<': '>=', '<=': '>', '>': '<=', '>=': '<'}
+_LAYOUTS = {'torch.strided', 'torch.sparse_coo', 'torch.sparse_csr', 'torch.sparse_csc', 'torch.sparse_bsr',
+            'torch.sparse_bsc', 'torch.jagged', 'torch._mkldnn'}
 _CMP_TEXT = {ast.Eq: '==', ast.NotEq: '!=', ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>='}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #93af95cb
@@ -60,11 +62,15 @@ class Condition:
     when_true: tuple | None
     when_false: tuple | None
     line: int
+    parts: tuple = ()        # an `and` or `or` of conditions: read part by part, as Python short-circuits it
+    op: str = ''
     @property
     def key(self) -> tuple:
-        return (self.line, self.when_true, self.when_false)
+        return (self.line, self.when_true, self.when_false, self.op, tuple(p.key for p in self.parts))
     def negated(self) -> 'Condition':
-        return Condition(f"not ({self.text})", self.when_false, self.when_true, self.line)
+        flipped = {'and': 'or', 'or': 'and'}.get(self.op, '')      # not (a and b) is (not a) or (not b)
+        return Condition(f"not ({self.text})", self.when_false, self.when_true, self.line,
+                         tuple(p.negated() for p in self.parts), flipped)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #94ad8b15
 class _Fork(Exception):
@@ -289,6 +295,20 @@ def dim(self: Reader, name: str) -> Size:
     self.dims.setdefault(name, None)
     return Size(name)
 
+# %% ../../nbs/litmus/14_launcher.ipynb #987ff300
+@patch
+def known(self: Reader, c: Condition) -> bool | None:
+    "The side of `c` this reading has already decided (for an `and` or `or`, through its parts), else None; nothing recorded."
+    if c.key in self.decide or not c.parts:
+        return self.decide.get(c.key)
+    for part in c.parts:
+        side = self.known(part)
+        if side is None:
+            return None
+        if side == (c.op == 'or'):
+            return side
+    return c.op == 'and'
+
 # %% ../../nbs/litmus/14_launcher.ipynb #79061b47
 @patch
 def _refuse_running_code(self: Reader, fn):
@@ -362,7 +382,10 @@ def pointer_uses(jits: dict, name: str, _seen=()) -> dict:
     """param -> {'load', 'store'} for the jit function `name`: the parameters a tl.load, a tl.store or an atomic
     (a load and a store) points into, through its assignments and the other jit functions it calls."""
     fn, uses = jits[name], {}
-    params, assigned = [a.arg for a in fn.args.args if a.arg not in _offsets(fn)], _assignments(fn)
+    if not _seen and fn in _USES:
+        return {p: set(u) for p, u in _USES[fn].items()}
+    offsets = _offsets(fn)
+    params, assigned = [a.arg for a in fn.args.args if a.arg not in offsets], _assignments(fn)
     def mark(expr, what):
         for p in _bases(expr, params, assigned):
             uses.setdefault(p, set()).add(what)
@@ -380,14 +403,19 @@ def pointer_uses(jits: dict, name: str, _seen=()) -> dict:
             for p, a in zip([a.arg for a in jits[called].args.args], n.args):
                 for what in inner.get(p, ()):
                     mark(a, what)
-    return {p: uses[p] for p in [a.arg for a in fn.args.args] if p in uses}
+    out = {p: uses[p] for p in [a.arg for a in fn.args.args] if p in uses}
+    if not _seen:
+        _USES[fn] = {p: set(u) for p, u in out.items()}     # the file's AST is read once: its answer never changes
+    return out
+
+_USES = weakref.WeakKeyDictionary()
 
 # %% ../../nbs/litmus/14_launcher.ipynb #c5077fa8
 TENSOR_ATTRS = {'shape', 'stride', 'size', 'numel', 'dtype', 'device', 'view', 'reshape', 'contiguous', 'is_contiguous',
                 'dim', 'ndim', 'element_size', 'flatten', 'data_ptr', 'is_cuda', 'new_empty', 'new_zeros', 'new_ones',
                 'new_full', 'T', 'transpose', 'permute', 'to', 'view_as', 'reshape_as', 'unsqueeze', 'squeeze',
                 'broadcast_to', 'expand', 't', 'mT', 'squeeze', 'unsqueeze', 'float', 'half', 'bfloat16', 'double',
-                'int', 'long'}
+                'int', 'long', 'is_floating_point', 'is_complex', 'is_conj', 'ravel', 'layout'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #777b65d9
 def _root_name(e) -> str | None:
@@ -415,22 +443,39 @@ def _roots(e, assigned: dict, seen=frozenset()) -> set:
 # %% ../../nbs/litmus/14_launcher.ipynb #9b78734c
 @patch
 def _tensor_params(self: Reader, fn) -> set:
-    "The entry's parameters the body uses as tensors: a tensor attribute, a *_like allocation, or a kernel pointer."
-    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
-    found = {p for p in self.shapes if p in params}
-    pointers = {k: {p for p, u in pointer_uses(self.jits, k).items()} for k in self.jits}
-    assigned = _assignments(fn)
+    "The entry's parameters the body uses as tensors (`_tensor_names`), and those `shapes` declares."
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    return ({p for p in self.shapes if p in params} | self._tensor_names(fn)) & params
+
+# %% ../../nbs/litmus/14_launcher.ipynb #b2a95ab6
+@patch
+def _tensor_names(self: Reader, fn, seen=(), memo=None) -> set:
+    """The names `fn` uses as tensors: a tensor attribute (`x.shape`), a *_like allocation, a kernel pointer, or a
+    parameter of a helper def of the file that uses it as one; and back through `fn`'s assignments, the names those
+    come from (`x = input` or `x = input.contiguous()` makes `input` one)."""
+    memo = {} if memo is None else memo           # a helper's answer, once per entry
+    assigned, found = _assignments(fn), set()
     for n in ast.walk(fn):
-        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in params and n.attr in TENSOR_ATTRS:
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr in TENSOR_ATTRS:
             found.add(n.value.id)
-        if isinstance(n, ast.Call) and (dotted_name(n.func) or '').endswith('_like') and n.args and isinstance(n.args[0], ast.Name):
+        if not isinstance(n, ast.Call):
+            continue
+        if (dotted_name(n.func) or '').endswith('_like') and n.args and isinstance(n.args[0], ast.Name):
             found.add(n.args[0].id)
-        called = n.func.value if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) else None
-        if isinstance(called, ast.Name) and called.id in self.jits:
-            kparams = [a.arg for a in self.jits[called.id].args.args]
-            bound = list(zip(kparams, n.args)) + [(k.arg, k.value) for k in n.keywords]
-            found |= {r for k, a in bound if k in pointers[called.id] for r in _roots(a, assigned) if r in params}
-    return found & params
+        called = n.func.value if isinstance(n.func, ast.Subscript) else n.func
+        if isinstance(called, ast.Name) and isinstance(n.func, ast.Subscript) and called.id in self.jits:
+            takes, used = [a.arg for a in self.jits[called.id].args.args], set(pointer_uses(self.jits, called.id))
+        elif isinstance(called, ast.Name) and called.id in self.defs and called.id not in seen and len(seen) < MAX_INLINE_DEPTH:
+            helper = self.defs[called.id]
+            takes = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+            if called.id not in memo:
+                memo[called.id] = self._tensor_names(helper, seen + (fn.name, called.id), memo)
+            used = memo[called.id]
+        else:
+            continue
+        bound = list(zip(takes, n.args)) + [(k.arg, k.value) for k in n.keywords]
+        found |= {r for k, a in bound if k in used for r in _roots(a, assigned)}
+    return found | {r for name in found for r in _roots(ast.Name(name, ast.Load()), assigned)}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #86bf848a
 _SHAPE_READS = {'shape', 'stride', 'size', 'numel', 'dim', 'ndim'}
@@ -610,7 +655,10 @@ def _binop(self, e, env):
 def _unary(self, e, env):
     v = self.value(e.operand, env)
     if _concrete(v):
-        return {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x, ast.Invert: lambda x: ~x}[type(e.op)](v)
+        try:
+            return {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x, ast.Invert: lambda x: ~x}[type(e.op)](v)
+        except TypeError as err:       # -None, ~1.5: Python raises there
+            return Unreadable(f"`{ast.unparse(e)[:60]}` ({err})", e.lineno)
     if isinstance(e.op, ast.Not) and isinstance(v, Condition):
         return v.negated()
     if isinstance(e.op, ast.USub) and isinstance(v, Size):
@@ -637,10 +685,16 @@ def _compare(self, e, env):
     values = [self.value(x, env) for x in [e.left] + e.comparators]
     values = [self.pinned(v) if isinstance(v, Size) else v for v in values]
     if all(_concrete(v) or isinstance(v, (tuple, list)) for v in values):
-        return all(_CMP[type(op)](a, b) for op, a, b in zip(e.ops, values, values[1:]))
+        try:
+            return all(_CMP[type(op)](a, b) for op, a, b in zip(e.ops, values, values[1:]))
+        except TypeError as err:       # `dim >= 0` with dim=None: Python raises there, so no launch reads it
+            return Unreadable(f"the comparison `{ast.unparse(e)[:60]}` ({err})", e.lineno)
     if len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)) and None in (values[0], values[1]):
         return _CMP[type(e.ops[0])](values[0], values[1])      # a tensor is not None, and that is known
     membership = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+    if all(isinstance(v, Module) and v.path in _LAYOUTS for v in values) and all(type(op) in membership[:4] for op in e.ops):
+        same = {ast.Is: ast.Eq, ast.IsNot: ast.NotEq}       # `x.layout == torch.strided`: one name per layout
+        return all(_CMP[same.get(type(op), type(op))](a.path, b.path) for op, a, b in zip(e.ops, values, values[1:]))
     if any(isinstance(v, DType) for v in values) and all(type(op) in membership for op in e.ops):
         same = {ast.Is: ast.Eq, ast.IsNot: ast.NotEq}      # dtypes are known: `x.dtype == torch.float16` is decided
         return all(_CMP[same.get(type(op), type(op))](a, b) for op, a, b in zip(e.ops, values, values[1:]))
@@ -660,6 +714,8 @@ def _compare(self, e, env):
 # %% ../../nbs/litmus/14_launcher.ipynb #6fc9b650
 def _boolop(self, e, env):
     values = [self.value(x, env) for x in e.values]
+    values = [Condition(f"{size_text(v)} != 0", (f"{size_text(v)} != 0",), (f"{size_text(v)} == 0",), e.lineno)
+              if isinstance(v, Size) else v for v in values]       # a flag of the sizes (`... or row_mode`)
     if all(_concrete(v) for v in values):
         return all(values) if isinstance(e.op, ast.And) else any(values)
     both = isinstance(e.op, ast.And)
@@ -671,21 +727,25 @@ def _boolop(self, e, env):
             return left[0]
         joined = lambda parts: tuple(x for p in parts for x in p) if all(p is not None for p in parts) else None
         if both:
-            return Condition(ast.unparse(e)[:80], joined([c.when_true for c in left]), None, e.lineno)
-        return Condition(ast.unparse(e)[:80], None, joined([c.when_false for c in left]), e.lineno)
-    return Unreadable(f"`{ast.unparse(e)[:60]}`, which depends on the sizes", e.lineno)
+            return Condition(ast.unparse(e)[:80], joined([c.when_true for c in left]), None, e.lineno, tuple(left), 'and')
+        return Condition(ast.unparse(e)[:80], None, joined([c.when_false for c in left]), e.lineno, tuple(left), 'or')
+    bad = next((v for v in left if isinstance(v, Unreadable)), None)
+    if bad is not None:
+        return bad
+    return Unreadable(f"`{ast.unparse(e)[:60]}`, which mixes a test of the sizes with {_describe(next(v for v in left if not isinstance(v, Condition)))}", e.lineno)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #53aa164f
 def _ifexp(self, e, env):
     test = self.value(e.test, env)
     if is_size(test) and not _concrete(test):        # `zeros(n) if return_z_loss else None`: a flag parameter
         test = Condition(f"{ast.unparse(e.test)[:60]} != 0", (f"{test} != 0",), (f"{test} == 0",), e.lineno)
-    if isinstance(test, Condition) and test.key in self.decide:
+    if isinstance(test, Condition) and self.known(test) is not None:
         test = self.decided(test)
     if _concrete(test):
         return self.value(e.body if test else e.orelse, env)
     a, b = self.value(e.body, env), self.value(e.orelse, env)
-    return a if _same(a, b) else Unreadable(f"`{ast.unparse(e)[:60]}`, a choice that depends on the sizes", e.lineno,
+    why = "that depends on the sizes" if not isinstance(test, Unreadable) else f"on {test.why}"
+    return a if _same(a, b) else Unreadable(f"`{ast.unparse(e)[:60]}`, a choice {why}", e.lineno,
                                              fork=test if isinstance(test, Condition) else None)
 
 _RULES = {ast.Constant: _constant, ast.Name: _name, ast.Tuple: _tuple, ast.List: _tuple, ast.Dict: _dict, ast.Lambda: _lambda,
@@ -739,6 +799,33 @@ class _Continue(Exception):
 class _Break(Exception):
     "`break` in the loop being read."
 
+# %% ../../nbs/litmus/14_launcher.ipynb #e7aed6f3
+@dataclass(frozen=True)
+class SizeRange:
+    "`range(start, stop, step)` over sizes: a loop over it has a trip count that depends on them, so it is not unrolled."
+    start: object
+    stop: object
+    step: object
+    @property
+    def trips(self):
+        return size_call('cdiv', size_op('-', self.stop, self.start), self.step)
+
+def _undecided(test) -> str:
+    "Why an `if` whose side a launch depends on is not decided, as the end of a refusal."
+    if isinstance(test, Unreadable):
+        return f"which litmus cannot read ({test.why})"
+    return "which depends on the sizes" if isinstance(test, Condition) else f"which litmus cannot decide ({_describe(test)})"
+
+def _trips(it) -> str:
+    "Why a loop a launch is in is not unrolled, as the end of a refusal."
+    if isinstance(it, SizeRange):
+        return f"{_text(it.trips)} depends on the sizes (litmus unrolls a loop whose trip count is a number)"
+    if isinstance(it, Unreadable):
+        return f"litmus cannot read ({it.why})"
+    if isinstance(it, (range, tuple, list)):
+        return f"is {len(it)}, more than the {MAX_UNROLL} litmus unrolls"
+    return f"litmus cannot read (a loop over {_describe(it)})"
+
 # %% ../../nbs/litmus/14_launcher.ipynb #5200a6ac
 @patch
 def assertion(self: Reader, s, env: dict):
@@ -785,6 +872,11 @@ def _same_dims(self: Reader, a, b):
 def decided(self: Reader, c: Condition) -> bool:
     """The side of `c` this reading takes (its preconditions recorded once), or `_Fork` to read both; a test whose
     sides are not comparisons of sizes is a usage error naming the line."""
+    if c.parts and c.key not in self.decide and (c.when_true is None or c.when_false is None):
+        for part in c.parts:                  # `a or b`: a decided first, b only where a is false
+            if self.decided(part) == (c.op == 'or'):
+                return c.op == 'or'
+        return c.op == 'and'
     if c.key not in self.decide:
         if c.when_true is None or c.when_false is None:
             self.fail(c.line, f"depends on the condition `{c.text}`, whose two sides litmus cannot each say as "
@@ -914,9 +1006,16 @@ _RULES[ast.NamedExpr] = _walrus
 # %% ../../nbs/litmus/14_launcher.ipynb #e6200ce1
 @patch
 def _unpack_mismatch(self: Reader, value, n, line, exact=True):
-    if isinstance(value, _Shape) and self.params.get(value.tensor.root.param) == 'undeclared' and value.tensor.base is None:
-        raise _Retry(value.tensor.param, n, exact=exact)     # `M, N = x.shape` says the rank
+    t = value.tensor if isinstance(value, _Shape) else None
+    if t is not None and self.params.get(t.root.param) == 'undeclared' and (t.base is None or _keeps_rank(t)):
+        raise _Retry(t.root.param, n, exact=exact)     # `M, N = x.shape` (or of x.transpose(1, 2)) says the rank
     self.fail(line, f"unpacks {n} names from a value of {len(value)} items")
+
+# %% ../../nbs/litmus/14_launcher.ipynb #d8aa4180
+def _keeps_rank(t) -> bool:
+    "A view whose axes are its root's, reordered (a transpose or permute): its rank is the root's."
+    axes = _axes_of(t)
+    return axes is not None and None not in axes and sorted(axes) == list(range(len(t.root.shape)))
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4018059b
 class _Shape(tuple):
@@ -953,7 +1052,7 @@ def branch(self: Reader, s, env: dict):
     if is_size(test) and not _concrete(test):
         text = size_text(test)
         test = Condition(f"{ast.unparse(s.test)[:60]} != 0", (f"{text} != 0",), (f"{text} == 0",), s.lineno)
-    if isinstance(test, Condition) and test.key in self.decide:
+    if isinstance(test, Condition) and self.known(test) is not None:
         test = self.decided(test)
     if isinstance(test, (bool, int, float, str, type(None))):
         return self.run_body(s.body if test else s.orelse, env)
@@ -968,8 +1067,7 @@ def branch(self: Reader, s, env: dict):
                 if isinstance(test, Condition):
                     self.decided(test)          # an early return (empty input): each side read on its own
                 what = {_Return: "returns", _Continue: "continues", _Break: "breaks"}[type(jump)]
-                self.fail(s.lineno, f"{what} under the condition `{ast.unparse(s.test)[:60]}`, which depends on "
-                          "the sizes")
+                self.fail(s.lineno, f"{what} under the condition `{ast.unparse(s.test)[:60]}`, {_undecided(test)}")
             except _Raised as r:
                 test_ops = s.test.ops if isinstance(s.test, ast.Compare) else []
                 unequal = len(test_ops) == 1 and isinstance(test_ops[0], ast.NotEq)
@@ -987,7 +1085,8 @@ def branch(self: Reader, s, env: dict):
         values = [side.get(name, Unreadable(f"`{name}` is unbound on one side of the `if` at line {s.lineno}", s.lineno)) for side in sides]
         same = all(_same(values[0], v) for v in values[1:])
         env[name] = values[0] if same else Unreadable(
-            f"`{name}` depends on the condition `{ast.unparse(s.test)[:60]}` at line {s.lineno}", s.lineno,
+            f"`{name}` depends on the condition `{ast.unparse(s.test)[:60]}` at line {s.lineno}"
+            + (f" ({test.why})" if isinstance(test, Unreadable) else ""), s.lineno,
             fork=test if isinstance(test, Condition) else None)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #bdde8205
@@ -1008,7 +1107,7 @@ def loop(self: Reader, s, env: dict):
         return
     launches = len(self.launches)
     side = dict(env)
-    self.unsure, self.unsure_env = self.unsure + [s], self.unsure_env + [None]
+    self.unsure, self.unsure_env = self.unsure + [s], self.unsure_env + [None if isinstance(it, Condition) else it]
     try:
         self.store(s.target, Unreadable(f"the loop variable at line {s.lineno}", s.lineno), side, s.lineno)
         self.run_body(s.body, side)
@@ -1041,6 +1140,8 @@ def _attribute(self, e, env):
     a = e.attr
     if isinstance(v, Unreadable):
         return v
+    if isinstance(v, Module) and v.path == 'device' and a == 'type':
+        return 'cuda'                    # litmus checks the launch on a CUDA device, as `x.is_cuda` reads
     if isinstance(v, Module) and v.path == 'device_properties' and a == 'multi_processor_count':
         self.assume += [] if "NUM_SMS >= 1" in self.assume else ["NUM_SMS >= 1"]
         return self.dim('NUM_SMS')       # a persistent kernel's grid: correct for any count of multiprocessors
@@ -1061,6 +1162,8 @@ def _attribute(self, e, env):
             return _permute(self, v, order, e) if n >= 2 else v
         if a == 'is_cuda':
             return True
+        if a == 'layout':
+            return Module('torch.strided')       # every tensor litmus describes is dense and strided
         if a in TENSOR_ATTRS or a in _ALLOC:
             return Method(v, a)
     return Unreadable(f"`{ast.unparse(e)[:60]}` (the attribute {a!r} of {_describe(v)})", e.lineno)
@@ -1138,16 +1241,31 @@ def arguments(self: Reader, e, env):
     kwargs = {}
     for k in e.keywords:
         if k.arg is None:
-            return Unreadable(f"`**{ast.unparse(k.value)[:40]}` in a call", e.lineno), {}
+            extra = self.value(k.value, env)      # `**kernel_args` of a dict the reader holds: its keys are keywords
+            if not (isinstance(extra, dict) and all(isinstance(key, str) for key in extra)):
+                why = extra.why if isinstance(extra, Unreadable) else _describe(extra)
+                return Unreadable(f"`**{ast.unparse(k.value)[:40]}` in a call ({why})", e.lineno), {}
+            kwargs.update(extra)
+            continue
         kwargs[k.arg] = self.value(k.value, env)
     return args, kwargs
 
 # %% ../../nbs/litmus/14_launcher.ipynb #efd42264
 def _call(self, e, env):
     fn = self.value(e.func, env)
+    if isinstance(fn, Unreadable) and isinstance(e.func, ast.Subscript):     # `kernels[dtype][grid](...)`: maybe a launch
+        self.fail(e.lineno, f"calls `{ast.unparse(e.func)[:60]}`, which may launch a kernel litmus cannot name "
+                  f"({fn.why})", "grid")
     if isinstance(fn, Unreadable):
+        _spoil_mutables(self, e, env)
         return fn
     args, kwargs = self.arguments(e, env)
+    launches = isinstance(fn, JitRef) or isinstance(fn, Closure) and self.may_launch(fn.node)
+    if isinstance(args, Unreadable) and launches:
+        if self.unsure and isinstance(fn, JitRef):
+            self.launch(fn, args, kwargs, e)      # under an undecided `if` or in a loop: the refusal names that
+        self.fail(e.lineno, f"calls `{ast.unparse(e.func)[:60]}`, which launches, with arguments litmus cannot read "
+                  f"({args.why})", "args")
     if isinstance(args, Unreadable):
         return args
     if isinstance(fn, JitRef):
@@ -1158,9 +1276,33 @@ def _call(self, e, env):
         return _tensor_method(self, fn, args, kwargs, e)
     if isinstance(fn, Module) and fn.path in _LIBRARY:
         return _LIBRARY[fn.path](self, args, kwargs, e)
+    _spoil_mutables(self, e, env)
     return Unreadable(f"the call `{ast.unparse(e)[:60]}`", e.lineno)
 
 _RULES[ast.Call] = _call
+
+# %% ../../nbs/litmus/14_launcher.ipynb #9476beaa
+def _spoil_mutables(self, e, env):
+    """A call litmus does not follow may change a dict or list it is handed (`set_options(kernel_args)`): each local
+    name passed to it that holds one is Unreadable from then on."""
+    for x in list(e.args) + [k.value for k in e.keywords]:
+        x = x.value if isinstance(x, ast.Starred) else x
+        if isinstance(x, ast.Name) and isinstance(env.get(x.id), (dict, list)):
+            env[x.id] = Unreadable(f"`{x.id}`, handed to `{ast.unparse(e.func)[:40]}` (line {e.lineno}), which may change it",
+                                   e.lineno)
+
+@patch
+def may_launch(self: Reader, node, seen=()) -> bool:
+    "Whether a helper def (or lambda) launches a jit function of the file, itself or through the defs it calls."
+    for c in ast.walk(node):
+        if not isinstance(c, ast.Call):
+            continue
+        if isinstance(c.func, ast.Subscript) and isinstance(c.func.value, ast.Name) and c.func.value.id in self.jits:
+            return True
+        name = c.func.id if isinstance(c.func, ast.Name) else None
+        if name in self.defs and name not in seen and len(seen) < MAX_INLINE_DEPTH and self.may_launch(self.defs[name], seen + (name,)):
+            return True
+    return False
 
 # %% ../../nbs/litmus/14_launcher.ipynb #3161aa74
 def _sized(f):
@@ -1281,9 +1423,54 @@ def _prod(self, a, k, e):
         return size_prod(a[0])
     return Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno)
 
-_LIBRARY['builtins.len'], _LIBRARY['math.prod'] = _len, _prod
+def _range(self, a, k, e):
+    """range of ints is a range; of sizes (a positive int step), a SizeRange; of anything else, Unreadable. A bound made
+    of entry parameters the command line gives (`range(dim)` with --dims dim=1) is read at their value, as an index of
+    them is (`pinned`); a shape's dim stays a size, searched."""
+    fn = _entry_def(self.tree, self.entry, self.where)
+    params = {x.arg for x in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    chosen = lambda s: {n for n in _ATOM.findall(s.expr) if not n.isdigit()} <= params - set(self.params)
+    a = [self.pinned(x, index=True) if isinstance(x, Size) and chosen(x) else x for x in a]
+    if all(isinstance(x, int) for x in a) and not k:
+        return range(*a)
+    start, stop, step = (0, a[0], 1) if len(a) == 1 else (a[0], a[1], a[2] if len(a) == 3 else 1) if len(a) in (2, 3) else (None,) * 3
+    if not k and is_size(start) and is_size(stop) and isinstance(step, int) and step > 0:
+        return SizeRange(start, stop, step)
+    return Unreadable(f"`{ast.unparse(e)[:60]}` over sizes", e.lineno)
+
+_LIBRARY['builtins.len'], _LIBRARY['math.prod'], _LIBRARY['builtins.range'] = _len, _prod, _range
 _LIBRARY['torch.cuda.get_device_properties'] = lambda self, a, k, e: Module('device_properties')
-_BUILTINS = {'min', 'max', 'int', 'float', 'len', 'range', 'tuple', 'list', 'dict'}
+_BUILTINS = {'min', 'max', 'int', 'float', 'len', 'range', 'tuple', 'list', 'dict', 'isinstance', 'bool', 'str'}
+
+# %% ../../nbs/litmus/14_launcher.ipynb #2d16e9b6
+_TYPES = {'torch.Tensor': lambda v: isinstance(v, SymbolicTensor), 'builtins.int': lambda v: is_size(v) or isinstance(v, bool),
+          'builtins.float': lambda v: isinstance(v, float), 'builtins.bool': lambda v: isinstance(v, bool),
+          'builtins.str': lambda v: isinstance(v, str), 'builtins.tuple': lambda v: isinstance(v, tuple),
+          'builtins.list': lambda v: isinstance(v, list), 'builtins.dict': lambda v: isinstance(v, dict)}
+
+def _isinstance(self, a, k, e):
+    """`isinstance(v, T)` (T a type or a tuple of them) decided from what the reader bound `v` to: a tensor parameter is
+    a torch.Tensor, a size read from a shape an int. An entry parameter litmus reads as a size may be a bool or a float
+    when called, so its type is Unreadable unless `--dims` gave it (an int, or a float for a scalar); so is any other
+    type, and any value the reader holds as an object."""
+    types = a[1] if len(a) == 2 and isinstance(a[1], tuple) else a[1:]
+    if len(a) != 2 or k or not all(isinstance(t, Module) and t.path in _TYPES for t in types):
+        return Unreadable(f"`{ast.unparse(e)[:60]}` (a type litmus does not decide)", e.lineno)
+    v = a[0]
+    if isinstance(v, Unreadable):
+        return v
+    if not isinstance(v, (SymbolicTensor, Size, int, float, str, tuple, list, dict, type(None))):
+        return Unreadable(f"`{ast.unparse(e)[:60]}` of {_describe(v)}", e.lineno)
+    fn = _entry_def(self.tree, self.entry, self.where)
+    loose = [x.arg for x in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs if x.arg not in self.given]
+    if isinstance(v, Size) and v.expr in loose:
+        return Unreadable(f"`{ast.unparse(e)[:60]}`: the type of the parameter {v.expr} (--dims {v.expr}=... gives it)", e.lineno)
+    return any(_TYPES[t.path](v) for t in types)
+
+_LIBRARY['builtins.isinstance'] = _isinstance
+# decided by the dtype, as every dtype test is; litmus's dtypes hold no complex one, and a real tensor is never conjugated
+_DTYPE_TESTS = {'is_floating_point': lambda d: d in ('float16', 'bfloat16', 'float32', 'float64'),
+                'is_complex': lambda d: False, 'is_conj': lambda d: False}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #99801254
 def _reshape(self, t, shape, e):
@@ -1518,6 +1705,8 @@ def _tensor_method(self, m, args, kwargs, e):
         return Condition(f"{t.param}.is_contiguous()", (f"{pad} == 0",), (f"{pad} != 0",), e.lineno)
     if name == 'is_contiguous':
         return _packed(t)                       # every tensor litmus builds here is row-major and contiguous
+    if name in _DTYPE_TESTS and not args:
+        return _DTYPE_TESTS[name](t.dtype)
     if name in ('view', 'reshape') and not any(isinstance(a, DType) for a in args):
         return _reshape(self, t, _shape_arg(self, args, e), e)
     if name in _CASTS or name == 'to':
@@ -1526,7 +1715,7 @@ def _tensor_method(self, m, args, kwargs, e):
         return _broadcast(self, t, _shape_arg(self, args, e), e)
     if name == 'element_size' and not args:
         return _BYTES.get(t.dtype, Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno))
-    if name == 'flatten' and not args:
+    if name in ('flatten', 'ravel') and not args:
         return _reshape(self, t, (size_prod(t.shape),), e)
     if name in _ALLOC:
         kind = _ALLOC[name]
@@ -1557,6 +1746,8 @@ def inline(self: Reader, fn: Closure, args, kwargs, e):
             env[name] = kwargs[name]
         elif name in defaults:
             env[name] = literal_value(defaults[name])[1]
+        elif self.may_launch(node):
+            self.fail(e.lineno, f"calls `{ast.unparse(e)[:60]}`, which launches, leaving its parameter {name!r} unset")
         else:
             return Unreadable(f"`{ast.unparse(e)[:60]}` leaves the parameter {name!r} unset", e.lineno)
     self.depth += 1
@@ -1581,8 +1772,11 @@ def launch(self: Reader, ref: JitRef, args, kwargs, e):
         test = self.unsure_env[-1]
         if isinstance(test, Condition):
             self.decided(test)           # read once per side of the `if`
+        if isinstance(s, ast.For):
+            self.fail(e.lineno, f"launches {ref.name} inside the loop `for {ast.unparse(s.target)[:30]} in "
+                      f"{ast.unparse(s.iter)[:60]}` (line {s.lineno}), whose trip count {_trips(test)}", "grid")
         self.fail(e.lineno, f"launches {ref.name} under the condition `{ast.unparse(s.test)[:60]}` (line {s.lineno}), "
-                  "which depends on the sizes", "grid")
+                  f"{_undecided(test)}", "grid")
     self.launches.append(LaunchCall(ref.name, ref.grid, args, kwargs, e.lineno))
     return None
 
@@ -1889,7 +2083,9 @@ def read(self: Reader, fn):
         pass
     except _Raised as r:
         if not self.when:
-            self.fail(r.line, "raises on every path litmus reads")
+            ranks = [f"{p} rank {self.ranks.get(p, 1)}" for p, how in self.params.items() if how == 'undeclared']
+            self.fail(r.line, "raises on every path litmus reads" + (f" at the ranks it read from the parameters' uses "
+                      f"({', '.join(ranks)}); --shape declares them" if ranks else ""), "shapes" if ranks else "args")
         self.notes.append(f"line {r.line}: the launcher raises when {' and '.join(self.when)}; those sizes are not "
                           "a launch")
         return []
