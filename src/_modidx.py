@@ -1941,6 +1941,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.launcher.Reader.known': ('litmus/launcher.html#reader.known', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher.Reader.launch': ('litmus/launcher.html#reader.launch', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher.Reader.loop': ('litmus/launcher.html#reader.loop', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher.Reader.loose': ('litmus/launcher.html#reader.loose', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher.Reader.may_launch': ( 'litmus/launcher.html#reader.may_launch',
                                                                                 'src/litmus/launcher.py'),
                                      'src.litmus.launcher.Reader.pinned': ('litmus/launcher.html#reader.pinned', 'src/litmus/launcher.py'),

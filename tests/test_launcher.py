@@ -595,6 +595,52 @@ def f(x, flag):
         assert len(metas) == 1 and [a["value"] for a in metas[0]["args"] if a["name"] == "BLOCK"] == [block]
 
 
+def test_a_launch_keyword_named_like_a_kernel_parameter_binds_to_it(tmp_path):
+    "`num_warps=` passed to a kernel with a `num_warps` parameter is that argument, as Triton binds it (Liger's sparsemax)."
+    path = write(tmp_path, "warps", HEAD + '''
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr, num_warps: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * num_warps, mask=offs < n)
+
+
+def f(x):
+    y = torch.empty_like(x)
+    k[(triton.cdiv(x.numel(), 128),)](x, y, x.numel(), BLOCK=128, num_warps=4)
+    return y
+''')
+    metas, _ = read_launches(path, "f", parse_shapes("x: [N]"))
+    assert [a["value"] for a in metas[0]["args"] if a["name"] == "num_warps"] == [4]
+
+
+def test_a_parameter_the_launcher_unpacks_is_a_tuple_of_sizes(tmp_path):
+    """`kh, kw = kernel_size` and `stride[1]`: each such parameter is a tuple of sizes (an int there raises in Python), its
+    entries dims the command line sizes; the model runs the launch at them as the kernel computes it (numpy)."""
+    path = write(tmp_path, "pool", HEAD + '''
+@triton.jit
+def k(x_ptr, y_ptr, n, KH, KW, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * KH + KW, mask=offs < n)
+
+
+def f(x, kernel_size, stride):
+    kh, kw = kernel_size
+    y = torch.empty_like(x)
+    n = x.numel()
+    k[(triton.cdiv(n, 128) * stride[1],)](x, y, n, kh, kw, BLOCK=128)
+    return y
+''')
+    dims = {"N": 300, "kernel_size_0": 3, "kernel_size_1": 5, "stride_1": 2}
+    metas, notes = read_launches(path, "f", parse_shapes("x: [N]"), dims)
+    assert metas[0]["grid"] == ["cdiv(N, 128) * stride_1"] and any("kernel_size: read as a tuple of 2" in n for n in notes)
+    x = np.random.default_rng(0).uniform(-2, 2, 300)
+    out = simulate.run_model_here(kernel_from(path, metas[0]), None, {"x_ptr": x}).outputs["y_ptr"]
+    np.testing.assert_allclose(np.asarray(out, np.float64), (x.astype(np.float32) * 3 + 5), rtol=1e-6)
+    with pytest.raises(LauncherError, match="unpacks 3 names from a value of 2 items"):
+        read_launches(write(tmp_path, "pool3", path.read_text().replace("    kh, kw = kernel_size\n",
+                                                                         "    kh, kw = kernel_size\n    a, b, c = kernel_size\n")), "f")
+
+
 def test_a_block_chosen_by_size_is_one_launch_per_side(tmp_path):
     metas, _ = paths_of(tmp_path, '''
 def f(x):

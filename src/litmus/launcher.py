@@ -295,6 +295,16 @@ def dim(self: Reader, name: str) -> Size:
     self.dims.setdefault(name, None)
     return Size(name)
 
+# %% ../../nbs/litmus/14_launcher.ipynb #c5ad67a0
+@patch
+def loose(self: Reader, v) -> bool:
+    "Whether `v` is an entry parameter the reader holds as a size only for want of knowing more (none given, no default)."
+    if not (isinstance(v, Size) and _ATOM.fullmatch(v.expr)) or v.expr in self.given:
+        return False
+    fn = _entry_def(self.tree, self.entry, self.where)
+    a = fn.args
+    return v.expr in [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs] and v.expr not in self.params
+
 # %% ../../nbs/litmus/14_launcher.ipynb #987ff300
 @patch
 def known(self: Reader, c: Condition) -> bool | None:
@@ -538,6 +548,10 @@ def _bind(self: Reader, fn) -> dict:
             env[p] = self.scalars[p]
         elif p in defaults:
             env[p] = literal_value(defaults[p])[1]
+        elif p in self.ranks:          # a parameter the launcher unpacks or indexes (`kh, kw = kernel_size`): a tuple of sizes
+            env[p] = tuple(self.dim(f"{p}_{i}") for i in range(self.ranks[p]))
+            self.notes.append(f"{p}: read as a tuple of {self.ranks[p]} sizes ({', '.join(f'{p}_{i}' for i in range(self.ranks[p]))}), "
+                              "as the launcher unpacks or indexes it")
         else:
             env[p] = self.dim(p)
     return env
@@ -934,6 +948,8 @@ def store(self: Reader, target, value, env: dict, line: int):
             self.prefer.setdefault(value.expr, target.id)
         env[target.id] = value
     elif isinstance(target, (ast.Tuple, ast.List)):
+        if self.loose(value) and not any(isinstance(t, ast.Starred) for t in target.elts):
+            raise _Retry(value.expr, len(target.elts), exact=True)      # `kh, kw = kernel_size`: a pair
         items = self.items(value, line)
         if isinstance(items, Unreadable):
             for t in target.elts:
@@ -1190,6 +1206,8 @@ def _subscript(self, e, env):
     v = self.value(e.value, env)
     if isinstance(v, Unreadable):
         return v
+    if self.loose(v) and isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, int) and 0 <= e.slice.value < MAX_UNROLL:
+        raise _Retry(v.expr, e.slice.value + 1)         # `stride[1]`: a tuple of at least two sizes
     if isinstance(v, SymbolicTensor):
         key = _index_key(self, e.slice, env)
         return key if isinstance(key, Unreadable) else _tensor_index(self, v, key, e)
@@ -1881,7 +1899,7 @@ def _kernel_values(self: Reader, call: LaunchCall, config: dict | None, heuristi
         self.fail(call.line, f"passes {len(call.args)} arguments to {call.kernel}, which takes {len(params)}")
     values = dict(zip(params, call.args))
     for k, v in call.kwargs.items():
-        if k in LAUNCH_OPTIONS:
+        if k in LAUNCH_OPTIONS and k not in params:      # Triton binds a keyword to the kernel's parameter of that name first
             continue
         if k not in params:
             self.fail(call.line, f"passes {k}= to {call.kernel}, which has no such parameter")
