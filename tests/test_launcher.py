@@ -247,6 +247,14 @@ def test_every_autotune_config_is_a_launch_the_check_covers(tmp_path):
     r = check_entry(path, "add", None, dims="n_elements=1000", quick=True)       # static: safety of each config
     assert [x.split("[")[-1] for x in r.checked] == ["BLOCK_SIZE=128]", "BLOCK_SIZE=512]"] and len(r.results) == 2
     assert "BLOCK_SIZE=512" in str(r)
+    listed = ADD.replace("@triton.jit", 'def configs():\n    "the configs it is tuned over"\n    return [triton.Config('
+                         '{"BLOCK_SIZE": 128}), triton.Config({"BLOCK_SIZE": 512}, num_warps=8)]\n\n\n'
+                         '@triton.autotune(configs=configs(), key=["n_elements"])\n@triton.jit', 1).replace(", BLOCK_SIZE=256)", ")")
+    by_def, _ = read_launches(write(tmp_path, "listed", listed), "add", dims={"n_elements": 1000})
+    assert [m["config"] for m in by_def] == [{"BLOCK_SIZE": 128}, {"BLOCK_SIZE": 512}]     # a def returning the list
+    chosen = listed.replace("    return [", "    if BIG:\n        return []\n    return [")
+    with pytest.raises(LauncherError, match="configs litmus cannot read"):
+        read_launches(write(tmp_path, "chosen", chosen), "add", dims={"n_elements": 1000})
 
 
 TWO_PASS = HEAD + '''

@@ -1830,6 +1830,9 @@ def _configs(self: Reader, d, fn) -> list:
         bound = [s.value for s in self.tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
                  and isinstance(s.targets[0], ast.Name) and s.targets[0].id == node.id]
         node = bound[0] if len(bound) == 1 else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.defs and not (node.args or node.keywords):
+        body = [s for s in self.defs[node.func.id].body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        node = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None    # `def configs(): return [...]`
     if isinstance(node, ast.ListComp):
         node = _expanded(node)
     if not isinstance(node, (ast.List, ast.Tuple)):
