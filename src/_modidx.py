@@ -2045,6 +2045,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.launcher._expanded': ('litmus/launcher.html#_expanded', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._factors': ('litmus/launcher.html#_factors', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._fallback': ('litmus/launcher.html#_fallback', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._filled': ('litmus/launcher.html#_filled', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._finish': ('litmus/launcher.html#_finish', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._float': ('litmus/launcher.html#_float', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._floor': ('litmus/launcher.html#_floor', 'src/litmus/launcher.py'),

@@ -120,7 +120,25 @@ def scaled(input):
     return _launch(x, out)
 '''
 
+ZEROED = HEAD + '''
+
+@triton.jit
+def row_sum(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + tl.program_id(0) * N + offs, mask=offs < N, other=0.0)
+    tl.atomic_add(y_ptr + tl.program_id(0), tl.sum(v, axis=0))
+
+
+def summed(x):
+    M, N = x.shape
+    y = torch.empty((M,), device=x.device, dtype=torch.float32)
+    y.zero_()
+    row_sum[(M, triton.cdiv(N, 64))](x, y, N, BLOCK=64)
+    return y
+'''
+
 CASES = [("softmax", EXAMPLE_LAUNCHER, "softmax", {"x": ["M", "N"]}, {"M": 5, "N": 300}, "output_ptr"),
+         ("zeroed", ZEROED, "summed", {"x": ["M", "N"]}, {"M": 4, "N": 200}, "y_ptr"),
          ("scaled", UNTYPED, "scaled", {"input": ["M", "N"]}, {"M": 3, "N": 50}, "y_ptr"),
          ("add", ADD, "add", {"x": ["N"], "y": ["N"]}, {"N": 1000}, "output_ptr"),
          ("copy_rows", COPY_ROWS, "transposed", {"x": ["A", "B"]}, {"A": 7, "B": 33}, "y_ptr"),
@@ -647,6 +665,24 @@ def f(x, kernel_size, stride):
     with pytest.raises(LauncherError, match="unpacks 3 names from a value of 2 items"):
         read_launches(write(tmp_path, "pool3", path.read_text().replace("    kh, kw = kernel_size\n",
                                                                          "    kh, kw = kernel_size\n    a, b, c = kernel_size\n")), "f")
+
+
+def test_a_tensor_changed_in_place_is_read_as_changed_or_refused(tmp_path):
+    """`y.zero_()` of an allocation makes it a zeroed accumulator; a change litmus does not read (`y.add_(1)`, an
+    `out=` of a torch call, a fill of another value) leaves its contents unknown, so a launch that reads it is refused."""
+    body = """
+def f(x):
+    y = torch.empty_like(x)
+    CHANGE
+    n = x.numel()
+    copy[(triton.cdiv(n, 256),)](y, x, n, BLOCK=256)
+    return x
+"""
+    metas, _ = paths_of(tmp_path, body.replace("CHANGE", "y.fill_(1.0)"), "x: [N]")
+    assert metas[0]["args"][0]["from"].startswith("ones at line")
+    for change in ("y.add_(1)", "torch.cumsum(x, 0, out=y)", "y.fill_(2.0)", "torch.nn.init.ones_(y)"):
+        with pytest.raises(LauncherError, match="`y`, handed to|fills `y`"):
+            paths_of(tmp_path, body.replace("CHANGE", change), "x: [N]")
 
 
 def test_a_block_chosen_by_size_is_one_launch_per_side(tmp_path):

@@ -425,7 +425,7 @@ TENSOR_ATTRS = {'shape', 'stride', 'size', 'numel', 'dtype', 'device', 'view', '
                 'dim', 'ndim', 'element_size', 'flatten', 'data_ptr', 'is_cuda', 'new_empty', 'new_zeros', 'new_ones',
                 'new_full', 'T', 'transpose', 'permute', 'to', 'view_as', 'reshape_as', 'unsqueeze', 'squeeze',
                 'broadcast_to', 'expand', 't', 'mT', 'squeeze', 'unsqueeze', 'float', 'half', 'bfloat16', 'double',
-                'int', 'long', 'is_floating_point', 'is_complex', 'is_conj', 'ravel', 'layout'}
+                'int', 'long', 'is_floating_point', 'is_complex', 'is_conj', 'ravel', 'layout', 'zero_', 'fill_'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #777b65d9
 def _root_name(e) -> str | None:
@@ -1290,6 +1290,8 @@ def _call(self, e, env):
         return self.launch(fn, args, kwargs, e)
     if isinstance(fn, Closure):
         return self.inline(fn, args, kwargs, e)
+    if isinstance(fn, Method) and fn.name in ('zero_', 'fill_'):
+        return _filled(self, fn, args, kwargs, e, env)
     if isinstance(fn, Method):
         return _tensor_method(self, fn, args, kwargs, e)
     if isinstance(fn, Module) and fn.path in _LIBRARY:
@@ -1301,11 +1303,17 @@ _RULES[ast.Call] = _call
 
 # %% ../../nbs/litmus/14_launcher.ipynb #9476beaa
 def _spoil_mutables(self, e, env):
-    """A call litmus does not follow may change a dict or list it is handed (`set_options(kernel_args)`): each local
-    name passed to it that holds one is Unreadable from then on."""
-    for x in list(e.args) + [k.value for k in e.keywords]:
+    """A call litmus does not follow may change a dict or list it is handed (`set_options(kernel_args)`), and a tensor
+    it is handed as `out=`, or any tensor an in-place call names (`y.add_(1)`, `torch.nn.init.ones_(y)`, torch's
+    trailing `_`): each such local name is Unreadable from then on, its contents no longer what litmus read."""
+    in_place = (dotted_name(e.func) or '').endswith('_')
+    named = [x for x in list(e.args) + [k.value for k in e.keywords]]
+    named += [e.func.value] if isinstance(e.func, ast.Attribute) and in_place else []
+    for x in named:
         x = x.value if isinstance(x, ast.Starred) else x
-        if isinstance(x, ast.Name) and isinstance(env.get(x.id), (dict, list)):
+        held = env.get(x.id) if isinstance(x, ast.Name) else None
+        out = any(k.arg == 'out' and k.value is x for k in e.keywords)
+        if isinstance(held, (dict, list)) or isinstance(held, SymbolicTensor) and (in_place or out):
             env[x.id] = Unreadable(f"`{x.id}`, handed to `{ast.unparse(e.func)[:40]}` (line {e.lineno}), which may change it",
                                    e.lineno)
 
@@ -1321,6 +1329,21 @@ def may_launch(self: Reader, node, seen=()) -> bool:
         if name in self.defs and name not in seen and len(seen) < MAX_INLINE_DEPTH and self.may_launch(self.defs[name], seen + (name,)):
             return True
     return False
+
+# %% ../../nbs/litmus/14_launcher.ipynb #5f66752b
+def _filled(self, m: Method, args, kwargs, e, env):
+    """`y.zero_()` or `y.fill_(1.0)` of a whole allocation, named: its contents are known again, a zeros (or ones)
+    allocation from here on (the name rebound, so an `if` side that fills leaves the other side's tensor as it was).
+    Any other in-place fill is refused: litmus would not know what the launch reads."""
+    value = 0 if m.name == 'zero_' and not args and not kwargs else args[0] if len(args) == 1 and not kwargs else None
+    kind = {0: 'zeros', 1: 'ones'}.get(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    t = m.tensor
+    if kind is None or t.base is not None or t.alloc is None or not isinstance(e.func.value, ast.Name):
+        self.fail(e.lineno, f"fills `{ast.unparse(e.func.value)[:40]}` in place (`{ast.unparse(e)[:60]}`), which litmus reads only "
+                  "for a whole allocation filled with 0 or 1", "args")
+    filled = SymbolicTensor(t.shape, t.dtype, alloc=kind, line=e.lineno)
+    env[e.func.value.id] = filled
+    return filled
 
 # %% ../../nbs/litmus/14_launcher.ipynb #3161aa74
 def _sized(f):
