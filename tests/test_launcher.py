@@ -685,6 +685,31 @@ def f(x):
             paths_of(tmp_path, body.replace("CHANGE", change), "x: [N]")
 
 
+@pytest.mark.parametrize("test", ["if x.ndim != 3:\n        raise ValueError('3D')", "assert x.dim() == 3",
+                                  "if x.ndim == 3:\n        pass\n    else:\n        raise ValueError('3D')"])
+def test_the_rank_an_undeclared_tensor_is_tested_against_is_its_rank(tmp_path, test):
+    "With no --shape, the rank the launcher itself demands (a raise or an assert on x.ndim) is the rank it is read at."
+    metas, _ = paths_of(tmp_path, f"""
+def f(x):
+    {test}
+    y = torch.empty_like(x)
+    copy[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y
+""")
+    assert metas[0]["args"][0]["shape"] == ["x_0", "x_1", "x_2"]
+    if test.startswith("assert"):
+        return            # an assert failing at the ranks read from the uses is a note (--shape declares them)
+    with pytest.raises(LauncherError, match="raises on every path"):     # a rank it contradicts: refused
+        paths_of(tmp_path, f"""
+def f(x):
+    {test}
+    M, N = x.shape
+    y = torch.empty_like(x)
+    copy[(triton.cdiv(M * N, 256),)](x, y, M * N, BLOCK=256)
+    return y
+""")
+
+
 def test_a_block_chosen_by_size_is_one_launch_per_side(tmp_path):
     metas, _ = paths_of(tmp_path, '''
 def f(x):

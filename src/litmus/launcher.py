@@ -282,6 +282,7 @@ class Reader:
         self.decide, self.assume, self.when, self.taken = dict(decide or {}), [], [], set()
         self.given = {k: v for k, v in (given or {}).items() if isinstance(v, int)}    # sizes the command line fixed
         self.pins = set()             # given parameters the launcher indexes with (`shape[dim]`): values, not dims
+        self.rank_hints = {}          # undeclared tensor -> a rank the launcher tests it against (`x.ndim != 2`)
 
     def fail(self, line, what, missing="args"):
         raise LauncherError(f"{self.where}: line {line}: the launcher {self.entry!r} {what}; litmus reads launchers "
@@ -294,6 +295,27 @@ def dim(self: Reader, name: str) -> Size:
     "A fresh dim of the launch (an entry's int parameter, a declared shape's name, or `<param>_<i>`)."
     self.dims.setdefault(name, None)
     return Size(name)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #e4506659
+class _Rank(int):
+    "The rank of an undeclared tensor parameter, read at the rank its uses gave: it remembers the parameter."
+    param: str = ''
+
+def _rank(self, t):
+    "`x.ndim`, `x.dim()`: the rank; of an undeclared parameter whose rank nothing fixed yet, a `_Rank` naming it."
+    if t.base is not None or self.params.get(t.param) != 'undeclared' or t.param in self.ranks:
+        return len(t.shape)
+    r = _Rank(len(t.shape))
+    r.param = t.param
+    return r
+
+@patch
+def retry_at_hinted_rank(self: Reader):
+    """Every path raises, or an assert fails, at the ranks read from the uses: re-read at the rank the launcher itself
+    tests an undeclared parameter against (`if x.ndim != 2: raise`), once per parameter (the rank is then fixed)."""
+    for p, rank in self.rank_hints.items():
+        if p not in self.ranks and self.params.get(p) == 'undeclared':
+            raise _Retry(p, rank, exact=True)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #c5ad67a0
 @patch
@@ -698,6 +720,10 @@ def pinned(self: Reader, size: Size, index: bool = False):
 def _compare(self, e, env):
     values = [self.value(x, env) for x in [e.left] + e.comparators]
     values = [self.pinned(v) if isinstance(v, Size) else v for v in values]
+    for op, a, b in zip(e.ops, values, values[1:]):
+        rank, other = (a, b) if isinstance(a, _Rank) else (b, a)
+        if isinstance(rank, _Rank) and type(other) is int and isinstance(op, (ast.Eq, ast.NotEq)) and other != rank and other > 0:
+            self.rank_hints.setdefault(rank.param, other)       # `x.ndim != 2`: the launcher says a rank
     if all(_concrete(v) or isinstance(v, (tuple, list)) for v in values):
         try:
             return all(_CMP[type(op)](a, b) for op, a, b in zip(e.ops, values, values[1:]))
@@ -912,6 +938,7 @@ def precondition(self: Reader, test, line: int, what: str):
     if isinstance(test, Condition) and test.when_true is not None:
         self.assume += [t for t in test.when_true if t not in self.assume]
     elif _concrete(test) and not test and 'undeclared' in self.params.values():
+        self.retry_at_hinted_rank()
         self.notes.append(f"line {line}: the launcher {what} fails at the ranks litmus read from its uses; "
                           "--shape declares them")
     elif _concrete(test) and not test:
@@ -1169,7 +1196,7 @@ def _attribute(self, e, env):
         if a == 'dtype':
             return DType(v.dtype)
         if a == 'ndim':
-            return len(v.shape)
+            return _rank(self, v)
         if a == 'device':
             return Module('device')
         if a in ('T', 'mT'):
@@ -1719,7 +1746,7 @@ def _tensor_method(self, m, args, kwargs, e):
     if name == 'numel':
         return size_prod(t.shape)
     if name == 'dim':
-        return len(t.shape)
+        return _rank(self, t)
     if name in ('contiguous',):
         return _contiguous(self, t, e)
     if name == 't' and not args:
@@ -2127,6 +2154,7 @@ def read(self: Reader, fn):
         pass
     except _Raised as r:
         if not self.when:
+            self.retry_at_hinted_rank()
             ranks = [f"{p} rank {self.ranks.get(p, 1)}" for p, how in self.params.items() if how == 'undeclared']
             self.fail(r.line, "raises on every path litmus reads" + (f" at the ranks it read from the parameters' uses "
                       f"({', '.join(ranks)}); --shape declares them" if ranks else ""), "shapes" if ranks else "args")
