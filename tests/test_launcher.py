@@ -603,6 +603,24 @@ def f(x, row_mode):
                 assert corpus.evaluate(m["grid"][0], {"N": n}) * block >= n
 
 
+@pytest.mark.parametrize("guard,paths", [
+    ("assert n % 128 == 0 or n < 128", [["N % 128 == 0"], ["N % 128 != 0", "N < 128"]]),
+    ("if n > 4096 and n % 2 == 1:\n        raise ValueError('odd')", [["N <= 4096"], ["N > 4096", "N % 2 != 1"]]),
+])
+def test_a_guard_of_several_tests_is_a_precondition_on_each_path(tmp_path, guard, paths):
+    """An `assert a or b`, or an `if a and b: raise`, cannot be said as one list of comparisons: it is read part by
+    part, and each path that launches carries the tests that let it through (none of the sizes it refuses is checked)."""
+    metas, notes = paths_of(tmp_path, f"""
+def f(x):
+    n = x.numel()
+    {guard}
+    y = torch.empty_like(x)
+    copy[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
+    return y
+""", "x: [N]")
+    assert sorted(m["assume"] for m in metas) == sorted(paths) and any("raises when" in n for n in notes)
+
+
 def test_types_and_dtypes_are_decided_from_the_binding(tmp_path):
     """isinstance of a tensor, of a size read from a shape, of a parameter --dims gives; is_floating_point, is_complex,
     is_conj: each decided, so one launch per dtype, its block the one the launcher picks for it."""

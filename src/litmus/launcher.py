@@ -937,6 +937,9 @@ def precondition(self: Reader, test, line: int, what: str):
     "An `assert` (or the side of an `if` that does not raise): a size comparison is a precondition of every launch."
     if isinstance(test, Condition) and test.when_true is not None:
         self.assume += [t for t in test.when_true if t not in self.assume]
+    elif isinstance(test, Condition) and test.parts:       # `assert a or b`: read as `if not (a or b): raise`, part by part
+        if not self.decided(test):
+            raise _Raised(line)
     elif _concrete(test) and not test and 'undeclared' in self.params.values():
         self.retry_at_hinted_rank()
         self.notes.append(f"line {line}: the launcher {what} fails at the ranks litmus read from its uses; "
