@@ -766,6 +766,8 @@ def _execute(self: TargetedFalsification, case: Case):
         self.close()                                # the next child is forked knowing this variant
     if self._box is None:
         variants = dict(self._variants)
+        for kernel in variants.values():
+            simulate.prepare_model(kernel)         # compiled here, so not again in every box
         self._box = Box(lambda item: _launch_job(variants, item), self.limits)
     item = (key, case.dims, case.inputs, self.race_search)
     reference_box = self.target.reference_box()

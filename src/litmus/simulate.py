@@ -11,7 +11,7 @@ import numpy as np
 from fastcore.basics import patch
 from litmus.spec import DTYPES as DTYPE_FACTS
 from litmus.tritonsource import ceil_div, next_pow2
-from litmus.kernelfile import math_functions
+from litmus.kernelfile import math_functions, _compiled as _compiled_file
 from litmus.corpus import (Kernel, TensorArg, LIMITS, Limits, Boxed, boxed, resolve, kernel_module, function_from,
                            reference_results, make_inputs, tolerance, deviation, answer_key_inputs, standard_dims,
                            fuzz_dims, kernels, get, load, triton_names, FAMILIES)
@@ -19,10 +19,10 @@ from litmus.corpus import (Kernel, TensorArg, LIMITS, Limits, Boxed, boxed, reso
 # %% auto #0
 __all__ = ['NP_DTYPES', 'STATE', 'DOT_K_SLICE', 'TL', 'TRITON', 'VTL', 'VTRITON', 'WAIT_NOTE', 'PROGRAMS_AT_ONCE', 'RACE_NOTE',
            'PAD', 'poison', 'Unsupported', 'DType', 'np_dtype', 'Block', 'as_block', 'Ptr', 'Buffer', 'Violation',
-           'Memory', 'BlockPtr', 'philox', 'VBlock', 'VPtr', 'model_bindings', 'model_function', 'Run', 'layout',
-           'run_model_here', 'run_model', 'same_run', 'triton_available', 'backend_for', 'run_interpreter', 'Verdict',
-           'execute', 'check_many', 'check', 'exposed', 'answer_key_cases', 'Outcome', 'condition_a', 'condition_b',
-           'detection_table']
+           'Memory', 'BlockPtr', 'philox', 'VBlock', 'VPtr', 'model_bindings', 'model_function', 'prepare_model', 'Run',
+           'layout', 'run_model_here', 'run_model', 'same_run', 'triton_available', 'backend_for', 'run_interpreter',
+           'Verdict', 'execute', 'check_many', 'check', 'exposed', 'answer_key_cases', 'Outcome', 'condition_a',
+           'condition_b', 'detection_table']
 
 # %% ../../nbs/litmus/08_simulate.ipynb #123a2546
 def poison(offsets, dtype) -> np.ndarray:
@@ -1588,6 +1588,12 @@ def model_function(kernel: Kernel, together: bool = False):
         _NAMESPACES[key] = (kernel, fn, namespace, dict(namespace), codes, set(bindings), state)
     return fn
 
+# %% ../../nbs/litmus/08_simulate.ipynb #31e372a6
+def prepare_model(kernel: Kernel) -> None:
+    """Compile the model's build of `kernel`'s file in this process, running none of it, so that a box forked after this
+    starts with it compiled: compiling deep-copies and rewrites the file's AST, most of a fresh box's first launch."""
+    _compiled_file(kernel.module_ast, kernel.path, True)
+
 # %% ../../nbs/litmus/08_simulate.ipynb #84c1d40c
 @dataclass
 class Run:
@@ -1844,6 +1850,7 @@ def _run_models(cases: list, limits: Limits | None = None) -> list[Run]:
         _check_inputs(k, d, x)
         groups.setdefault(id(k), []).append(i)
     for indices in groups.values():
+        prepare_model(cases[indices[0]][0])
         outcomes = boxed(lambda i: _answer(run_model_here(*cases[i])), indices, limits)
         for i, outcome in zip(indices, outcomes):
             runs[i] = _checked_run(cases[i][0], cases[i][1], outcome, "model")
