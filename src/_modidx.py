@@ -2757,6 +2757,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.simulate.np_dtype': ('litmus/simulate.html#np_dtype', 'src/litmus/simulate.py'),
                                      'src.litmus.simulate.philox': ('litmus/simulate.html#philox', 'src/litmus/simulate.py'),
                                      'src.litmus.simulate.poison': ('litmus/simulate.html#poison', 'src/litmus/simulate.py'),
+                                     'src.litmus.simulate.prepare_model': ('litmus/simulate.html#prepare_model', 'src/litmus/simulate.py'),
                                      'src.litmus.simulate.run_interpreter': ( 'litmus/simulate.html#run_interpreter',
                                                                               'src/litmus/simulate.py'),
                                      'src.litmus.simulate.run_model': ('litmus/simulate.html#run_model', 'src/litmus/simulate.py'),

@@ -143,23 +143,15 @@ def solve_z3(problem, timeout_ms=20_000):
     An 'unsat' from z3 is a proof that the box holds no solution (`proved_unsat`)."""
     import z3
     z3_vars = {n: z3.Int(n) for n, _, _ in problem.variables}
-    encoded = {}   # Poly or Atom -> its z3 term: a floor division shared by many terms is encoded once
     def poly(p):
-        if p in encoded:
-            return encoded[p]
         total = z3.IntVal(0)
         for m, c in p.terms.items():
             t = z3.IntVal(c)
             for f in m:
                 t = t * (z3_vars[f] if isinstance(f, str) else atom(f))
             total = total + t
-        encoded[p] = total
         return total
     def atom(a):
-        if a not in encoded:
-            encoded[a] = encode_atom(a)
-        return encoded[a]
-    def encode_atom(a):
         x = [poly(arg) for arg in a.args]
         if a.op in ('//', '%'):  # Triton truncates toward zero; z3's div is Euclidean, so divide magnitudes and sign them
             mag = z3.If(x[0] >= 0, x[0], -x[0]) / z3.If(x[1] >= 0, x[1], -x[1])
