@@ -1482,7 +1482,7 @@ class _VectorTL:
         if value is TL:
             wrapped = self
         elif name == "extra":
-            wrapped = _VectorExtra()
+            wrapped = _Extra(VTL)
         elif callable(value) and not isinstance(value, DType):
             wrapped = _vector_call(name, value, self._methods.get(name))
         else:
@@ -1491,16 +1491,6 @@ class _VectorTL:
         return wrapped
 
 # %% ../../nbs/litmus/08_simulate.ipynb #7b546a62
-class _VectorExtra:
-    "`tl.extra` for many programs at once: each vendor's libdevice is `VTL`."
-    libdevice = property(lambda self: VTL)
-    cuda = property(lambda self: self)
-    hip = property(lambda self: self)
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(_Extra(), name)       # Unsupported, naming what was asked for
-
 class _VectorTriton(_Triton):
     language = property(lambda self: VTL)
 
@@ -1531,8 +1521,11 @@ def model_bindings(kernel: Kernel, together: bool = False) -> dict:
 
 # %% ../../nbs/litmus/08_simulate.ipynb #e4fad44c
 class _Extra:
-    "The model's `triton.language.extra`: each vendor's libdevice is the model's math (`TL`), one set of functions."
-    libdevice = property(lambda self: TL)
+    """The model's `triton.language.extra`: each vendor's libdevice is the model's math, one set of functions (`TL`, or
+    `VTL` when the programs run at once)."""
+    def __init__(self, math=None):
+        self.math = math
+    libdevice = property(lambda self: self.math or TL)
     cuda = property(lambda self: self)
     hip = property(lambda self: self)
     def __getattr__(self, name):
