@@ -6,7 +6,7 @@ This layer may change how a nest runs, never what it computes. It renders the lo
 
 # %% ../../nbs/limn/08_backend_c.ipynb #fca1417c
 from __future__ import annotations
-import os, math, shutil, subprocess, tempfile, hashlib, ctypes, functools, uuid, platform, threading
+import os, re, math, shutil, subprocess, tempfile, hashlib, ctypes, functools, uuid, platform, threading
 import numpy as np
 from fastcore.basics import patch
 from limn.ops import Ops, DType, float32, toposort
@@ -18,11 +18,12 @@ from limn.executor import Backend, JitDevice
 
 # %% auto #0
 __all__ = ['C_TYPES', 'INTEGER_PRELUDE', 'LIMN_EXP', 'LIMN_LOG', 'PRELUDE', 'ULP_BOUNDS', 'PARALLEL_WORK', 'COLLAPSE_CELLS',
-           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS', 'TILE_K', 'TILE_SPEEDUP',
-           'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST', 'TASKS_PER_CORE', 'ISAS', 'c_type',
-           'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError',
-           'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'build_library', 'load_kernel',
-           'physical_cores', 'vector_isa', 'tile_shape', 'microkernel', 'CBackend', 'check_dtypes', 'CDevice']
+           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS', 'MICRO_CALLED', 'TILE_K',
+           'TILE_SPEEDUP', 'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST', 'TASKS_PER_CORE', 'ISAS',
+           'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound',
+           'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'cached_build',
+           'build_library', 'micro_source', 'load_kernel', 'physical_cores', 'vector_isa', 'tile_shape', 'micro_name',
+           'micro_prototype', 'microkernel', 'CBackend', 'check_dtypes', 'CDevice']
 
 # %% ../../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -88,8 +89,8 @@ def c_arith(op: Ops, args: list, dtype: DType, operand_dtype: DType) -> str:
         return f"(({T})({args[0]} < {args[1]}))"
     if op is Ops.MAX:
         a, b = args
-        if operand_dtype.is_float:
-            return f"(({a} > {b} || {a} != {a}) ? {a} : {b})"    # NaN wins, as in numpy
+        if operand_dtype.is_float:                 # NaN wins, as in numpy; a call, so a fold of folds spells each operand once
+            return f"limn_fmax{'f' if operand_dtype is float32 else ''}({a}, {b})"
         return f"({a} > {b} ? {a} : {b})"
     raise ValueError(f"op={op} is not an ARITH op")
 
@@ -100,6 +101,8 @@ static inline int64_t limn_mod(int64_t a, int64_t m) { int64_t r = a % m; return
 static inline int64_t limn_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t limn_clamp(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+static inline float limn_fmaxf(float a, float b) { return (a > b || a != a) ? a : b; }
+static inline double limn_fmax(double a, double b) { return (a > b || a != a) ? a : b; }
 """
 
 # %% ../../nbs/limn/08_backend_c.ipynb #e8a1c002
@@ -377,7 +380,7 @@ def find_cc() -> str:
 
 _PLAIN = "int limn_probe(void) { return 1; }\n"
 _OPENMP = "#include <omp.h>\nint limn_probe(void) { int n = 0;\n#pragma omp parallel\n{ n = omp_get_num_threads(); }\nreturn n; }\n"
-WANTED_FLAGS = (("-O3", _PLAIN), ("-march=native", _PLAIN), ("-ffp-contract=off", _PLAIN), ("-fno-math-errno", _PLAIN),
+WANTED_FLAGS = (("-O2", _PLAIN), ("-fvect-cost-model=dynamic", _PLAIN), ("-funswitch-loops", _PLAIN), ("-march=native", _PLAIN), ("-ffp-contract=off", _PLAIN), ("-fno-math-errno", _PLAIN),
                 ("-fno-trapping-math", _PLAIN), ("-fopenmp", _OPENMP))
 
 # %% ../../nbs/limn/08_backend_c.ipynb #1df845ba
@@ -427,12 +430,13 @@ def default_cache_dir() -> str:
     return os.environ.get("LIMN_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "limn", "c")
 
 # %% ../../nbs/limn/08_backend_c.ipynb #9f322765
-def build_library(source: str, cc: str, flags: tuple, cache_dir: str) -> tuple[str, bool]:
-    """(path of the shared library for `source`, whether cc ran). The cache entry is named by the hash of
-    (compiler, flags, host, source); it is compiled under a temporary name and renamed into place, so an entry either
-    is a complete library or does not exist, whatever interrupts the compile."""
-    digest = hashlib.sha256("\0".join([cc, *flags, host_id(), source]).encode()).hexdigest()[:32]
-    path = os.path.join(cache_dir, f"limn_{digest}.so")
+def cached_build(source: str, cc: str, args: list, cache_dir: str, suffix: str, inputs: tuple = ()) -> tuple[str, bool]:
+    """(path of what `cc *args` builds from `source` and the files `inputs`, whether cc ran). The cache entry is named by
+    the hash of (compiler, arguments, host, inputs, source); it is built under a temporary name and renamed into place,
+    so an entry either is whole or does not exist, whatever interrupts the compile."""
+    key = [cc, *args, host_id(), *map(os.path.basename, inputs), source]     # inputs are cache entries: named by content
+    digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:32]
+    path = os.path.join(cache_dir, f"limn_{digest}{suffix}")
     if os.path.exists(path):
         return path, False
     os.makedirs(cache_dir, exist_ok=True)
@@ -440,15 +444,34 @@ def build_library(source: str, cc: str, flags: tuple, cache_dir: str) -> tuple[s
     try:
         with open(tmp + ".c", "w") as f:
             f.write(source)
-        r = subprocess.run([cc, *flags, "-shared", "-fPIC", tmp + ".c", "-o", tmp + ".so", "-lm"], capture_output=True, text=True)
+        r = subprocess.run([cc, *args, tmp + ".c", *inputs, "-o", tmp + suffix, "-lm"], capture_output=True, text=True)
         if r.returncode != 0:
             raise CompilerError(f"{os.path.basename(cc)} failed on a generated kernel (exit {r.returncode}):\n{r.stderr.strip()[:2000]}", source, r.stderr)
-        os.replace(tmp + ".so", path)                 # atomic: readers see no entry or a whole one
+        os.replace(tmp + suffix, path)                # atomic: readers see no entry or a whole one
     finally:
-        for leftover in (tmp + ".c", tmp + ".so"):
+        for leftover in (tmp + ".c", tmp + suffix):
             if os.path.exists(leftover):
                 os.remove(leftover)
     return path, True
+
+MICRO_CALLED = re.compile(r"\blimn_micro_(float|double)_(\d+)x(\d+)_([a-z0-9]+)\(")
+_MICRO_LOCK = threading.Lock()
+
+def build_library(source: str, cc: str, flags: tuple, cache_dir: str) -> tuple[str, int]:
+    """(path of the shared library for `source`, how many times cc ran). Each matmul microkernel the source declares
+    (`micro_name`) is compiled once into an object file of its own, cached like a library, and linked in: the
+    kernels' sources carry only its prototype, not its body or `immintrin.h`."""
+    runs, objects = 0, []
+    for T, rows, cols, isa in sorted(set(MICRO_CALLED.findall(source))):
+        with _MICRO_LOCK:                             # batches compiled in threads share it: cc builds it once
+            path, ran = cached_build(micro_source(T, int(rows), int(cols), isa), cc, [*flags, "-fPIC", "-c"], cache_dir, ".o")
+        runs, objects = runs + ran, objects + [path]
+    path, ran = cached_build(source, cc, [*flags, "-shared", "-fPIC"], cache_dir, ".so", tuple(objects))
+    return path, runs + ran
+
+def micro_source(T: str, rows: int, cols: int, isa: str) -> str:
+    "The whole C file of one microkernel (chapter 08's `microkernel`): its own object, shared by every kernel calling it."
+    return "#include <stdint.h>\n#include <math.h>\n" + "\n".join(microkernel(T, "fmaf" if T == "float" else "fma", rows, cols, isa))
 
 def load_kernel(path: str, name: str = "limn_kernel"):
     "The kernel function `name` of the library at `path`, through ctypes."
@@ -808,15 +831,22 @@ def tile_shape(rows: int, itemsize: int, isa: str) -> tuple[int, int]:
     return min(range(max(1, most // 2), most + 1), key=cost), TILE_VECTORS * vector_bytes // itemsize
 
 # %% ../../nbs/limn/08_backend_c.ipynb #589b8252
+def micro_name(T: str, rows: int, cols: int, isa: str) -> str:
+    "The microkernel's C name: it says everything the function depends on, so one object file serves every kernel."
+    return f"limn_micro_{T}_{rows}x{cols}_{isa if isa in ISAS else 'generic'}"
+
+def micro_prototype(T: str, rows: int, cols: int, isa: str) -> str:
+    return (f"void {micro_name(T, rows, cols, isa)}(int64_t kc, const {T} *restrict a, const {T} *restrict b, "
+            f"{T} *restrict c, int64_t ldc, int first);")
+
 def microkernel(T: str, fma: str, rows: int, cols: int, isa: str = "generic") -> list:
-    """`limn_micro`: a rows x cols tile of cells += packed a (k-major, `rows` wide) times packed b (k-major, `cols`
-    wide), over kc steps, each cell one fused multiply-add per step in k order; `first` starts the cells at 0. Under
+    """The lines of the function `micro_name(T, rows, cols, isa)`: a rows x cols tile of cells += packed a (k-major,
+    `rows` wide) times packed b (k-major, `cols` wide), over kc steps, each cell one fused multiply-add per step in k order; `first` starts the cells at 0. Under
     `isa` the tile is spelled in its vector intrinsics (one accumulator register per row and vector), guarded by the
     compiler's target macros; the loops after `#else` are the same arithmetic for any other target, left to the
     compiler to vectorise."""
     unroll = "#pragma GCC unroll 16"
-    head = [f"static inline void limn_micro(int64_t kc, const {T} *restrict a, const {T} *restrict b, {T} *restrict c, "
-            "int64_t ldc, int first) {"]
+    head = [micro_prototype(T, rows, cols, isa)[:-1] + " {"]
     plain = [f"  {T} acc[{rows}][{cols}];",
              f"  {unroll}", f"  for (int i = 0; i < {rows}; i++)", f"    {unroll}",
              f"    for (int j = 0; j < {cols}; j++) acc[i][j] = first ? ({T})0 : c[i * ldc + j];",
@@ -912,7 +942,7 @@ def tiled(self: CRenderer, c):
     shared_b = not any(index_vars(i) & {v.name for v in c.outer} for i in c.b_instrs)
     threaded = self.threads and ni * nj * K * count >= self.parallel_work * TILE_SPEEDUP
     omp = lambda depth, text: self.emit(depth, text) if threaded else None
-    self.functions += microkernel(T, fma, mr, nr, isa)
+    self.functions += [micro_prototype(T, mr, nr, isa), ""]         # its body is an object of its own (build_library)
     self.emit(1, f"{T} bpack[{kc * nc}] __attribute__((aligned(64)));     /* the packed block of b, shared */")
     omp(1, "#pragma omp parallel")
     self.emit(1, "{")
@@ -943,7 +973,7 @@ def tiled(self: CRenderer, c):
         self.emit(d + 1, f"const int64_t {v.name} = unit / {stride} % {v.extent};")
         stride *= v.extent
     self.emit(d + 1, f"{T} *cells = out + {c_index(base)};")
-    self.strip(c, mr, nr, d + 1, ("first_jr", f"limn_min(nc, first_jr + {chunk})"))
+    self.strip(c, mr, nr, micro_name(T, mr, nr, isa), d + 1, ("first_jr", f"limn_min(nc, first_jr + {chunk})"))
     self.emit(d, "}")
     self.emit(depth + 1, "}")
     self.emit(depth, "}")
@@ -954,18 +984,18 @@ def tiled(self: CRenderer, c):
 
 # %% ../../nbs/limn/08_backend_c.ipynb #43437a06
 @patch
-def strip(self: CRenderer, c, mr: int, nr: int, d: int, span: tuple = ("0", "nc")):
+def strip(self: CRenderer, c, mr: int, nr: int, micro: str, d: int, span: tuple = ("0", "nc")):
     """The rows `ir` .. `ir + mr - 1`: pack their `a`, then one microkernel call per packed panel of `b` whose first
-    column lies in `span` (C expressions; an edge tile goes through `tile`)."""
+    column lies in `span` (C expressions; an edge tile goes through `tile`); `micro` names the microkernel."""
     T, ni, nj, ci, cj = c_type(c.dtype), c.rows.extent, c.cols.extent, c.out.coef(c.rows), c.out.coef(c.cols)
     self.pack(c, c.rows, c.a_instrs, self.read(c.a), "apack", mr, "ir", d)
     self.emit(d, f"for (int64_t jr = {span[0]}; jr < {span[1]}; jr += {nr}) {{")
     self.emit(d + 1, f"{T} *corner = cells + ir * {ci} + (jc + jr) * {cj};")
     if cj == 1:
-        self.emit(d + 1, f"if (ir + {mr} <= {ni} && jc + jr + {nr} <= {nj}) {{ limn_micro(kc, apack, bpack + jr * kc, corner, {ci}, pc == 0); continue; }}")
+        self.emit(d + 1, f"if (ir + {mr} <= {ni} && jc + jr + {nr} <= {nj}) {{ {micro}(kc, apack, bpack + jr * kc, corner, {ci}, pc == 0); continue; }}")
     rows_here, cols_here = f"(ir + i < {ni})", f"(jc + jr + j < {nj})"
     self.emit(d + 1, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if (pc && {rows_here} && {cols_here}) tile[i * {nr} + j] = corner[i * {ci} + j * {cj}];")
-    self.emit(d + 1, f"limn_micro(kc, apack, bpack + jr * kc, tile, {nr}, pc == 0);")
+    self.emit(d + 1, f"{micro}(kc, apack, bpack + jr * kc, tile, {nr}, pc == 0);")
     self.emit(d + 1, f"for (int64_t i = 0; i < {mr}; i++) for (int64_t j = 0; j < {nr}; j++) if ({rows_here} && {cols_here}) corner[i * {ci} + j * {cj}] = tile[i * {nr} + j];")
     self.emit(d, "}")
 
@@ -973,6 +1003,7 @@ def strip(self: CRenderer, c, mr: int, nr: int, d: int, span: tuple = ("0", "nc"
 class CBackend(Backend):
     "Renders the IR as C, compiles it with cc into a cached shared library, and calls it through ctypes."
     name = "c"
+    overlap_custom = True          # cc runs are processes: the attention library compiles beside the kernels' batches
     def __init__(self, threads: bool = True, split_masks: bool = True, cache_dir: str | None = None,
                  parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True,
                  tile: bool = True):
@@ -995,7 +1026,7 @@ class CBackend(Backend):
         "Several kernels in one library (one cc run): each function renamed `limn_kernel_<i>`, the prelude shared."
         if len(items) == 1:
             return [self.compile(*items[0])]
-        parts = [PRELUDE] + [source[len(PRELUDE):].replace("int limn_kernel(", f"int limn_kernel_{i}(", 1).replace("limn_body(", f"limn_body_{i}(").replace("limn_nest", f"limn_{i}_nest").replace("limn_micro", f"limn_{i}_micro")
+        parts = [PRELUDE] + [source[len(PRELUDE):].replace("int limn_kernel(", f"int limn_kernel_{i}(", 1).replace("limn_body(", f"limn_body_{i}(").replace("limn_nest", f"limn_{i}_nest")
                              for i, (source, _) in enumerate(items)]
         path, ran = build_library("".join(parts), self.cc, self.flags, self.cache_dir)
         with self.cc_lock:

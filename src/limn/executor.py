@@ -57,6 +57,7 @@ def graph_key(sinks: list[Node]) -> tuple[tuple, list[Buffer]]:
 class Backend:
     "What a device supplies to the executor: `render` + `compile`, and five hooks that move bytes."
     name = "?"
+    overlap_custom = False        # True: CUSTOM kernels may be built in a thread while the nests compile (build_plan)
     def render(self, kernel) -> str:
         raise NotImplementedError(f"{type(self).__name__} defines no render(): each backend spells its own source")
     def compile(self, source: str, kernel):
@@ -145,27 +146,36 @@ import logging, os, sys, time
 log = logging.getLogger("limn")
 COMPILE_THREADS = os.cpu_count() or 1            # batches compiled at once, where the backend's compiler is a process
 
-def batches(items: list, n: int) -> list[list]:
-    "`items` cut into at most `n` runs of consecutive items whose lengths differ by at most one."
+def batches(items: list, n: int, cost=lambda item: 1) -> list[list]:
+    """`items` shared out among at most `n` batches so that they finish together: each item, costliest first, joins the
+    batch whose total `cost` is least so far (ties in order). Each batch keeps its items in their order."""
     n = max(1, min(n, len(items)))
-    size, extra = divmod(len(items), n)
-    cuts = [i * size + min(i, extra) for i in range(n + 1)]
-    return [items[a:b] for a, b in zip(cuts, cuts[1:])]
+    totals, members = [0] * n, [[] for _ in range(n)]
+    for i in sorted(range(len(items)), key=lambda i: -cost(items[i])):
+        least = totals.index(min(totals))
+        totals[least] += cost(items[i])
+        members[least].append(i)
+    return [[items[i] for i in sorted(m)] for m in members]
 
 @patch
 def compile_new(self: Executor, items: list) -> list:
     "Programs for the (source, kernel) pairs `items`, in order: one batch per core in threads where the backend batches."
     start = time.perf_counter()
     threaded = type(self.backend).compile_many is not Backend.compile_many and COMPILE_THREADS > 1 and len(items) > 1
-    groups = batches(items, COMPILE_THREADS if threaded else 1)
+    groups = batches(list(range(len(items))), COMPILE_THREADS if threaded else 1, cost=lambda i: len(items[i][0]))
     log.info("limn %s: compiling %d kernels in %d batch(es): %s", self.backend.name, len(items), len(groups),
              ", ".join(f"{k.name} {k.op.name}{list(k.loop_shape)}" for _, k in items))
+    compile_group = lambda group: self.backend.compile_many([items[i] for i in group])
     if len(groups) == 1:
-        programs = self.backend.compile_many(items)
+        done = [compile_group(groups[0])]
     else:
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(len(groups)) as pool:
-            programs = [p for done in pool.map(self.backend.compile_many, groups) for p in done]
+            done = list(pool.map(compile_group, groups))
+    programs = [None] * len(items)
+    for group, compiled in zip(groups, done):
+        for i, program in zip(group, compiled):
+            programs[i] = program
     log.info("limn %s: compiled %d kernels in %.2f s", self.backend.name, len(items), time.perf_counter() - start)
     return programs
 
@@ -182,7 +192,13 @@ def build_plan(self: Executor, sinks: list[Node], buffers: list[Buffer]) -> Plan
     nests = [k for k in sched.kernels if k.op is not Ops.CUSTOM]
     for k in nests:
         lower(k)
-    programs, calls = dict(zip(map(id, nests), self.programs_for(nests))), self.custom_calls(sched.kernels)
+    if self.backend.overlap_custom and any(k.op is Ops.CUSTOM for k in sched.kernels):
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(1) as pool:          # a custom kernel's own compile runs beside the nests' (cold start)
+            pending = pool.submit(self.custom_calls, sched.kernels)
+            programs, calls = dict(zip(map(id, nests), self.programs_for(nests))), pending.result()
+    else:
+        programs, calls = dict(zip(map(id, nests), self.programs_for(nests))), self.custom_calls(sched.kernels)
     steps = [(programs[id(k)], [ref.index for _, ref in k.args], k) if id(k) in programs else calls[id(k)]
              for k in sched.kernels if id(k) in programs or id(k) in calls]
     inputs = [(ref.index, slot[id(ref.buffer)]) for ref in sched.inputs]
