@@ -17,6 +17,7 @@ torch use N threads. --threads 1,2 runs the whole table once per setting, each i
     python examples/bench_train.py --rounds 9 --only gpt
     python examples/bench_train.py --threads 1,2 --no-numpy
     python examples/bench_train.py --profile     # and where each eager step's time goes: kernels, or Python
+    python examples/bench_train.py --cold --only gpt --rounds 9   # the first step on an empty kernel cache, 3 times
 """
 from __future__ import annotations
 import argparse, os, pathlib, platform, statistics, subprocess, sys, time
@@ -185,6 +186,35 @@ def profile(runners: dict, rounds: int, steps: dict) -> None:
         total, kernels, python, outside, device, key = (statistics.median(r[i] for r in rows) * 1000 / steps[variant] for i in range(6))
         print(f"{'':8} {variant:20} {total:10.2f} {kernels:9.2f} {python:9.2f} {python / total:6.0%} | {outside:14.2f} {device:11.2f} {key:9.2f}", flush=True)
 
+def cold_worker(name: str, captured: bool) -> None:
+    "One first step on the empty kernel cache the parent made (LIMN_CACHE_DIR): every kernel of the step is compiled."
+    import logging, resource
+    log = logging.getLogger("limn")
+    log.setLevel(logging.INFO)
+    log.addHandler(logging.StreamHandler(sys.stdout))       # what is compiling, and how long it took
+    start = time.perf_counter()
+    run = limn_runner(name, "c", captured)
+    built = time.perf_counter()
+    run()
+    first = time.perf_counter()
+    run()
+    second = time.perf_counter()
+    cc = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"{name:8} {'c+capture' if captured else 'c':10} model {built - start:6.2f} s  first step {first - built:6.2f} s  "
+          f"second step {second - first:6.3f} s  cc CPU {cc.ru_utime + cc.ru_stime:5.1f} s", flush=True)
+
+def cold(names: list, rounds: int) -> None:
+    "The first step of each workload in a fresh process on an empty kernel cache, captured and not, `rounds` times each."
+    import tempfile
+    for name in names:
+        for captured in (True, False):
+            for _ in range(rounds):
+                with tempfile.TemporaryDirectory(prefix="limn-cold-") as cache:
+                    env = dict(os.environ, LIMN_CACHE_DIR=cache)
+                    worker = [sys.executable, __file__, "--cold-worker", name] + (["--captured"] if captured else [])
+                    out = subprocess.run(worker, env=env, capture_output=True, text=True, check=True).stdout.splitlines()
+                print("\n".join(line for line in out if not line.startswith("limn c: compiling ")), flush=True)
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -192,7 +222,12 @@ def main(argv=None):
     ap.add_argument("--no-numpy", action="store_true", help="skip the numpy device (slow on the gpt workload)")
     ap.add_argument("--profile", action="store_true", help="also split each eager limn step into kernels and Python")
     ap.add_argument("--threads", help="threads for limn's OpenMP and torch: N, or a list like 1,2 (one fresh process each)")
+    ap.add_argument("--cold", action="store_true", help="instead: the first step on an empty kernel cache (fresh processes)")
+    ap.add_argument("--cold-worker", help=argparse.SUPPRESS)
+    ap.add_argument("--captured", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.cold_worker:
+        return cold_worker(args.cold_worker, args.captured)
     if args.threads is not None and "," in args.threads:
         rest = [a for i, a in enumerate(sys.argv[1:]) if not (a.startswith("--threads") or (i and sys.argv[i] == "--threads"))]
         for n in args.threads.split(","):
@@ -202,6 +237,8 @@ def main(argv=None):
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus | OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')} "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset (one per core)')} | torch {torch.__version__} with {torch.get_num_threads()} threads"
           f" | load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (the machine may be shared)")
+    if args.cold:
+        return cold(["mlp", "gpt"] if args.only is None else [args.only], max(1, args.rounds // 3))
     print(f"{'workload':8} {'variant':20} {'ms/step':>10} {'vs torch':>9}")
     for name in ["mlp", "gpt"] if args.only is None else [args.only]:
         runners = {"torch cpu": torch_runner(name)}

@@ -518,3 +518,22 @@ def test_scatter_with_size_one_index_dims(values_shape, ids):
     np.add.at(expected, index.reshape(-1), values.reshape(-1, values_shape[-1]))
     np.testing.assert_array_equal(answers["numpy"], expected)
     np.testing.assert_array_equal(answers["c"], expected)
+
+def test_optimisation_level_changes_no_bits(tmp_path):
+    """The probed level (-O2 with the vectoriser's full cost model and unswitching, chapter 08) and -O3 give the same
+    bits on kernels where the optimiser has the most room: a tiled matmul, a softmax (laned max and sum, limn_expf), a
+    tanh GELU, logs and square roots, and a float64 reduce, threaded. Neither level may contract or reassociate."""
+    fast = CDevice(cache_dir=str(tmp_path / "probed"), parallel_work=0)
+    o3 = CDevice(cache_dir=str(tmp_path / "o3"), parallel_work=0)
+    o3.backend.flags = tuple("-O3" if f == "-O2" else f for f in o3.backend.flags if f not in ("-fvect-cost-model=dynamic", "-funswitch-loops"))
+    assert "-O2" in fast.backend.flags and "-O3" in o3.backend.flags and "-O2" not in o3.backend.flags
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((45, 130)).astype(np.float32), rng.standard_normal((130, 70)).astype(np.float32)
+    d = rng.standard_normal((33, 257))
+    def graph():
+        x, y = Tensor(a), Tensor(b)
+        gelu = 0.5 * x * (1 + ((x + 0.044715 * x * x * x) * 0.7978845608).tanh())
+        return [(x @ y).node, x.softmax(-1).node, gelu.node, ((x.abs() + 1).log() * x.abs().sqrt()).node,
+                Tensor(d).sum(-1).node, Tensor(d).amax(0).node]
+    for got, want in zip(fast.realize(graph()), o3.realize(graph())):
+        assert got.array.tobytes() == want.array.tobytes()

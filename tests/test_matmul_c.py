@@ -128,3 +128,22 @@ def test_cc_runs_counts_every_compile_under_threads(tmp_path):
     with ThreadPoolExecutor(6) as pool:
         list(pool.map(lambda s: backend.compile(s, None), sources))
     assert backend.cc_runs == 12
+
+
+def test_microkernel_is_one_object_linked_into_every_library(tmp_path):
+    """Two tiled matmuls with the same register tile, realized apart (two plans, two libraries), link one microkernel
+    object: cc runs three times, not four, the kernels' sources hold its prototype and no intrinsics header, and both
+    products have the plain nest's bits."""
+    device, plain = CDevice(cache_dir=str(tmp_path)), CDevice(**PLAIN)
+    rng = np.random.default_rng(5)
+    graphs = []
+    for k, n in ((300, 37), (100, 50)):
+        a, b = rng.standard_normal((64, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+        graphs.append(lambda a=a, b=b: [(Tensor(a) @ Tensor(b)).node])
+    sources = [device.backend.render(schedule(g()).kernels[-1]) for g in graphs]
+    called = [set(backend_c.MICRO_CALLED.findall(s)) for s in sources]
+    assert len(called[0]) == 1 and called[0] == called[1] and not any("immintrin" in s for s in sources)
+    for graph in graphs:
+        assert device.realize(graph())[0].array.tobytes() == plain.realize(graph())[0].array.tobytes()
+    assert device.backend.cc_runs == 3
+    assert len(list(tmp_path.glob("limn_*.o"))) == 1 and len(list(tmp_path.glob("limn_*.so"))) == 2
