@@ -1591,6 +1591,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'src.litmus.corpus.LaunchError': ('litmus/corpus.html#launcherror', 'src/litmus/corpus.py'),
                                    'src.litmus.corpus.LaunchLimits': ('litmus/corpus.html#launchlimits', 'src/litmus/corpus.py'),
                                    'src.litmus.corpus.TensorArg': ('litmus/corpus.html#tensorarg', 'src/litmus/corpus.py'),
+                                   'src.litmus.corpus.TensorArg.dense': ('litmus/corpus.html#tensorarg.dense', 'src/litmus/corpus.py'),
                                    'src.litmus.corpus.TensorArg.flat_index': ( 'litmus/corpus.html#tensorarg.flat_index',
                                                                                'src/litmus/corpus.py'),
                                    'src.litmus.corpus._check_answer_key': ('litmus/corpus.html#_check_answer_key', 'src/litmus/corpus.py'),

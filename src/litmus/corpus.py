@@ -386,11 +386,27 @@ class TensorArg:
     role: str
 
     def flat_index(self) -> np.ndarray:
-        "The flat offset of every logical element (an int64 array of `shape`)."
-        index = np.zeros(self.shape, dtype=np.int64)
-        for axis, (n, s) in enumerate(zip(self.shape, self.strides)):
-            index = index + (np.arange(n, dtype=np.int64) * s).reshape([-1 if a == axis else 1 for a in range(len(self.shape))])
+        """The flat offset of every logical element (a read-only int64 array of `shape`). A search launches the same
+        few layouts hundreds of times, so a small one is remembered by its shape and strides."""
+        key = (tuple(self.shape), tuple(self.strides))
+        index = _FLAT_INDEX.get(key)
+        if index is None:
+            index = np.zeros(self.shape, dtype=np.int64)
+            for axis, (n, s) in enumerate(zip(self.shape, self.strides)):
+                index = index + (np.arange(n, dtype=np.int64) * s).reshape([-1 if a == axis else 1 for a in range(len(self.shape))])
+            index.setflags(write=False)
+            if index.size <= 1 << 16:
+                if len(_FLAT_INDEX) >= 512:
+                    _FLAT_INDEX.clear()
+                _FLAT_INDEX[key] = index
         return index
+
+    @property
+    def dense(self) -> bool:
+        "Whether the logical elements fill the allocation in row-major order (flat_index() is then arange(span))."
+        return self.span == math.prod(self.shape) and tuple(self.strides) == row_major(self.shape)
+
+_FLAT_INDEX: dict = {}   # (shape, strides) -> flat_index of a tensor of at most 2**16 elements
 
 # %% ../../nbs/litmus/06_corpus.ipynb #9078ad24
 def row_major(shape) -> tuple:

@@ -1622,6 +1622,12 @@ def layout(tensor: TensorArg, logical=None) -> np.ndarray:
     """The flat allocation of one tensor argument. Inputs: the logical values at their strided offsets and poison in the
     gaps a padded stride leaves. Outputs: NaN (ints: 0), so an element the kernel never writes cannot pass. Accumulators: 0."""
     dtype = NP_DTYPES[tensor.dtype]
+    if logical is not None:
+        logical = np.asarray(logical)
+        if logical.shape != tensor.shape:
+            raise ValueError(f"input {tensor.name!r} has shape {logical.shape}; the launch expects {tensor.shape}")
+        if tensor.dense:          # the values fill the whole allocation in order: no fill below would be left
+            return logical.astype(dtype).reshape(-1)
     if tensor.role == "acc":
         flat = np.zeros(tensor.span, dtype)
     elif tensor.role == "out":
@@ -1629,9 +1635,6 @@ def layout(tensor: TensorArg, logical=None) -> np.ndarray:
     else:
         flat = poison(np.arange(tensor.span), dtype)
     if logical is not None:
-        logical = np.asarray(logical)
-        if logical.shape != tensor.shape:
-            raise ValueError(f"input {tensor.name!r} has shape {logical.shape}; the launch expects {tensor.shape}")
         flat[tensor.flat_index()] = logical.astype(dtype)
     return flat
 

@@ -791,7 +791,12 @@ class Spec:
 
     @property
     def inputs(self):
-        return sorted({n.arg for n in self.expr.walk() if n.op == "input"})
+        "The input names, sorted; remembered with the expression they were read from (a new `expr` is read afresh)."
+        known = self.__dict__.get("_inputs_of")
+        if known is None or known[0] is not self.expr:
+            known = (self.expr, tuple(sorted({n.arg for n in self.expr.walk() if n.op == "input"})))
+            self.__dict__["_inputs_of"] = known
+        return list(known[1])
     def classify(self) -> Fragment:
         return classify(self.expr)
     def __repr__(self):
