@@ -7,6 +7,9 @@
     python benchmarks/rewards.py --cli-corpus # the cold CLI over every corpus kernel (one round), not only the four
     python benchmarks/rewards.py --kernels vadd,softmax --skip-cli --skip-corpus --skip-breakdown   # throughput only
 
+The breakdowns: one of a second quick check in a warm process (wall seconds per stage), and one of a cold, distinct
+completion on one worker (CPU ms per stage, the boxes' CPU beside the parent's): what a worker spends on one it has never seen.
+
 Each LitmusReward figure is a batch of 8 distinct completions of one corpus task (quick mode, the cache cold: every
 completion differs from all others by a comment). "cold" is the first batch of a fresh LitmusReward (its pool or Ray
 actors start inside the timing); "warm" is the median over later batches of new completions on the same, started pool.
@@ -85,6 +88,58 @@ def breakdown(names):
         per = s["launches"] / count if count else 0.0
         print(f"{name:10s} {verdict:8s} {count:8d} " + " ".join(f"{s.get(c, total if c == 'total' else 0.0):9.3f}" for c in cols)
               + f"  {1000 * per:7.2f} ms")
+
+
+def cold_breakdown(names, batch=6):
+    """CPU seconds of a cold, distinct completion (LitmusReward's path with one worker, in this process), stage by stage:
+    what a worker spends on a completion it has never seen, its box included. Stages are CPU of this process (a busy
+    machine barely inflates them); 'box' is the CPU of the boxes the batch forked and reaped."""
+    import resource
+
+    from litmus import check as C
+    from litmus import corpus, falsify
+    from litmus import rewards as R
+    from litmus.rewards import LitmusReward, task_of
+    def own():
+        u = resource.getrusage(resource.RUSAGE_SELF)
+        return u.ru_utime + u.ru_stime
+    def boxes():
+        u = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return u.ru_utime + u.ru_stime
+    spent = {}
+    def timed(owner, name, label):
+        original = getattr(owner, name)
+        def wrapper(*args, **kwargs):
+            start = own()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + own() - start
+        setattr(owner, name, wrapper)
+        return original
+    patches = [(R, "load_completion", "load"), (C, "_safety", "proof"), (falsify.SymbolicShapeSpace, "__init__", "shapes"),
+               (falsify.Target, "reference", "reference"), (falsify.Target, "compare", "compare")]
+    originals = [(owner, name, timed(owner, name, label)) for owner, name, label in patches]
+    print(f"\ncold distinct completion, one worker in this process (CPU ms per completion, {batch} per kernel; {load()})")
+    cols = ["load", "proof", "shapes", "reference", "compare"]
+    print(f"{'kernel':10s} " + " ".join(f"{c:>9s}" for c in cols) + f" {'parent':>8s} {'box':>8s} {'total':>8s} {'wall':>8s}")
+    try:
+        for name in names:
+            source, task = corpus.get(name).source, task_of(name)
+            reward = LitmusReward(workers=1, **task)
+            reward(completions=[fenced(source + "\n# warm-up\n")])
+            spent.clear()
+            parent, box, wall = own(), boxes(), time.perf_counter()
+            reward(completions=[fenced(source + f"\n# cold breakdown {i}\n") for i in range(batch)])
+            parent, box, wall = own() - parent, boxes() - box, time.perf_counter() - wall
+            reward.close()
+            compare = spent.get("compare", 0.0) - spent.get("reference", 0.0)   # compare calls reference inside
+            figures = [spent.get(c, 0.0) if c != "compare" else compare for c in cols] + [parent, box, parent + box, wall]
+            print(f"{name:10s} " + " ".join(f"{1000 * v / batch:9.0f}" for v in figures[:5])
+                  + " ".join(f"{1000 * v / batch:9.0f}" for v in figures[5:]), flush=True)
+    finally:
+        for owner, name, original in originals:
+            setattr(owner, name, original)
 
 
 def _cpu_with_boxes() -> float:
@@ -290,6 +345,7 @@ def main():
             cold_cli(tuple(k.name for k in corpus.kernels()), 1)
     if not args.skip_breakdown:
         breakdown(names + (() if args.brief else ("histogram",)))
+        cold_breakdown(names, 3 if args.brief else 6)
     if args.histogram:
         overlapped_histogram()
     backends = [("local, 1", {"workers": 1}, 1), ("local, 2", {"workers": 2}, 2)]
