@@ -175,16 +175,14 @@ def _literal_args(path) -> bool:
     return bool(launch_literal(tree, f"kernel file {path}").get("args"))
 
 def _entry(args, path) -> str | None:
-    "The launcher to read: --entry, else the file's only one when it has no LITMUS literal (None: the literal form)."
+    """The launcher to read: --entry, else when the file has no LITMUS literal the one a user expects (KernelBench's
+    ModelNew.forward, else the file's only launcher: chapter 14's default_entry); None: the literal form."""
     if getattr(args, "entry", None):
         return args.entry
     if getattr(args, "command", "") == "init" or getattr(args, "shape", None) or not _literal_args(path):
-        from litmus.launcher import launchers
-        found = launchers(path)
-        if len(found) == 1:
-            return found[0]
-        if getattr(args, "command", "") == "init" or found or args.shape:
-            raise UsageError(f"{path}: say which launcher to read with --entry (the file's launchers: {found or 'none'})")
+        from litmus.launcher import default_entry, launchers
+        if getattr(args, "command", "") == "init" or launchers(path) or args.shape or "class ModelNew" in path.read_text():
+            return default_entry(path)       # ModelNew.forward, else the only launcher; several: a usage error naming them
     return None
 
 def _search_options(args) -> dict:
@@ -201,6 +199,8 @@ def cmd_check(args) -> int:
     if not path.is_file():
         raise UsageError(f"no such kernel file: {args.file}")
     progress, options = _progress(args), _search_options(args)
+    if args.ref and args.ref.endswith(".py") and Path(args.ref).is_file():
+        args.ref = str(Path(args.ref).resolve())      # the reference runs in a box whose working folder is its own
     entry = _entry(args, path)
     options["progress"] = progress
     if entry is not None:
@@ -218,16 +218,18 @@ def cmd_check(args) -> int:
 def cmd_init(args) -> int:
     "Print the launches chapter 14 reads from the launcher, as LITMUS literals; exit 0, or 3 naming what it cannot read."
     from litmus.launcher import read_launches, parse_shapes, literal_text, file_literal, parse_sizes
-    from litmus.launcher import parse_entry_domain, entry_values
+    from litmus.launcher import parse_entry_domain, entry_values, benchmark_inputs
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such kernel file: {args.file}")
     literal, entry = file_literal(path), _entry(args, path)
     shapes = parse_shapes(args.shape) if args.shape else None
-    metas, notes = read_launches(path, entry, shapes, parse_sizes(args.dims), literal)
-    if args.domain:      # the names must be tensors of the launch it read (a ValueError names the others: exit 3)
-        parse_entry_domain(args.domain, metas, entry_values(path, entry)[1])
-    print(literal_text(metas, notes))
+    # a KernelBench file's get_inputs() gives what --shape, --dims and --domain leave unsaid (read, never run)
+    shapes, sizes, domain, read = benchmark_inputs(path, entry, None, shapes, parse_sizes(args.dims), args.domain)
+    metas, notes = read_launches(path, entry, shapes, sizes, literal)
+    if domain:      # the names must be tensors of the launch it read (a ValueError names the others: exit 3)
+        parse_entry_domain(domain, metas, entry_values(path, entry)[1])
+    print(literal_text(metas, read + notes))
     return 0
 
 

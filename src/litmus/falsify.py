@@ -6,8 +6,8 @@ This module searches; it proves nothing. It builds on the spec and its exact ref
 
 # %% auto #0
 __all__ = ['GENERATORS', 'INDEX_GENERATORS', 'DECLARED_FULL', 'DECLARED_QUICK', 'generate', 'generate_index', 'Case', 'Outcome',
-           'max_error', 'retyped', 'Target', 'load_reference', 'find_race', 'Counterexample', 'FalsifyResult',
-           'grid_tied_dims', 'hold_grid_tied', 'TargetedFalsification', 'ddmin']
+           'max_error', 'retyped', 'Target', 'load_reference', 'vacuous', 'find_race', 'Counterexample',
+           'FalsifyResult', 'grid_tied_dims', 'hold_grid_tied', 'TargetedFalsification', 'ddmin']
 
 # %% ../../nbs/litmus/12_falsify.ipynb #c5abb735
 from fastcore.basics import patch
@@ -238,6 +238,7 @@ class Outcome:
     memory: str = ""          # an out-of-bounds access, a race or a divergent barrier seen while running
     memory_kind: str = ""
     failure: str = ""         # the model could not run the kernel (unsupported call, timeout)
+    vacuous: bool = False     # held to the tolerance: the certified bound was vacuous at this case (`vacuous`)
     @property
     def ratio(self) -> float:
         return 0.0 if self.error == 0 else self.error / self.threshold if self.threshold > 0 else math.inf
@@ -446,20 +447,28 @@ def close(self: Target):
 
 # %% ../../nbs/litmus/12_falsify.ipynb #8bd2f314
 def load_reference(path):
-    """The `reference` function of a Python file (or its only function). This executes the file: litmus calls it only
+    """The `reference` function of a Python file, else KernelBench's `class Model` (built from `get_init_inputs()` and
+    called as the module, its `forward`), else the file's only function. This executes the file: litmus calls it only
     inside the reference's box, never in the verifier's own process."""
     import runpy
     namespace = runpy.run_path(str(path), run_name="litmus_reference")
-    fns = [v for k, v in namespace.items() if callable(v) and getattr(v, "__module__", None) == "litmus_reference" and not k.startswith("_")]
-    fn = namespace.get("reference") if callable(namespace.get("reference")) else (fns[0] if len(fns) == 1 else None)
-    if fn is None:
-        raise ValueError(f"reference file {path}: define `def reference(...)` returning the expected output(s)")
-    return fn
+    ours = lambda k, v: callable(v) and getattr(v, "__module__", None) == "litmus_reference" and not k.startswith("_")
+    fns = [v for k, v in namespace.items() if ours(k, v) and not isinstance(v, type) and k not in ("get_inputs", "get_init_inputs")]
+    model, init = namespace.get("Model"), namespace.get("get_init_inputs")
+    if callable(namespace.get("reference")):
+        return namespace["reference"]
+    if isinstance(model, type) and callable(getattr(model, "forward", None)):
+        return model(*(init() if callable(init) else []))
+    if len(fns) == 1:
+        return fns[0]
+    raise ValueError(f"reference file {path}: define `def reference(...)` (or a KernelBench `class Model`) returning the "
+                     "expected output(s)")
 
 # %% ../../nbs/litmus/12_falsify.ipynb #24e37c28
 @patch
 def compare(self: Target, case: Case, run, launch=None) -> Outcome:
-    "The worst output element, over every output, against its threshold at this launch (a certified bound, or a tolerance)."
+    """The worst output element, over every output, against its threshold at this launch: a certified bound, or a
+    tolerance (where there is none, or where it is `vacuous` at this case)."""
     launch = launch or corpus.resolve(case.kernel, case.dims)
     refs, bounds = self.reference(case, launch), self.bounds(launch)
     worst = Outcome(0.0, math.inf)
@@ -467,7 +476,8 @@ def compare(self: Target, case: Case, run, launch=None) -> Outcome:
         out = np.asarray(run.outputs[name], np.float64).ravel()
         ref = np.asarray(ref, np.float64).ravel()
         tb = bounds.get(name)
-        if tb is not None:
+        loose = tb is not None and vacuous(tb.threshold, [self._magnitude(name, case, launch, ref)])   # tells nothing
+        if tb is not None and not loose:
             allowance = np.full(out.shape, tb.threshold)
         else:
             finite = np.abs(ref[np.isfinite(ref)])
@@ -485,10 +495,36 @@ def compare(self: Target, case: Case, run, launch=None) -> Outcome:
         if out.size == 0:
             continue
         i = int(np.argmax(ratio))
-        o = Outcome(float(d[i]), float(allowance[i]), i, float(out[i]), float(ref[i]))
+        o = Outcome(float(d[i]), float(allowance[i]), i, float(out[i]), float(ref[i]), vacuous=loose)
         if o.ratio > worst.ratio or worst.threshold == math.inf:
             worst = o
     return worst
+
+# %% ../../nbs/litmus/12_falsify.ipynb #42332ea1
+def vacuous(threshold: float, exact) -> bool:
+    "Is a certified bound no smaller than every finite exact output's magnitude (so it cannot tell a wrong output)?"
+    magnitude = np.abs(np.asarray(exact, np.float64))
+    magnitude = magnitude[np.isfinite(magnitude)]
+    return bool(magnitude.size) and threshold >= magnitude.max() > 0
+
+@patch
+def _magnitude(self: Target, name: str, case: Case, launch, exact) -> float:
+    """The largest finite |exact value| of output `name` seen: over uniform draws on every input's domain (once per
+    Target, at the first case's shapes, seeded) and over this case's exact outputs `exact`."""
+    if getattr(self, "_magnitudes", None) is None:
+        rng, probe = np.random.default_rng(0), {}
+        for t, x in case.inputs.items():
+            lo, hi = self.domain_at(t, case.dims)
+            probe[t] = rng.uniform(lo, hi, np.shape(x)) if t in self.float_inputs else \
+                rng.integers(int(lo), int(hi) + 1, np.shape(x)).astype(np.float64)
+        drawn = self.reference(dataclasses.replace(case, inputs=probe), launch)
+        self._magnitudes = {n: _finite_max(v) for n, v in drawn.items()}
+    return max(self._magnitudes.get(name, 0.0), _finite_max(exact))
+
+def _finite_max(values) -> float:
+    magnitude = np.abs(np.asarray(values, np.float64))
+    magnitude = magnitude[np.isfinite(magnitude)]
+    return float(magnitude.max()) if magnitude.size else 0.0
 
 # %% ../../nbs/litmus/12_falsify.ipynb #a702d03f
 def find_race(trace) -> str:
@@ -867,7 +903,8 @@ def make_case(self: TargetedFalsification, kernel, dims, config, dtype, generato
 @patch
 def _configs(self: TargetedFalsification) -> list:
     """(label, dims) of the shape space's configurations that satisfy the kernel's `assume` preconditions (a class
-    outside them is outside the contract: dropped, with a note); the declared dims alone if none is left."""
+    outside them is outside the contract: dropped, with a note), each lowered to a size the model can run (`_fitted`,
+    below); the declared dims alone if none is left."""
     try:
         configs = [(c.label, c.dims) for c in self.space.configs()]
     except (IndexError, ValueError) as e:
@@ -877,9 +914,43 @@ def _configs(self: TargetedFalsification) -> list:
     dropped = [label for label, dims in configs if (label, dims) not in kept]
     if dropped and not any(n.startswith("shape classes outside") for n in self.notes):
         self.notes.append(f"shape classes outside the kernel's assumptions, not launched: {', '.join(dropped)}")
-    return kept or [("declared", dict(self.kernel.dims))]
+    return self._fitted_all(kept) or [("declared", dict(self.kernel.dims))]
 
 _DTYPE_GENERATORS = ("large_magnitude", "same_sign_run", "exp_overflow", "cancellation", "tail_extreme")
+
+# %% ../../nbs/litmus/12_falsify.ipynb #b176525b
+@patch
+def _fitted(self: TargetedFalsification, label: str, dims: dict) -> dict | None:
+    """`dims`, or where the model cannot run them, the nearest configuration it can: the class's own size (`d` of
+    the label `d:class`; none for the baseline) kept, the others lowered to their smallest class value one at a time,
+    the largest first. None when even that does not fit."""
+    if self._fits(self.kernel, dims):
+        return dims
+    own = label.split(":")[0]
+    lowered = dict(dims)
+    for d in sorted((d for d in dims if d != own), key=lambda d: -dims[d]):
+        floor = 0 if d in self.kernel.pads else 1
+        smallest = min([c.value for c in self.space.classes.get(d, []) if c.value >= floor] or [dims[d]])
+        if smallest >= lowered[d]:
+            continue
+        lowered[d] = smallest
+        if self._fits(self.kernel, lowered):
+            return lowered
+    return None
+
+@patch
+def _fitted_all(self: TargetedFalsification, configs: list) -> list:
+    "Every (label, dims) through `_fitted` (one that cannot fit kept as it is: the search reports it not run), noted once."
+    out, lowered = [], []
+    for label, dims in configs:
+        fitted = self._fitted(label, dims)
+        if fitted is not None and fitted != dims:
+            lowered.append(f"{label} (" + ", ".join(f"{d}={v}" for d, v in fitted.items() if v != dims[d]) + ")")
+        out.append((label, fitted if fitted is not None else dims))
+    note = "shape classes too large for the model, run with other sizes lowered: "
+    if lowered and not any(n.startswith(note) for n in self.notes):
+        self.notes.append(note + ", ".join(lowered))
+    return out
 
 # %% ../../nbs/litmus/12_falsify.ipynb #3b42dc3f
 @patch
@@ -1120,9 +1191,17 @@ def minimise(self: TargetedFalsification, case: Case, outcome: Outcome) -> Count
         items = ddmin(items, test, self.minimise_budget)
     if len(items) in found:
         outcome = found[len(items)]
-    case = with_only(items)
+    return self._counterexample(kind, with_only(items), background, len(items), outcome)
+
+# %% ../../nbs/litmus/12_falsify.ipynb #b60a57f8
+@patch
+def _counterexample(self: TargetedFalsification, kind, case: Case, background, entries: int, outcome: Outcome) -> Counterexample:
+    "The minimised witness, labelled with the threshold it broke (a vacuous bound's case broke the tolerance)."
     tb = self.target.bound(self._launch(case.kernel, case.dims))
+    rtol = f"relative tolerance {corpus.tolerance(case.kernel, case.dims):.3g}"
+    held = f"{tb!r}, vacuous here (no smaller than every exact output), so the {rtol}" if outcome.vacuous else repr(tb)
     return Counterexample(kind, self.kernel.name, case.config, case.dims, case.dtype, case.generator, case.inputs, background,
-                          len(items), outcome.error, outcome.threshold, tb.tolerance_kind if tb is not None else "tolerance",
-                          repr(tb) if tb is not None else f"relative tolerance {corpus.tolerance(case.kernel, case.dims):.3g}",
+                          entries, outcome.error, outcome.threshold,
+                          tb.tolerance_kind if tb is not None and not outcome.vacuous else "tolerance",
+                          held if tb is not None else rtol,
                           outcome.element, outcome.observed, outcome.expected, outcome.memory)

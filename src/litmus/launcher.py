@@ -21,18 +21,20 @@ from litmus import simulate
 from litmus.sandbox import box_call, Box, exchange
 from litmus.spec import DTYPES
 from litmus.bounds import ToleranceBound
-from litmus.falsify import generate, generate_index, Target
+from litmus.falsify import generate, generate_index, Target, vacuous
 from litmus.shapes import SymbolicShapeSpace
 from litmus.check import check, EXIT_CODES, _jsonable
 
 # %% auto #0
 __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'TENSOR_ATTRS', 'DEFAULT_DIM',
-           'MAX_PATHS', 'MAX_PATH_TESTS', 'FILLS', 'COMPOSE_GENERATORS', 'LauncherError', 'Unreadable', 'Condition',
-           'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType', 'Module',
-           'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'SizeRange', 'Method', 'Ratio',
-           'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers', 'literal_text',
-           'TorchReference', 'infer_spec', 'parse_sizes', 'file_literal', 'parse_entry_domain', 'NotComposable',
-           'chained', 'sequences', 'buffers_of', 'finals', 'Composed', 'check_composed', 'check_entry', 'EntryResult']
+           'MAX_PATHS', 'MAX_PATH_TESTS', 'RANDN_SIGMAS', 'FILLS', 'COMPOSE_GENERATORS', 'LauncherError', 'Unreadable',
+           'Condition', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType',
+           'Module', 'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'SizeRange',
+           'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers',
+           'default_entry', 'entry_params', 'declared_inputs', 'literal_text', 'TorchReference', 'infer_spec',
+           'reference_function', 'reference_expression', 'parse_sizes', 'file_literal', 'parse_entry_domain',
+           'NotComposable', 'chained', 'sequences', 'buffers_of', 'finals', 'Composed', 'check_composed',
+           'benchmark_inputs', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -2416,21 +2418,148 @@ def entry_values(path, entry: str, given: dict | None = None) -> tuple[dict, lis
     return values, names
 
 # %% ../../nbs/litmus/14_launcher.ipynb #0129a28d
-def launchers(path) -> list[str]:
-    """The entry points of a kernel file: its plain top-level defs that launch one of its jit functions
-    (`kernel[grid](...)`, directly or through another def), less those another such def calls, in file order."""
-    _, tree = read_source(path)
+def _launching(tree) -> set:
+    "The names of the plain top-level defs that launch one of the file's jit functions, directly or through another def."
     jits, defs = jit_functions(tree), _plain_defs(tree)
     calls = {name: {c.func.id for c in ast.walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)} & set(defs)
              for name, fn in defs.items()}
-    launching = {name for name, fn in defs.items() if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Subscript)
-                 and isinstance(c.func.value, ast.Name) and c.func.value.id in jits for c in ast.walk(fn))}
+    launching = {name for name, fn in defs.items() if _launches_jit(fn, jits)}
     changed = True
     while changed:                                  # a def that calls a launching def launches too
         grown = launching | {n for n, called in calls.items() if called & launching}
         changed, launching = grown != launching, grown
+    return launching
+
+def _launches_jit(fn, jits) -> bool:
+    "Does `fn`'s body hold a `kernel[grid](...)` of one of the file's jit functions?"
+    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Subscript) and isinstance(c.func.value, ast.Name)
+               and c.func.value.id in jits for c in ast.walk(fn))
+
+def launchers(path) -> list[str]:
+    """The entry points of a kernel file: its plain top-level defs that launch one of its jit functions
+    (`kernel[grid](...)`, directly or through another def), less those another such def calls, in file order."""
+    _, tree = read_source(path)
+    defs, launching = _plain_defs(tree), _launching(tree)
+    calls = {name: {c.func.id for c in ast.walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)} & set(defs)
+             for name, fn in defs.items()}
     called_by_others = {c for n in launching for c in calls[n] if c != n}
     return [n for n in defs if n in launching and n not in called_by_others]
+
+# %% ../../nbs/litmus/14_launcher.ipynb #88c8a7b6
+def default_entry(path) -> str:
+    """The launcher a user means when naming none: `ModelNew.forward` where the file's `ModelNew` (KernelBench's form)
+    launches a kernel through its `forward`, else the file's only launcher (`launchers`). A LauncherError (a usage
+    error) lists the candidates where there are several, or says there is none."""
+    _, tree = read_source(path)
+    launching, jits = _launching(tree), jit_functions(tree)
+    for c in tree.body:
+        if isinstance(c, ast.ClassDef) and c.name == "ModelNew":
+            forward = [f for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "forward"]
+            called = {n.func.id for f in forward for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            if forward and (called & launching or _launches_jit(forward[0], jits)):
+                return "ModelNew.forward"
+    found = launchers(path)
+    if len(found) == 1:
+        return found[0]
+    what = f"it has several: {', '.join(found)}" if found else "it has none (a plain def that launches a @triton.jit kernel)"
+    raise LauncherError(f"kernel file {path}: say which launcher to check with --entry; {what}")
+
+# %% ../../nbs/litmus/14_launcher.ipynb #f241b940
+_RANDOM = {"randn": None, "rand": (0.0, 1.0), "zeros": (0.0, 0.0), "ones": (1.0, 1.0)}   # torch.<fn>(*sizes): its values
+RANDN_SIGMAS = 6.0    # a torch.randn input's default domain: [-6, 6], where all but 2e-9 of its draws fall
+
+def _size_of(node, sizes: dict):
+    "A size of get_inputs: an int literal, or a module-level name bound to one (kept as the dim's name); else None."
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value > 0:
+        return node.value
+    if isinstance(node, ast.Name) and type(sizes.get(node.id)) is int and sizes[node.id] > 0:
+        return node.id
+    return None
+
+def _dtype_and_chain(e):
+    "(the call under `.cuda()`/`.to(...)`/`.half()` methods, the dtype they set or None), or (None, None) if unreadable."
+    dtype = None
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and dotted_name(e.func) is not None \
+            and not dotted_name(e.func).startswith("torch."):
+        method = e.func.attr
+        if method in ("half", "float", "double", "bfloat16", "long", "int"):
+            dtype = dtype or TORCH_DTYPES.get(method, method)
+        elif method == "to":
+            named = [dotted_name(a) for a in e.args + [k.value for k in e.keywords if k.arg == "dtype"]]
+            dtype = dtype or next((TORCH_DTYPES[n[6:]] for n in named if n and n.startswith("torch.") and n[6:] in TORCH_DTYPES), None)
+        elif method not in ("cuda", "contiguous", "cpu", "requires_grad_"):
+            return None, None
+        e = e.func.value
+    return e, dtype
+
+# %% ../../nbs/litmus/14_launcher.ipynb #a2091230
+def _one_input(e, sizes: dict):
+    "(shape, dtype, domain or None) of one get_inputs tensor `torch.randn(a, b)`, `torch.randint(lo, hi, (n,))`; else None."
+    call, dtype = _dtype_and_chain(e)
+    name = dotted_name(call.func) if isinstance(call, ast.Call) else None
+    fn = name[6:] if name and name.startswith("torch.") else None
+    if fn not in _RANDOM and fn != "randint":
+        return None
+    args = list(call.args)
+    low, high = 0, None
+    if fn == "randint":
+        bounds = [_size_of(a, sizes) if not (isinstance(a, ast.Constant) and a.value == 0) else 0 for a in args[:-1]]
+        if len(args) not in (2, 3) or any(b is None for b in bounds):
+            return None
+        low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+        args = args[-1:]
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = args[0].elts
+    shape = [_size_of(a, sizes) for a in args]
+    for k in call.keywords:
+        if k.arg == "dtype":
+            named = dotted_name(k.value) or ""
+            dtype = dtype or TORCH_DTYPES.get(named.removeprefix("torch."))
+        elif k.arg not in ("device", "requires_grad", "size"):
+            return None
+    if not shape or None in shape:
+        return None
+    if fn == "randint":
+        high_end = f"{high} - 1" if isinstance(high, str) else high - 1
+        return shape, dtype or "int64", (low, high_end)
+    spread = _RANDOM[fn] or (-RANDN_SIGMAS, RANDN_SIGMAS)
+    return shape, dtype or "float32", spread
+
+# %% ../../nbs/litmus/14_launcher.ipynb #03548eb5
+def entry_params(path, entry: str) -> list[str]:
+    "The entry's positional parameters, its receiver (self) aside: what `model(*get_inputs())` binds, in order."
+    _, tree = read_source(path)
+    fn = _entry_def(tree, entry, f"kernel file {path}")
+    return [a.arg for a in fn.args.posonlyargs + fn.args.args][1 if getattr(fn, "litmus_receiver", False) else 0:]
+
+def declared_inputs(path, params: list) -> tuple[dict, dict, dict]:
+    """({param: (shape, dtype)}, {dim: size}, {param: (lo, hi)}) of an entry's parameters `params` as the file's
+    `get_inputs()` makes them (KernelBench's form: `model(*get_inputs())`), read and never run: `torch.randn(batch_size,
+    dim)` with `batch_size = 16` a module-level literal gives `[batch_size, dim] float32` and `batch_size=16`, with a
+    domain of +-RANDN_SIGMAS; `torch.rand` [0, 1]; `torch.randint(lo, hi, (n,))` an int64 in [lo, hi - 1]. All three
+    empty where the file has no such get_inputs, or any part of it reads otherwise (then --shape says it)."""
+    _, tree = read_source(path)
+    found = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "get_inputs" and not f.args.args]
+    if not found:
+        return {}, {}, {}
+    sizes = {k: v for k, (_, v, _) in module_literals(tree, frozenset()).items() if type(v) is int}
+    assigned, returned = {}, None
+    for s in found[0].body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            assigned[s.targets[0].id] = s.value
+        elif isinstance(s, ast.Return) and isinstance(s.value, (ast.List, ast.Tuple)):
+            returned = s.value.elts
+        elif not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):     # a docstring is fine
+            return {}, {}, {}
+    if returned is None or len(returned) != len(params):
+        return {}, {}, {}
+    read = [_one_input(assigned.get(e.id) if isinstance(e, ast.Name) else e, sizes) for e in returned]
+    if None in read:
+        return {}, {}, {}
+    shapes = {p: (shape, dtype) for p, (shape, dtype, _) in zip(params, read)}
+    named = [s for shape, _, spread in read for s in list(shape) + [str(spread[1]).split(" ")[0]] if isinstance(s, str)]
+    dims = {s: sizes[s] for s in named if s in sizes}
+    return shapes, dims, {p: spread for p, (_, _, spread) in zip(params, read)}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #33e87824
 def literal_text(metas: list, notes: list = ()) -> str:
@@ -2463,11 +2592,12 @@ class TorchReference:
     `def reference(...)`. Called with the kernel's inputs (numpy arrays, in `inputs` order), it answers one float64
     array per kernel output. Calling it runs the user's code: litmus calls it only inside the reference's box."""
     def __init__(self, ref, inputs: dict, values: dict, in_shapes: dict, out_shapes: dict, params: list,
-                 perms: dict | None = None):
+                 perms: dict | None = None, dtypes: dict | None = None):
         self.ref, self.inputs, self.values = ref, dict(inputs), dict(values)   # kernel input -> entry parameter
         self.params = [p for p in params if p in self.inputs.values()]       # the entry's order, for `def reference`
         self.in_shapes, self.out_shapes = dict(in_shapes), dict(out_shapes)    # parameter / output -> shape exprs
         self._fn, self.perms = None, dict(perms or {})     # parameter -> the permutation its kernel input holds it in
+        self.dtypes = dict(dtypes or {})                   # parameter -> its dtype: an integer one is handed over as such
         import torch          # here, in the verifier: the box that calls the reference may open no library files
         torch.set_num_threads(1)
 
@@ -2481,11 +2611,19 @@ class TorchReference:
         return dims
 
 # %% ../../nbs/litmus/14_launcher.ipynb #13179cac
+def _loaded_import(name, globals=None, locals=None, fromlist=(), level=0):
+    """The expression's `__import__`: torch's own C code imports through the calling frame's builtins (`torch.pow(x, 2)`
+    imports torch), so a module already loaded is handed back; any other import is refused."""
+    import sys
+    if level == 0 and name in sys.modules:
+        return __import__(name, globals, locals, fromlist, level)
+    raise ImportError(f"a --ref expression may not import {name!r}; put such a reference in a .py file")
+
 @patch
 def _call(self: TorchReference, tensors: dict):
     import torch
     names = {"torch": torch, "F": torch.nn.functional, "math": math,
-             "__builtins__": {n: getattr(__import__("builtins"), n) for n in _REF_BUILTINS}}
+             "__builtins__": {**{n: getattr(__import__("builtins"), n) for n in _REF_BUILTINS}, "__import__": _loaded_import}}
     if isinstance(self.ref, str) and not self.ref.endswith(".py"):
         return eval(compile(self.ref, "<--ref>", "eval"), names, {**self.values, **tensors})
     if self._fn is None:
@@ -2505,8 +2643,12 @@ def __call__(self: TorchReference, *arrays):
         if param in self.perms and by_param[param].ndim == len(self.perms[param]):
             # back to the parameter's own order
             by_param[param] = by_param[param].transpose(np.argsort(self.perms[param]))
+    tensors = {p: torch.from_numpy(a.copy()) for p, a in by_param.items()}
+    for p, dtype in self.dtypes.items():       # torch refuses a float class target or index: an integer stays one
+        if p in tensors and not DTYPES[dtype].is_float:
+            tensors[p] = tensors[p].to(getattr(torch, dtype))
     with torch.no_grad():
-        out = self._call({p: torch.from_numpy(a.copy()) for p, a in by_param.items()})
+        out = self._call(tensors)
     out = out if isinstance(out, tuple) else (out,)
     answers = []
     for value, (name, shape) in zip(out, self.out_shapes.items()):
@@ -2533,9 +2675,14 @@ def _torch_name(func) -> str | None:
     return None
 
 # %% ../../nbs/litmus/14_launcher.ipynb #fb7bf5a1
-def _last_dim(call, at: int) -> bool:
-    "The call reduces along the last dim: dim=-1 (positional at `at` or keyword)."
+def _last_dim(call, at: int, ranks: dict | None = None) -> bool:
+    """The call reduces along the last dim, positional at `at` or keyword: dim=-1, or dim=r-1 where the reduced operand
+    is a parameter of rank r (`ranks`: `x.sum(dim=1)` of a matrix)."""
     dim = next((k.value for k in call.keywords if k.arg == 'dim'), call.args[at] if len(call.args) > at else None)
+    operand = call.args[0] if call.args else None
+    rank = (ranks or {}).get(operand.id) if isinstance(operand, ast.Name) else None
+    if isinstance(dim, ast.Constant) and type(dim.value) is int and rank is not None and dim.value == rank - 1:
+        return True
     return isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and getattr(dim.operand, 'value', None) == 1
 
 # %% ../../nbs/litmus/14_launcher.ipynb #5c8889af
@@ -2543,7 +2690,7 @@ class _NoSpec(Exception):
     "The torch expression holds something the DSL cannot say."
 
 # %% ../../nbs/litmus/14_launcher.ipynb #7dd51691
-def _dsl(e, names: dict, values: dict) -> str:
+def _dsl(e, names: dict, values: dict, ranks: dict | None = None) -> str:
     "The DSL text of one torch expression over the parameters `names` maps to kernel arguments (_NoSpec if none)."
     if isinstance(e, ast.Name) and e.id in names:
         return names[e.id]
@@ -2552,41 +2699,41 @@ def _dsl(e, names: dict, values: dict) -> str:
     if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
         return repr(e.value)
     if isinstance(e, ast.BinOp) and type(e.op) in _DSL_BIN:
-        return f"({_dsl(e.left, names, values)} {_DSL_BIN[type(e.op)]} {_dsl(e.right, names, values)})"
+        return f"({_dsl(e.left, names, values, ranks)} {_DSL_BIN[type(e.op)]} {_dsl(e.right, names, values, ranks)})"
     if isinstance(e, ast.BinOp) and isinstance(e.op, ast.MatMult):
-        return f"matmul({_dsl(e.left, names, values)}, {_dsl(e.right, names, values)})"
+        return f"matmul({_dsl(e.left, names, values, ranks)}, {_dsl(e.right, names, values, ranks)})"
     if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Pow) and getattr(e.right, 'value', None) == 2:
-        a = _dsl(e.left, names, values)
+        a = _dsl(e.left, names, values, ranks)
         return f"({a} * {a})"
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-        return f"(-{_dsl(e.operand, names, values)})"
+        return f"(-{_dsl(e.operand, names, values, ranks)})"
     if isinstance(e, ast.Call):
-        return _dsl_call(e, names, values)
+        return _dsl_call(e, names, values, ranks)
     if isinstance(e, ast.Attribute) and e.attr in ('T', 'mT'):
-        return f"transpose({_dsl(e.value, names, values)})"
+        return f"transpose({_dsl(e.value, names, values, ranks)})"
     raise _NoSpec(ast.unparse(e)[:60])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #1b18d62c
-def _dsl_call(e, names, values) -> str:
+def _dsl_call(e, names, values, ranks) -> str:
     method = isinstance(e.func, ast.Attribute) and not e.args and _torch_name(e.func) is None
     if method and e.func.attr in ('double', 'float'):
-        return _dsl(e.func.value, names, values)       # a cast to a wider float: the DSL's values are float64 already
+        return _dsl(e.func.value, names, values, ranks)       # a cast to a wider float: the DSL's values are float64 already
     if method and e.func.attr in ('long', 'int'):
-        return _dsl(e.func.value, names, values)       # an index's cast: a float operand's truncation fails `_agree`
+        return _dsl(e.func.value, names, values, ranks)       # an index's cast: a float operand's truncation fails `_agree`
     if method and e.func.attr == 't':
-        return f"transpose({_dsl(e.func.value, names, values)})"
+        return f"transpose({_dsl(e.func.value, names, values, ranks)})"
     if isinstance(e.func, ast.Attribute) and _torch_name(e.func) is None:      # x.softmax(-1) is torch.softmax(x, -1)
         e = ast.Call(func=ast.Attribute(value=ast.Name('torch', ast.Load()), attr=e.func.attr, ctx=ast.Load()),
                      args=[e.func.value] + e.args, keywords=e.keywords)
     name, args = _torch_name(e.func), e.args
-    arg = lambda i: _dsl(args[i], names, values)
+    arg = lambda i: _dsl(args[i], names, values, ranks)
     if name in _TORCH_UNARY and len(args) == 1 and not e.keywords:
         return f"{name}({arg(0)})"
-    if name in _TORCH_ROW and args and (_last_dim(e, 1) or (len(args) == 1 and not e.keywords and name != 'softmax')):
+    if name in _TORCH_ROW and args and (_last_dim(e, 1, ranks) or (len(args) == 1 and not e.keywords and name != 'softmax')):
         return f"{_TORCH_ROW[name]}({arg(0)})"
-    if name in ('argmax', 'argmin') and args and _last_dim(e, 1):
+    if name in ('argmax', 'argmin') and args and _last_dim(e, 1, ranks):
         return f"{name}({arg(0)})"
-    if name in ('linalg.vector_norm', 'norm') and len(args) == 1 and _last_dim(e, 9):
+    if name in ('linalg.vector_norm', 'norm') and len(args) == 1 and _last_dim(e, 9, ranks):
         return f"sqrt(sum({arg(0)} * {arg(0)}))"
     if name == 'gelu' and len(args) == 1:
         approximate = next((k.value.value for k in e.keywords if k.arg == 'approximate'
@@ -2596,6 +2743,8 @@ def _dsl_call(e, names, values) -> str:
             return f"(0.5 * {a} * (1 + tanh(0.7978845608028654 * ({a} + 0.044715 * {a} * {a} * {a}))))"
         if approximate == 'none':
             return f"(0.5 * {a} * (1 + erf({a} * 0.7071067811865476)))"
+    if name == 'pow' and len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value == 2 and not e.keywords:
+        return f"({arg(0)} * {arg(0)})"                # x.pow(2), torch.pow(x, 2): as x ** 2 reads
     if name == 'relu' and len(args) == 1:
         return f"max({arg(0)}, 0.0)"
     if name == 'silu' and len(args) == 1:
@@ -2609,27 +2758,72 @@ def _dsl_call(e, names, values) -> str:
     eps = next((k.value for k in e.keywords if k.arg == 'eps'), None)
     if name == 'layer_norm' and len(args) >= 4:
         eps = args[4] if len(args) > 4 else eps
-        return f"layernorm({arg(0)}, {arg(2)}, {arg(3)}, eps={_dsl(eps, names, values) if eps is not None else '1e-05'})"
+        return f"layernorm({arg(0)}, {arg(2)}, {arg(3)}, eps={_dsl(eps, names, values, ranks) if eps is not None else '1e-05'})"
     if name == 'rms_norm' and len(args) >= 3 and (len(args) == 4 or eps is not None):
-        return f"(rmsnorm({arg(0)}, eps={_dsl(args[3] if len(args) == 4 else eps, names, values)}) * {arg(2)})"
+        return f"(rmsnorm({arg(0)}, eps={_dsl(args[3] if len(args) == 4 else eps, names, values, ranks)}) * {arg(2)})"
     raise _NoSpec(ast.unparse(e)[:60])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #ab840a5d
-def infer_spec(ref, names: dict, values: dict | None = None):
+def infer_spec(ref, names: dict, values: dict | None = None, ranks: dict | None = None):
     """The spec DSL text of a torch expression (kernel argument names in place of the launcher's parameters), a list
     of texts for a tuple of them (one per output, in the kernel's output order), or None where the expression holds a
-    call the table does not know. It parses the text; nothing of it runs."""
+    call the table does not know. `ranks` ({parameter: rank}) lets a reduction name its last dim by number. It parses
+    the text; nothing of it runs."""
     if not isinstance(ref, str) or ref.endswith(".py"):
         return None
     try:
         body = ast.parse(ref.strip(), mode="eval").body
         parts = body.elts if isinstance(body, ast.Tuple) else [body]
-        texts = [_dsl(p, names, values or {}) for p in parts]
+        texts = [_dsl(p, names, values or {}, ranks) for p in parts]
         for text in texts:
             parse(text)
     except (SyntaxError, ValueError, TypeError, _NoSpec, RecursionError):
         return None
     return texts if isinstance(body, ast.Tuple) else texts[0]
+
+# %% ../../nbs/litmus/14_launcher.ipynb #1476b26c
+class _Rename(ast.NodeTransformer):
+    "Each name in `names` renamed (a reference function's parameters to the entry's)."
+    def __init__(self, names):
+        self.names = names
+    def visit_Name(self, n):
+        return ast.copy_location(ast.Name(self.names[n.id], n.ctx), n) if n.id in self.names else n
+
+def reference_function(tree):
+    """The reference a .py file defines, as chapter 12's `load_reference` takes it: `def reference(...)`, else a
+    KernelBench `class Model`'s `forward` (its receiver dropped), else the file's only plain def; None if none."""
+    defs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    models = [c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == "Model"]
+    forward = [f for c in models for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "forward"]
+    if "reference" in defs:
+        return defs["reference"], False
+    if len(forward) == 1:
+        return forward[0], True
+    plain = [f for n, f in defs.items() if not n.startswith("_") and n not in ("get_inputs", "get_init_inputs")]
+    return (plain[0], False) if len(plain) == 1 else (None, False)
+
+def reference_expression(path, params: list) -> str | None:
+    """The torch expression a reference file computes, over the entry's tensor parameters `params`, where its reference
+    (`reference_function`) is one `return <expression>` (a docstring aside): the reference's parameters renamed to the
+    entry's, by position. None otherwise: the file then runs in its box as it is, and no spec is inferred."""
+    _, tree = read_source(path)
+    fn, method = reference_function(tree)
+    if fn is None:
+        return None
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    names = [a.arg for a in fn.args.posonlyargs + fn.args.args][1 if method else 0:]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or len(names) != len(params):
+        return None
+    if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or (method and "self" in {n.id for n in ast.walk(body[0]) if isinstance(n, ast.Name)}):
+        return None        # a reference that reads its module's state (self.weight) is run, not translated
+    renamed = _Rename(dict(zip(names, params))).visit(copy.deepcopy(body[0].value))
+    return ast.unparse(renamed)
+
+def _ref_text(ref, params: list):
+    "The torch expression `ref` is, or a reference file translates to (`reference_expression`), or the file as it is."
+    if isinstance(ref, (str, Path)) and str(ref).endswith(".py") and Path(ref).is_file():
+        return reference_expression(ref, params) or ref
+    return ref
 
 # %% ../../nbs/litmus/14_launcher.ipynb #ef4a9e1d
 def _agree(kernel, spec_text, reference, limits, seed=0) -> str | None:
@@ -2898,7 +3092,9 @@ def _spec_bound(spec_text, key_dtype, inputs: dict, domains: dict, acc, out_dtyp
 def _worst(out, ref, allowance, dtype) -> tuple:
     """(ratio, element, |error|, allowance there) of the worst element, as chapter 12 compares: NaN or inf where ref
     is finite is infinitely far, and an exact result past the output format's range may be stored as its rounding."""
-    out, ref = np.asarray(out, np.float64).ravel(), np.asarray(ref, np.float64).ravel()
+    ref = np.asarray(ref, np.float64)
+    allowance = np.broadcast_to(np.asarray(allowance, np.float64), ref.shape).ravel()   # one per element, as `ref` is
+    out, ref = np.asarray(out, np.float64).ravel(), ref.ravel()
     with np.errstate(all="ignore"):
         stored = ref.astype(simulate.NP_DTYPES[dtype]).astype(np.float64)
         agree = (out == ref) | (np.isnan(out) & np.isnan(ref)) | (np.isinf(stored) & ~np.isinf(ref) & (out == stored))
@@ -2932,9 +3128,10 @@ def _composition(path, metas, sequence, ref, values, params, domain, literal) ->
         raise ValueError(f"the launcher's inputs {missing} have no declared domain; add e.g. --domain '{missing[0]} in [-1, 1]'")
     torch_ref = TorchReference(ref, {key: key for key in read}, values, {key: buffers[key][0] for key in read},
                                {key: buffers[key][0] for key in ends}, params,
-                               {key: buffers[key][3] for key in read if buffers[key][3]})
+                               {key: buffers[key][3] for key in read if buffers[key][3]}, {key: buffers[key][1] for key in read})
     permuted = any(buffers[key][3] for key in read)
-    spec = None if permuted else infer_spec(ref, {key: key for key in read}, values)
+    spec = None if permuted else infer_spec(_ref_text(ref, torch_ref.params), {key: key for key in read}, values,
+                                           {key: len(buffers[key][0]) for key in read})
     specs = [spec] if isinstance(spec, str) else spec if isinstance(spec, list) else None
     labels = {a["from"]: f"{a['name']} of {metas[i]['kernel']}" for i in sequence for a in _tensors(metas[i]) if a["role"] != "in"}
     return SimpleNamespace(kernels=kernels, bindings=bindings, buffers=buffers, finals=ends, read=read, domains=domains, labels=labels,
@@ -2962,8 +3159,10 @@ def _certifiable(setup, metas, sequence) -> tuple:
 
 # %% ../../nbs/litmus/14_launcher.ipynb #c528abf9
 def _allowances(setup, inputs, answers, dims, certify, cache) -> tuple[list, bool]:
-    """(one allowance per final output, certified?): the spec's certified bound where it holds and its float64 values
-    match torch's here, else the launches' relative tolerances summed, with their absolute floors."""
+    """(one allowance per final output, certified?): the spec's certified bound where it holds, its float64 values
+    match torch's here and it is not vacuous (chapter 12's `vacuous`: a bound no smaller than every
+    output cannot tell a wrong one), else the launches' relative tolerances summed, with their
+    absolute floors."""
     dtype, acc, why = certify
     if why is None:
         bounds = []
@@ -2974,7 +3173,7 @@ def _allowances(setup, inputs, answers, dims, certify, cache) -> tuple[list, boo
                                                                                   mine.reshape(answer.shape), answer.shape), answer, rtol=1e-9, atol=1e-12)
             tb = _spec_bound(text, dtype, {p: inputs[p] for p in spec.inputs}, setup.domains, acc,
                              setup.buffers[key][1], cache) if same else None
-            bounds.append(tb.threshold if tb is not None else None)
+            bounds.append(tb.threshold if tb is not None and not vacuous(tb.threshold, answer) else None)
         if all(b is not None for b in bounds):
             return bounds, True
     rtol = sum(corpus.tolerance(k, dims) for k in setup.kernels)
@@ -3051,7 +3250,7 @@ def check_composed(path, metas, sequence, ref, values, params, domain, literal, 
         return Composed(names, "REJECT", [f"composed run {what}"], found.witness, kind == "certified", found.cases, bound)
     reasons = [found.failure] if found.failure else []
     if kind != "certified":
-        reasons.append(f"no certified composed bound: {certify[2] or 'the spec did not hold at every run'}")
+        reasons.append(f"no certified composed bound: {certify[2] or 'at some run the spec did not hold, or its bound was vacuous (no smaller than every output)'}")
     reasons += [f"{r.kernel}: safety not proved" for r in members if r.safety is None or r.safety.verdict != "ACCEPT"]
     if found.cases == 0:
         reasons.append("no composed run finished")
@@ -3096,26 +3295,65 @@ def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: 
     names = {a["from"]: a["name"] for a in ins}
     torch_ref = TorchReference(ref, {a["name"]: a["from"] for a in ins}, values, {a["from"]: a["shape"] for a in ins},
                                {a["name"]: a["shape"] for a in outs}, params,
-                               {a["from"]: a["perm"] for a in ins if a.get("perm")})
+                               {a["from"]: a["perm"] for a in ins if a.get("perm")}, {a["from"]: a["dtype"] for a in ins})
     permuted = any(a.get("perm") for a in ins)        # the spec would name the permuted copy, not the parameter
-    spec = None if permuted else infer_spec(ref, names, values)
+    spec = None if permuted else infer_spec(_ref_text(ref, torch_ref.params), names, values,
+                                           {a["from"]: len(a["shape"]) for a in ins})
     fits = isinstance(spec, str) and len(outs) == 1 or isinstance(spec, list) and len(spec) == len(outs)
     return spec if fits else None, torch_ref
+
+# %% ../../nbs/litmus/14_launcher.ipynb #56c41d69
+def benchmark_inputs(path, entry: str, ref, shapes, sizes: dict, domain) -> tuple:
+    """(shapes, sizes, domain, notes): where no shapes are given, those the kernel file's `get_inputs()` declares, else a
+    reference file's (`declared_inputs`), with their sizes under the given ones and their domains beside the given ones
+    (a name the user bounds keeps the user's); one note says what was read. Unchanged, with no note, otherwise."""
+    if shapes is not None:
+        return shapes, sizes, domain, []
+    files = [Path(path)] + ([Path(ref)] if isinstance(ref, str) and ref.endswith(".py") and Path(ref).is_file() else [])
+    params = entry_params(path, entry)
+    for f in files:
+        read, dims, spreads = declared_inputs(f, params)
+        if not read:
+            continue
+        given = parse_domain(domain, sizes=True) if domain and str(domain).strip() else {}
+        spread_text = [f"{p} in [{lo}, {hi}]" for p, (lo, hi) in spreads.items() if p not in given]
+        domain = "; ".join(spread_text + ([str(domain)] if given else []))
+        said = "; ".join(f"{p}: [{', '.join(map(str, s))}] {d}" for p, (s, d) in read.items())
+        note = (f"inputs as {f.name}'s get_inputs() makes them: {said}; dims {dims}"
+                + (f"; domain {'; '.join(spread_text)} (torch.randn: +-{RANDN_SIGMAS:g}; --domain overrides)" if spread_text else "")
+                + "; held to these dtypes only")
+        return parse_shapes(read), {**dims, **sizes}, domain, [note]
+    return shapes, sizes, domain, []
+
+def _require_domains(path, meta, kernel):
+    "A usage error naming the launcher's parameters (not the kernel's pointers) whose values have no declared domain."
+    missing = [a.get("from") if a.get("from", "").isidentifier() else a["name"] for a in meta["args"]
+               if a["kind"] == "tensor" and a["role"] in corpus.READ and a["name"] not in kernel.meta["domain"]]
+    if missing:
+        raise LauncherError(f"kernel file {path}: the launcher's inputs {missing} have no declared domain; add e.g. "
+                            f"--domain '{missing[0]} in [-1, 1]'")
 
 # %% ../../nbs/litmus/14_launcher.ipynb #0d71570d
 def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None, *, budget: int = 80, quick: bool = False,
                 seed: int = 0, timeout: float = 120.0, memory_mb: int = 4096, sandbox: bool = True, progress=None) -> "EntryResult":
     """ACCEPT, REJECT or UNKNOWN for the launcher `entry` of the kernel file `path`, read by this chapter, never run:
     every launch it makes and every autotune config, each through `check`. `ref` is a torch expression of the
-    launcher's parameters or a .py file with `def reference` (None: the file literal's spec, or safety alone);
-    `shapes` ('x: [M, N] float16'), `dims` ('M=64, eps=1e-5') and `domain` ('x in [-1, 1]') say what the launcher
-    cannot; a LITMUS literal in the file fills any launch argument or grid the launcher leaves unreadable."""
+    launcher's parameters or a .py file with `def reference` or KernelBench's `class Model` (None: the file literal's
+    spec, or safety alone); `shapes` ('x: [M, N] float16'), `dims` ('M=64, eps=1e-5') and `domain` ('x in [-1, 1]')
+    say what the launcher cannot (by default, what a KernelBench `get_inputs()` says: `benchmark_inputs`); where
+    `shapes` text names every tensor's dtype, or get_inputs does, the kernel is held to those dtypes alone, not also
+    re-typed to narrower ones (chapter 12's dtype classes). A LITMUS literal in the file fills any launch argument or
+    grid the launcher leaves unreadable."""
     start, say, path = time.monotonic(), progress or (lambda message: None), Path(path)
     literal, sizes = _file_literal(path), _parse_sizes(dims)
+    typed = isinstance(shapes, str) and all(m.group(3) for m in _SHAPE_PART.finditer(shapes))
     shapes = parse_shapes(shapes) if shapes is not None else parse_shapes(literal["shapes"]) if "shapes" in literal else None
+    shapes, sizes, domain, read_notes = benchmark_inputs(path, entry, ref, shapes, sizes, domain)
     metas, notes = read_launches(path, entry, shapes, sizes, literal)
+    notes = read_notes + notes
     values, params = entry_values(path, entry, sizes)
     domain = parse_entry_domain(domain, metas, params)
+    dtype_classes = () if read_notes or typed else None     # the dtypes stated (by the user, the benchmark) are the contract
     limits, results = corpus.Limits(timeout=timeout, memory=memory_mb << 20), []
     composing = ref is not None and chained(metas)      # each launch alone for safety, the sequence as a whole
     for i, meta in enumerate(metas):
@@ -3123,6 +3361,8 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
                       and a["role"] in corpus.READ and a.get("from", "").split(" ")[0] in ("empty", "zeros", "ones", "full")}
         spec, torch_ref = (None, None) if composing else _launch_target(meta, ref, values, params, literal, notes, read_later)
         kernel = kernel_from(path, meta, None, _domain_for(meta, domain, literal))
+        if spec is not None or torch_ref is not None:
+            _require_domains(path, meta, kernel)
         if spec is not None and torch_ref is not None:
             why = _agree(kernel, spec, torch_ref, limits, seed)
             notes.append(f"{kernel.name}: the reference " + (f"reads as the spec {spec!r}, but {why}; it is held to torch" if why
@@ -3132,7 +3372,7 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
             kernel = kernel_from(path, meta, spec, kernel.meta["domain"])   # as written: tied ends stay tied
         say(f"{kernel.name}: bound, safety and search")
         results.append(check(kernel, None if spec else torch_ref, budget=budget, quick=quick, seed=seed, timeout=timeout,
-                             memory_mb=memory_mb, sandbox=sandbox, progress=progress))
+                             memory_mb=memory_mb, sandbox=sandbox, dtype_classes=dtype_classes, progress=progress))
     composed = _compose_all(path, metas, ref, values, params, domain, literal, results, notes, budget=budget, quick=quick,
                             seed=seed, limits=limits) if composing else []
     return EntryResult(str(path), entry, results, notes, [m.get("config") for m in metas], time.monotonic() - start,
