@@ -670,9 +670,14 @@ def c_sdpa_source(dtype: DType) -> str:
 def _c_function(backend, dtype: DType, name: str, n_pointers: int):
     "Kernel `name` of the compiled attention library for `dtype` (one cc run per dtype, then the on-disk cache)."
     from limn.backend_c import build_library
+    import time
+    from limn.executor import log                       # the executor's logger: it says what compiles, and how long
     libs = backend.__dict__.setdefault("sdpa_libraries", {})
     if dtype.name not in libs:
+        start = time.perf_counter()
         path, ran = build_library(c_sdpa_source(dtype), backend.cc, backend.flags, backend.cache_dir)
+        if ran:
+            log.info("limn c: compiled the attention library (%s) in %.2f s", dtype.name, time.perf_counter() - start)
         with backend.cc_lock:                     # the executor compiles in threads
             backend.cc_runs += ran
         libs[dtype.name] = ctypes.CDLL(path)
