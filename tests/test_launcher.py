@@ -1027,6 +1027,11 @@ KB_CASES = {
     "matmul no K mask": ("kb_matmul_no_k_mask.py", "ModelNew.forward", "torch.matmul(A, B)", *MATRIX, "REJECT"),
     "matmul stride": ("kb_matmul_wrong_stride.py", None, "kb_matmul_ref.py", None, None, None, "REJECT"),
     "matmul fp16 acc": ("kb_matmul_fp16_acc.py", "ModelNew.forward", "torch.matmul(A, B)", *MATRIX, "REJECT"),
+    "kb sum dim": ("kb_sum_dim.py", None, "kb_sum_dim_ref.py", None, None, None, "ACCEPT"),
+    "kb sum drops last": ("kb_sum_dim_drops_last.py", None, "kb_sum_dim_ref.py", None, None, None, "REJECT"),
+    "kb softmax": ("kb_softmax.py", None, "kb_softmax_ref.py", None, None, None, "ACCEPT"),
+    # without max-subtraction exp(x) is exact enough over get_inputs' +-6 (ACCEPT there, rightly); over +-100 it overflows
+    "kb softmax no max": ("kb_softmax_no_max.py", None, "kb_softmax_ref.py", None, None, WIDE, "REJECT"),
     "sum dim": ("tb_sum_dim.py", "sum_dim1", "x.sum(dim=1)", "x: [M, N] float32", "M=37,N=1000", WIDE, "ACCEPT"),
     "sum wrong axis": ("tb_sum_dim_wrong_axis.py", "sum_dim1", "x.sum(dim=1)", "x: [M, N] float32", "M=37,N=1000", WIDE, "REJECT"),
     "cross entropy": ("kb_cross_entropy.py", None, CE, None, None, "predictions in [-100, 100]", "ACCEPT"),

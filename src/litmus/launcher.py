@@ -2479,8 +2479,7 @@ def _size_of(node, sizes: dict):
 def _dtype_and_chain(e):
     "(the call under `.cuda()`/`.to(...)`/`.half()` methods, the dtype they set or None), or (None, None) if unreadable."
     dtype = None
-    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and dotted_name(e.func) is not None \
-            and not dotted_name(e.func).startswith("torch."):
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Call):
         method = e.func.attr
         if method in ("half", "float", "double", "bfloat16", "long", "int"):
             dtype = dtype or TORCH_DTYPES.get(method, method)
@@ -2789,6 +2788,41 @@ class _Rename(ast.NodeTransformer):
     def visit_Name(self, n):
         return ast.copy_location(ast.Name(self.names[n.id], n.ctx), n) if n.id in self.names else n
 
+class _State(ast.NodeTransformer):
+    "Each `self.NAME` the model's __init__ set to a literal replaced by it (`self.dim` -> 1)."
+    def __init__(self, state):
+        self.state = state
+    def visit_Attribute(self, n):
+        if isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in self.state:
+            return ast.copy_location(ast.Constant(self.state[n.attr]), n)
+        return self.generic_visit(n)
+
+def _init_state(tree, cls: str) -> dict:
+    """{NAME: value} for each `self.NAME = <literal or __init__ parameter>` of class `cls`'s __init__, its parameters
+    bound to what get_init_inputs() returns where that is a list of literals or module-level literal names."""
+    sizes = {k: v for k, (_, v, _) in module_literals(tree, frozenset()).items()}
+    inits = [f for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls for f in c.body
+             if isinstance(f, ast.FunctionDef) and f.name == "__init__"]
+    given = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "get_init_inputs"]
+    returned = [s.value for f in given for s in f.body if isinstance(s, ast.Return)]
+    if len(inits) != 1:
+        return {}
+    values = {}
+    if len(returned) == 1 and isinstance(returned[0], (ast.List, ast.Tuple)):
+        params = [a.arg for a in inits[0].args.args[1:]]
+        for p, e in zip(params, returned[0].elts):
+            ok, v = literal_value(e)
+            if ok or (isinstance(e, ast.Name) and e.id in sizes):
+                values[p] = v if ok else sizes[e.id]
+    state = {}
+    for s in inits[0].body:
+        target = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            ok, v = literal_value(s.value)
+            if ok or (isinstance(s.value, ast.Name) and s.value.id in values):
+                state[target.attr] = v if ok else values[s.value.id]
+    return state
+
 def reference_function(tree):
     """The reference a .py file defines, as chapter 12's `load_reference` takes it: `def reference(...)`, else a
     KernelBench `class Model`'s `forward` (its receiver dropped), else the file's only plain def; None if none."""
@@ -2814,9 +2848,10 @@ def reference_expression(path, params: list) -> str | None:
     names = [a.arg for a in fn.args.posonlyargs + fn.args.args][1 if method else 0:]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or len(names) != len(params):
         return None
-    if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or (method and "self" in {n.id for n in ast.walk(body[0]) if isinstance(n, ast.Name)}):
+    expression = _State(_init_state(tree, "Model") if method else {}).visit(copy.deepcopy(body[0].value))
+    if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or (method and "self" in {n.id for n in ast.walk(expression) if isinstance(n, ast.Name)}):
         return None        # a reference that reads its module's state (self.weight) is run, not translated
-    renamed = _Rename(dict(zip(names, params))).visit(copy.deepcopy(body[0].value))
+    renamed = _Rename(dict(zip(names, params))).visit(expression)
     return ast.unparse(renamed)
 
 def _ref_text(ref, params: list):
