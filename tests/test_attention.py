@@ -276,3 +276,27 @@ def test_every_accepted_key_mask_shape_gives_the_full_mask_answer():
         np.testing.assert_allclose(q.attention(k, v, key_mask=Tensor(per_key)).numpy(), want_shared, rtol=1e-12)
         np.testing.assert_allclose(q.attention(k, v, key_mask=Tensor(per_key[None])).numpy(), want_shared, rtol=1e-12)
         np.testing.assert_allclose(q.attention(k, v, key_mask=Tensor(full[:, :, None, :])).numpy(), ref, rtol=1e-12)
+
+
+def test_fused_backward_is_templated(monkeypatch):
+    """The fused attention's backward is a named rule over (q, k, v, L), so a repeated step rebuilds it from its
+    template (chapter 02) instead of walking the tape again: the second backward records nothing new, and both give the
+    bits of a plain walk's gradients."""
+    from limn import autograd
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((2, 3, 16, 8)).astype(np.float32) for _ in range(3)]
+    def grads():
+        q, k, v = (Tensor(a).requires_grad_() for a in arrays)
+        o = q.attention(k, v, causal=True)
+        (o * o).sum().backward()
+        return [t.grad.numpy() for t in (q, k, v)]
+    with use_device("c"):
+        autograd._TEMPLATES.clear()
+        first = grads()
+        recorded = len(autograd._TEMPLATES)
+        second = grads()
+        assert recorded == 1 == len(autograd._TEMPLATES)
+        monkeypatch.setattr(autograd, "_tape_key", lambda *args: None)      # every rule applied afresh
+        plain = grads()
+    for a, b, c in zip(first, second, plain):
+        assert a.tobytes() == b.tobytes() == c.tobytes()

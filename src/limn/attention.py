@@ -12,8 +12,8 @@ import numpy as np
 from fastcore.basics import patch
 from limn.codegen import Var, Index
 from limn.ops import DType, float32, float64
-from limn.tensor import Tensor, custom, broadcast_shape, where
-from limn.autograd import is_grad_enabled
+from limn.tensor import Tensor, custom, broadcast_shape, where, _make
+from limn.autograd import is_grad_enabled, VJP
 from limn.device import get_device, register_custom
 
 # %% auto #0
@@ -204,24 +204,33 @@ def composed_backward(q, k, v, key_mask, g, causal: bool, scale: float) -> tuple
     return (ds @ k) * scale, (ds.transpose(-1, -2) @ q) * scale, p.transpose(-1, -2) @ g
 
 # %% ../../nbs/limn/12_attention.ipynb #36c6566a
+def _vjp_sdpa(out, g, parents, arg):
+    """The backward of CUSTOM `sdpa`: `sdpa_bwd_q` + `sdpa_bwd_kv` where the forward's device had them and no graph of the
+    gradient is wanted, else the composed backward. A named rule over (q, k, v[, key_mask], L), so an unchanged training
+    step's backward is rebuilt from its template (chapter 02) rather than walked again."""
+    causal, scale, masked, fused_backward = arg
+    q, k, v, key_mask, L = parents[0], parents[1], parents[2], parents[3] if masked else None, parents[-1]
+    if is_grad_enabled() or not fused_backward:
+        return composed_backward(q, k, v, key_mask, g, causal, scale) + (None,) * (len(parents) - 3)
+    params = {"causal": causal, "scale": scale, "masked": masked}
+    row_dtype = q.dtype.compute_dtype
+    D = (g.cast(row_dtype) * out.cast(row_dtype)).sum(-1)
+    extra = list(parents[:-1]) + [g, L, D]
+    dq, = custom("sdpa_bwd_q", extra, [(q.shape, q.dtype)], params)
+    dk, dv = custom("sdpa_bwd_kv", extra, [(k.shape, k.dtype), (v.shape, v.dtype)], params)
+    return (dq, dk, dv) + (None,) * (len(parents) - 3)
+
+VJP["sdpa"] = _vjp_sdpa
+
 def _fused(q, k, v, key_mask, causal: bool, scale: float) -> Tensor:
-    "The forward as CUSTOM `sdpa`, with the rule that makes the backward `sdpa_bwd_q` + `sdpa_bwd_kv`."
+    """The forward as CUSTOM `sdpa`; its record names the rule above, with the row statistics L (the kernel's second
+    output, internal: nothing differentiates it) among the parents the rule reads."""
     params = {"causal": bool(causal), "scale": scale, "masked": key_mask is not None}
     inputs = [q, k, v] + ([key_mask] if key_mask is not None else [])
     row_dtype = q.dtype.compute_dtype
-    saved = {}
-    def rule(index, out, g, parents, params):
-        if index != 0:
-            return (None,) * len(parents)                  # L is internal: nothing differentiates it
-        if is_grad_enabled() or not get_device().has_custom("sdpa_bwd_q"):
-            return composed_backward(q, k, v, key_mask, g, causal, scale) + (None,) * (len(parents) - 3)
-        D = (g.cast(row_dtype) * out.cast(row_dtype)).sum(-1)
-        extra = inputs + [g, saved["L"], D]
-        dq, = custom("sdpa_bwd_q", extra, [(q.shape, q.dtype)], params)
-        dk, dv = custom("sdpa_bwd_kv", extra, [(k.shape, k.dtype), (v.shape, v.dtype)], params)
-        return (dq, dk, dv) + (None,) * (len(parents) - 3)
-    out, saved["L"] = custom("sdpa", inputs, [(q.shape[:-1] + (v.shape[-1],), q.dtype), (q.shape[:-1], row_dtype)], params, rule)
-    return out
+    out, L = custom("sdpa", inputs, [(q.shape[:-1] + (v.shape[-1],), q.dtype), (q.shape[:-1], row_dtype)], params)
+    arg = (bool(causal), scale, key_mask is not None, get_device().has_custom("sdpa_bwd_q"))
+    return _make(out.node, tuple(inputs) + (L,), "sdpa", arg)
 
 # %% ../../nbs/limn/12_attention.ipynb #422aab65
 def attention(q, k, v, causal: bool = False, key_mask=None, scale: float | None = None, fused: bool | None = None) -> Tensor:
