@@ -47,6 +47,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'src.limn.attention._size': ('limn/attention.html#_size', 'src/limn/attention.py'),
                                     'src.limn.attention._unpack': ('limn/attention.html#_unpack', 'src/limn/attention.py'),
                                     'src.limn.attention._visible': ('limn/attention.html#_visible', 'src/limn/attention.py'),
+                                    'src.limn.attention._vjp_sdpa': ('limn/attention.html#_vjp_sdpa', 'src/limn/attention.py'),
                                     'src.limn.attention.attention': ('limn/attention.html#attention', 'src/limn/attention.py'),
                                     'src.limn.attention.attention_operands': ( 'limn/attention.html#attention_operands',
                                                                                'src/limn/attention.py'),
