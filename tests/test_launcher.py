@@ -1047,9 +1047,6 @@ KB_SHORT = ("relu", "relu mask <=", "sum dim")
 KB_GAPS = {
     "cross entropy": "F.cross_entropy is no spec (the DSL's gather takes a row of indices, not one per row), so the "
                      "torch reference has no certified bound",
-    "layernorm module": "ModelNew's state (self.weight = nn.Parameter(torch.ones(n))) is not read: a usage error asks "
-                        "for a LITMUS literal naming the argument",
-    "layernorm module unmasked var": "the same usage error as its correct sibling",
     "two kernels": "the certified bound of x / (||x|| + eps) over x in [-100, 100] is about 1e3, vacuous for outputs in "
                    "[-1, 1]: the composed runs are held to the tolerance, and no ACCEPT follows from it",
 }

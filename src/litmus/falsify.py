@@ -458,7 +458,8 @@ def load_reference(path):
     if callable(namespace.get("reference")):
         return namespace["reference"]
     if isinstance(model, type) and callable(getattr(model, "forward", None)):
-        return model(*(init() if callable(init) else []))
+        instance = model(*(init() if callable(init) else []))
+        return instance.double() if callable(getattr(instance, "double", None)) else instance   # float64, as its inputs
     if len(fns) == 1:
         return fns[0]
     raise ValueError(f"reference file {path}: define `def reference(...)` (or a KernelBench `class Model`) returning the "

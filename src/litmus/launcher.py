@@ -29,12 +29,12 @@ from litmus.check import check, EXIT_CODES, _jsonable
 __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'TENSOR_ATTRS', 'DEFAULT_DIM',
            'MAX_PATHS', 'MAX_PATH_TESTS', 'RANDN_SIGMAS', 'FILLS', 'COMPOSE_GENERATORS', 'LauncherError', 'Unreadable',
            'Condition', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType',
-           'Module', 'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'SizeRange',
-           'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers',
-           'default_entry', 'entry_params', 'declared_inputs', 'literal_text', 'TorchReference', 'infer_spec',
-           'reference_function', 'reference_expression', 'parse_sizes', 'file_literal', 'parse_entry_domain',
-           'NotComposable', 'chained', 'sequences', 'buffers_of', 'finals', 'Composed', 'check_composed',
-           'benchmark_inputs', 'check_entry', 'EntryResult']
+           'Module', 'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'module_state',
+           'SizeRange', 'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values',
+           'launchers', 'default_entry', 'entry_params', 'declared_inputs', 'literal_text', 'TorchReference',
+           'infer_spec', 'reference_function', 'reference_expression', 'parse_sizes', 'file_literal',
+           'parse_entry_domain', 'NotComposable', 'chained', 'sequences', 'buffers_of', 'finals', 'Composed',
+           'check_composed', 'benchmark_inputs', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -540,6 +540,38 @@ def _padded(self: Reader, fn, p, shape):
     self.pads.append(pad.expr)
     return (size_op('+', size_prod(shape[1:]), pad),) + tuple(size_prod(shape[i + 1:]) for i in range(1, len(shape)))
 
+# %% ../../nbs/litmus/14_launcher.ipynb #092101eb
+_FILLED = {"torch.ones": 1.0, "torch.zeros": 0.0}      # a parameter's initial value everywhere
+
+def module_state(tree, cls: str) -> dict:
+    """{attr: (value, [sizes])} for each `self.attr = nn.Parameter(torch.ones(n))` (or zeros, or a bare torch.ones) of
+    class `cls`'s __init__, its sizes module-level literal names or ints bound through get_init_inputs(); read, never run."""
+    inits = [f for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls for f in c.body
+             if isinstance(f, ast.FunctionDef) and f.name == "__init__"]
+    given = [s.value for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "get_init_inputs"
+             for s in f.body if isinstance(s, ast.Return)]
+    if len(inits) != 1 or len(given) != 1 or not isinstance(given[0], (ast.List, ast.Tuple)):
+        return {}
+    sizes = {k for k, (_, v, _) in module_literals(tree, frozenset()).items() if type(v) is int}
+    bound = {}
+    for p, e in zip([a.arg for a in inits[0].args.args[1:]], given[0].elts):
+        if isinstance(e, ast.Name) and e.id in sizes or isinstance(e, ast.Constant) and type(e.value) is int:
+            bound[p] = e.id if isinstance(e, ast.Name) else e.value
+    state = {}
+    for s in inits[0].body:
+        target = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
+        value = s.value if target is not None else None
+        if isinstance(value, ast.Call) and dotted_name(value.func) in ("nn.Parameter", "torch.nn.Parameter") and value.args:
+            value = value.args[0]
+        if not (isinstance(target, ast.Attribute) and getattr(target.value, "id", None) == "self"
+                and isinstance(value, ast.Call) and dotted_name(value.func) in _FILLED and not value.keywords):
+            continue
+        shape = [bound.get(a.id) if isinstance(a, ast.Name) else a.value if isinstance(a, ast.Constant) else None
+                 for a in value.args]
+        if shape and all(isinstance(s, (int, str)) and not isinstance(s, bool) for s in shape):
+            state[target.attr] = (_FILLED[dotted_name(value.func)], shape)
+    return state
+
 # %% ../../nbs/litmus/14_launcher.ipynb #7fe5bee5
 @patch
 def _bind(self: Reader, fn) -> dict:
@@ -552,7 +584,12 @@ def _bind(self: Reader, fn) -> dict:
     receiver = (a.posonlyargs + a.args)[0].arg if getattr(fn, 'litmus_receiver', False) else None
     for p in [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]:
         if p == receiver:
-            env[p] = Module('self')        # a method's self or ctx: its attributes are read as unreadable
+            env[p] = Module('self')        # a method's self or ctx: its attributes are unreadable, but for
+            self.state = {a: SymbolicTensor(tuple(s if isinstance(s, int) else self.dim(s) for s in shape), 'float32',
+                                            param=f'self.{a}', line=fn.lineno)      # a fresh model's ones and zeros
+                          for a, (_, shape) in module_state(self.tree, self.entry.split('.')[0]).items()}
+            self.notes += [f"self.{a}: module state, a fresh model's {v:g} everywhere (checked with that value only)"
+                           for a, (v, _) in module_state(self.tree, self.entry.split('.')[0]).items()]
         elif p in tensors:
             shape, dtype = self.shapes.get(p, (None, 'float32'))
             like = self._shape_donor(fn, p, tensors) if shape is None else None
@@ -1193,6 +1230,8 @@ def _attribute(self, e, env):
     if isinstance(v, Module) and v.path == 'device_properties' and a == 'multi_processor_count':
         self.assume += [] if "NUM_SMS >= 1" in self.assume else ["NUM_SMS >= 1"]
         return self.dim('NUM_SMS')       # a persistent kernel's grid: correct for any count of multiprocessors
+    if isinstance(v, Module) and v.path == 'self' and a in getattr(self, 'state', {}):
+        return self.state[a]             # a parameter a fresh model holds as ones or zeros (module_state)
     if isinstance(v, Module):
         return _dtype_of(f"{v.path}.{a}") or Module(f"{v.path}.{a}")
     if isinstance(v, SymbolicTensor):
@@ -2755,6 +2794,8 @@ def _dsl_call(e, names, values, ranks) -> str:
     if name in ('matmul', 'mm') and len(args) == 2:
         return f"matmul({arg(0)}, {arg(1)})"
     eps = next((k.value for k in e.keywords if k.arg == 'eps'), None)
+    if name == 'layer_norm' and len(args) == 2 and not [k for k in e.keywords if k.arg != 'eps']:
+        return f"layernorm({arg(0)}, eps={_dsl(eps, names, values, ranks) if eps is not None else '1e-05'})"
     if name == 'layer_norm' and len(args) >= 4:
         eps = args[4] if len(args) > 4 else eps
         return f"layernorm({arg(0)}, {arg(2)}, {arg(3)}, eps={_dsl(eps, names, values, ranks) if eps is not None else '1e-05'})"
@@ -2781,22 +2822,47 @@ def infer_spec(ref, names: dict, values: dict | None = None, ranks: dict | None 
     return texts if isinstance(body, ast.Tuple) else texts[0]
 
 # %% ../../nbs/litmus/14_launcher.ipynb #1476b26c
-class _Rename(ast.NodeTransformer):
-    "Each name in `names` renamed (a reference function's parameters to the entry's)."
-    def __init__(self, names):
-        self.names = names
-    def visit_Name(self, n):
-        return ast.copy_location(ast.Name(self.names[n.id], n.ctx), n) if n.id in self.names else n
+_MODULE_CALLS = {"ReLU": "torch.relu({x})", "GELU": "torch.nn.functional.gelu({x})", "Sigmoid": "torch.sigmoid({x})",
+                 "Tanh": "torch.tanh({x})", "Softmax": "torch.softmax({x}, dim={dim})",
+                 "LayerNorm": "torch.nn.functional.layer_norm({x}, ({normalized_shape},), eps={eps})"}
+_MODULE_DEFAULTS = {"Softmax": {"dim": None}, "LayerNorm": {"normalized_shape": None, "eps": 1e-05}}
 
 class _State(ast.NodeTransformer):
-    "Each `self.NAME` the model's __init__ set to a literal replaced by it (`self.dim` -> 1)."
+    """Each `self.NAME` the model's __init__ set to a literal replaced by it (`self.dim` -> 1), and each call of a
+    submodule it built from torch.nn's table (`self.ln = nn.LayerNorm(n)`: `self.ln(x)` -> F.layer_norm(x, (n,))) by
+    the functional form, as a fresh module computes it (a norm's weight ones, its bias zeros)."""
     def __init__(self, state):
         self.state = state
+    def visit_Call(self, n):
+        f = n.func
+        module = self.state.get(f.attr) if isinstance(f, ast.Attribute) and getattr(f.value, "id", None) == "self" else None
+        if isinstance(module, tuple) and len(n.args) == 1 and not n.keywords:
+            kind, options = module
+            text = _MODULE_CALLS[kind].format(x=ast.unparse(self.visit(n.args[0])), **options)
+            return ast.copy_location(ast.parse(text, mode="eval").body, n)
+        return self.generic_visit(n)
     def visit_Attribute(self, n):
         if isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in self.state:
             return ast.copy_location(ast.Constant(self.state[n.attr]), n)
         return self.generic_visit(n)
 
+def _built_module(e, values: dict):
+    "(kind, options) for `nn.LayerNorm(n, eps=...)` and the other modules of `_MODULE_CALLS`, options literals; else None."
+    name = dotted_name(e.func) if isinstance(e, ast.Call) else None
+    kind = name.split(".")[-1] if name and name.startswith(("nn.", "torch.nn.")) else None
+    if kind not in _MODULE_CALLS:
+        return None
+    defaults = dict(_MODULE_DEFAULTS.get(kind, {}))
+    given = list(zip(defaults, e.args)) + [(k.arg, k.value) for k in e.keywords]
+    for key, node in given:
+        ok, v = literal_value(node)
+        v = v if ok else values.get(node.id) if isinstance(node, ast.Name) else None
+        if key not in defaults or v is None:
+            return None
+        defaults[key] = v
+    return (kind, defaults) if all(v is not None for v in defaults.values()) else None
+
+# %% ../../nbs/litmus/14_launcher.ipynb #b01025f1
 def _init_state(tree, cls: str) -> dict:
     """{NAME: value} for each `self.NAME = <literal or __init__ parameter>` of class `cls`'s __init__, its parameters
     bound to what get_init_inputs() returns where that is a list of literals or module-level literal names."""
@@ -2817,11 +2883,22 @@ def _init_state(tree, cls: str) -> dict:
     state = {}
     for s in inits[0].body:
         target = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        built = _built_module(s.value, values) if target is not None else None
+        if isinstance(target, ast.Attribute) and getattr(target.value, "id", None) == "self" and built is not None:
+            state[target.attr] = built
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
             ok, v = literal_value(s.value)
             if ok or (isinstance(s.value, ast.Name) and s.value.id in values):
                 state[target.attr] = v if ok else values[s.value.id]
     return state
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c2a8733c
+class _Rename(ast.NodeTransformer):
+    "Each name in `names` renamed (a reference function's parameters to the entry's)."
+    def __init__(self, names):
+        self.names = names
+    def visit_Name(self, n):
+        return ast.copy_location(ast.Name(self.names[n.id], n.ctx), n) if n.id in self.names else n
 
 def reference_function(tree):
     """The reference a .py file defines, as chapter 12's `load_reference` takes it: `def reference(...)`, else a
@@ -3368,6 +3445,15 @@ def _require_domains(path, meta, kernel):
         raise LauncherError(f"kernel file {path}: the launcher's inputs {missing} have no declared domain; add e.g. "
                             f"--domain '{missing[0]} in [-1, 1]'")
 
+def _state_domains(path, entry: str, metas) -> dict:
+    "{`self.attr`: (v, v)} for each module parameter a launch reads (`module_state`): its value in a fresh model."
+    if "." not in entry:
+        return {}
+    _, tree = read_source(path)
+    state = module_state(tree, entry.split(".")[0])
+    read = {a.get("from") for m in metas for a in m["args"] if a["kind"] == "tensor"}
+    return {f"self.{a}": (v, v) for a, (v, _) in state.items() if f"self.{a}" in read}
+
 # %% ../../nbs/litmus/14_launcher.ipynb #0d71570d
 def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None, *, budget: int = 80, quick: bool = False,
                 seed: int = 0, timeout: float = 120.0, memory_mb: int = 4096, sandbox: bool = True, progress=None) -> "EntryResult":
@@ -3388,6 +3474,7 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
     notes = read_notes + notes
     values, params = entry_values(path, entry, sizes)
     domain = parse_entry_domain(domain, metas, params)
+    domain.update(_state_domains(path, entry, metas))
     dtype_classes = () if read_notes or typed else None     # the dtypes stated (by the user, the benchmark) are the contract
     limits, results = corpus.Limits(timeout=timeout, memory=memory_mb << 20), []
     composing = ref is not None and chained(metas)      # each launch alone for safety, the sequence as a whole
