@@ -679,8 +679,8 @@ def c_sdpa_source(dtype: DType) -> str:
 def _c_function(backend, dtype: DType, name: str, n_pointers: int):
     "Kernel `name` of the compiled attention library for `dtype` (one cc run per dtype, then the on-disk cache)."
     from limn.backend_c import build_library
-    import time
-    from limn.executor import log                       # the executor's logger: it says what compiles, and how long
+    import logging, time
+    log = logging.getLogger("limn")                     # the executor's logger: it says what compiles, and how long
     libs = backend.__dict__.setdefault("sdpa_libraries", {})
     if dtype.name not in libs:
         start = time.perf_counter()
