@@ -1027,6 +1027,8 @@ KB_CASES = {
     "matmul no K mask": ("kb_matmul_no_k_mask.py", "ModelNew.forward", "torch.matmul(A, B)", *MATRIX, "REJECT"),
     "matmul stride": ("kb_matmul_wrong_stride.py", None, "kb_matmul_ref.py", None, None, None, "REJECT"),
     "matmul fp16 acc": ("kb_matmul_fp16_acc.py", "ModelNew.forward", "torch.matmul(A, B)", *MATRIX, "REJECT"),
+    "kb leaky relu": ("kb_leaky_relu.py", None, "kb_leaky_relu_ref.py", None, None, None, "ACCEPT"),     # autotuned
+    "kb leaky relu swapped": ("kb_leaky_relu_swapped.py", None, "kb_leaky_relu_ref.py", None, None, None, "REJECT"),
     "kb sum dim": ("kb_sum_dim.py", None, "kb_sum_dim_ref.py", None, None, None, "ACCEPT"),
     "kb sum drops last": ("kb_sum_dim_drops_last.py", None, "kb_sum_dim_ref.py", None, None, None, "REJECT"),
     "kb softmax": ("kb_softmax.py", None, "kb_softmax_ref.py", None, None, None, "ACCEPT"),

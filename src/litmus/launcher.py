@@ -540,6 +540,80 @@ def _padded(self: Reader, fn, p, shape):
     self.pads.append(pad.expr)
     return (size_op('+', size_prod(shape[1:]), pad),) + tuple(size_prod(shape[i + 1:]) for i in range(1, len(shape)))
 
+# %% ../../nbs/litmus/14_launcher.ipynb #1476b26c
+_MODULE_CALLS = {"ReLU": "torch.relu({x})", "GELU": "torch.nn.functional.gelu({x})", "Sigmoid": "torch.sigmoid({x})",
+                 "Tanh": "torch.tanh({x})", "Softmax": "torch.softmax({x}, dim={dim})",
+                 "LayerNorm": "torch.nn.functional.layer_norm({x}, ({normalized_shape},), eps={eps})"}
+_MODULE_DEFAULTS = {"Softmax": {"dim": None}, "LayerNorm": {"normalized_shape": None, "eps": 1e-05}}
+
+class _State(ast.NodeTransformer):
+    """Each `self.NAME` the model's __init__ set to a literal replaced by it (`self.dim` -> 1), and each call of a
+    submodule it built from torch.nn's table (`self.ln = nn.LayerNorm(n)`: `self.ln(x)` -> F.layer_norm(x, (n,))) by
+    the functional form, as a fresh module computes it (a norm's weight ones, its bias zeros)."""
+    def __init__(self, state):
+        self.state = state
+    def visit_Call(self, n):
+        f = n.func
+        module = self.state.get(f.attr) if isinstance(f, ast.Attribute) and getattr(f.value, "id", None) == "self" else None
+        if isinstance(module, tuple) and len(n.args) == 1 and not n.keywords:
+            kind, options = module
+            text = _MODULE_CALLS[kind].format(x=ast.unparse(self.visit(n.args[0])), **options)
+            return ast.copy_location(ast.parse(text, mode="eval").body, n)
+        return self.generic_visit(n)
+    def visit_Attribute(self, n):
+        if isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in self.state:
+            return ast.copy_location(ast.Constant(self.state[n.attr]), n)
+        return self.generic_visit(n)
+
+def _built_module(e, values: dict):
+    "(kind, options) for `nn.LayerNorm(n, eps=...)` and the other modules of `_MODULE_CALLS`, options literals; else None."
+    name = dotted_name(e.func) if isinstance(e, ast.Call) else None
+    kind = name.split(".")[-1] if name and name.startswith(("nn.", "torch.nn.")) else None
+    if kind not in _MODULE_CALLS:
+        return None
+    defaults = dict(_MODULE_DEFAULTS.get(kind, {}))
+    given = list(zip(defaults, e.args)) + [(k.arg, k.value) for k in e.keywords]
+    for key, node in given:
+        ok, v = literal_value(node)
+        v = v if ok else values.get(node.id) if isinstance(node, ast.Name) else None
+        if key not in defaults or v is None:
+            return None
+        defaults[key] = v
+    return (kind, defaults) if all(v is not None for v in defaults.values()) else None
+
+# %% ../../nbs/litmus/14_launcher.ipynb #b01025f1
+def _init_state(tree, cls: str) -> dict:
+    """{NAME: value} for each `self.NAME = <literal or __init__ parameter>` of class `cls`'s __init__, its parameters
+    bound to what get_init_inputs() returns where that is a list of literals or module-level literal names, else to
+    their literal defaults (and a submodule from `_MODULE_CALLS`' table as (kind, options), see `_built_module`)."""
+    sizes = {k: v for k, (_, v, _) in module_literals(tree, frozenset()).items()}
+    inits = [f for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls for f in c.body
+             if isinstance(f, ast.FunctionDef) and f.name == "__init__"]
+    given = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "get_init_inputs"]
+    returned = [s.value for f in given for s in f.body if isinstance(s, ast.Return)]
+    if len(inits) != 1:
+        return {}
+    a = inits[0].args
+    values = {x.arg: literal_value(d)[1] for x, d in zip(a.args[len(a.args) - len(a.defaults):], a.defaults)
+              if literal_value(d)[0]}          # a parameter's literal default, unless get_init_inputs passes it
+    if len(returned) == 1 and isinstance(returned[0], (ast.List, ast.Tuple)):
+        params = [a.arg for a in inits[0].args.args[1:]]
+        for p, e in zip(params, returned[0].elts):
+            ok, v = literal_value(e)
+            if ok or (isinstance(e, ast.Name) and e.id in sizes):
+                values[p] = v if ok else sizes[e.id]
+    state = {}
+    for s in inits[0].body:
+        target = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
+        built = _built_module(s.value, values) if target is not None else None
+        if isinstance(target, ast.Attribute) and getattr(target.value, "id", None) == "self" and built is not None:
+            state[target.attr] = built
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            ok, v = literal_value(s.value)
+            if ok or (isinstance(s.value, ast.Name) and s.value.id in values):
+                state[target.attr] = v if ok else values[s.value.id]
+    return state
+
 # %% ../../nbs/litmus/14_launcher.ipynb #092101eb
 _FILLED = {"torch.ones": 1.0, "torch.zeros": 0.0}      # a parameter's initial value everywhere
 
@@ -588,6 +662,8 @@ def _bind(self: Reader, fn) -> dict:
             self.state = {a: SymbolicTensor(tuple(s if isinstance(s, int) else self.dim(s) for s in shape), 'float32',
                                             param=f'self.{a}', line=fn.lineno)      # a fresh model's ones and zeros
                           for a, (_, shape) in module_state(self.tree, self.entry.split('.')[0]).items()}
+            self.scalar_state = {a: v for a, v in _init_state(self.tree, self.entry.split('.')[0]).items()
+                                 if isinstance(v, (int, float)) and not isinstance(v, bool)}     # self.eps = eps
             self.notes += [f"self.{a}: module state, a fresh model's {v:g} everywhere (checked with that value only)"
                            for a, (v, _) in module_state(self.tree, self.entry.split('.')[0]).items()]
         elif p in tensors:
@@ -1232,6 +1308,8 @@ def _attribute(self, e, env):
         return self.dim('NUM_SMS')       # a persistent kernel's grid: correct for any count of multiprocessors
     if isinstance(v, Module) and v.path == 'self' and a in getattr(self, 'state', {}):
         return self.state[a]             # a parameter a fresh model holds as ones or zeros (module_state)
+    if isinstance(v, Module) and v.path == 'self' and a in getattr(self, 'scalar_state', {}):
+        return self.scalar_state[a]      # a number __init__ stored (self.eps = eps, from get_init_inputs or its default)
     if isinstance(v, Module):
         return _dtype_of(f"{v.path}.{a}") or Module(f"{v.path}.{a}")
     if isinstance(v, SymbolicTensor):
@@ -2783,6 +2861,10 @@ def _dsl_call(e, names, values, ranks) -> str:
             return f"(0.5 * {a} * (1 + erf({a} * 0.7071067811865476)))"
     if name == 'pow' and len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value == 2 and not e.keywords:
         return f"({arg(0)} * {arg(0)})"                # x.pow(2), torch.pow(x, 2): as x ** 2 reads
+    slope = next((k.value for k in e.keywords if k.arg == 'negative_slope'), args[1] if len(args) == 2 else None)
+    if name == 'leaky_relu' and args and len(args) + len(e.keywords) <= 2:
+        s = _dsl(slope, names, values, ranks) if slope is not None else '0.01'
+        return f"(max({arg(0)}, 0.0) + {s} * min({arg(0)}, 0.0))"
     if name == 'relu' and len(args) == 1:
         return f"max({arg(0)}, 0.0)"
     if name == 'silu' and len(args) == 1:
@@ -2820,77 +2902,6 @@ def infer_spec(ref, names: dict, values: dict | None = None, ranks: dict | None 
     except (SyntaxError, ValueError, TypeError, _NoSpec, RecursionError):
         return None
     return texts if isinstance(body, ast.Tuple) else texts[0]
-
-# %% ../../nbs/litmus/14_launcher.ipynb #1476b26c
-_MODULE_CALLS = {"ReLU": "torch.relu({x})", "GELU": "torch.nn.functional.gelu({x})", "Sigmoid": "torch.sigmoid({x})",
-                 "Tanh": "torch.tanh({x})", "Softmax": "torch.softmax({x}, dim={dim})",
-                 "LayerNorm": "torch.nn.functional.layer_norm({x}, ({normalized_shape},), eps={eps})"}
-_MODULE_DEFAULTS = {"Softmax": {"dim": None}, "LayerNorm": {"normalized_shape": None, "eps": 1e-05}}
-
-class _State(ast.NodeTransformer):
-    """Each `self.NAME` the model's __init__ set to a literal replaced by it (`self.dim` -> 1), and each call of a
-    submodule it built from torch.nn's table (`self.ln = nn.LayerNorm(n)`: `self.ln(x)` -> F.layer_norm(x, (n,))) by
-    the functional form, as a fresh module computes it (a norm's weight ones, its bias zeros)."""
-    def __init__(self, state):
-        self.state = state
-    def visit_Call(self, n):
-        f = n.func
-        module = self.state.get(f.attr) if isinstance(f, ast.Attribute) and getattr(f.value, "id", None) == "self" else None
-        if isinstance(module, tuple) and len(n.args) == 1 and not n.keywords:
-            kind, options = module
-            text = _MODULE_CALLS[kind].format(x=ast.unparse(self.visit(n.args[0])), **options)
-            return ast.copy_location(ast.parse(text, mode="eval").body, n)
-        return self.generic_visit(n)
-    def visit_Attribute(self, n):
-        if isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in self.state:
-            return ast.copy_location(ast.Constant(self.state[n.attr]), n)
-        return self.generic_visit(n)
-
-def _built_module(e, values: dict):
-    "(kind, options) for `nn.LayerNorm(n, eps=...)` and the other modules of `_MODULE_CALLS`, options literals; else None."
-    name = dotted_name(e.func) if isinstance(e, ast.Call) else None
-    kind = name.split(".")[-1] if name and name.startswith(("nn.", "torch.nn.")) else None
-    if kind not in _MODULE_CALLS:
-        return None
-    defaults = dict(_MODULE_DEFAULTS.get(kind, {}))
-    given = list(zip(defaults, e.args)) + [(k.arg, k.value) for k in e.keywords]
-    for key, node in given:
-        ok, v = literal_value(node)
-        v = v if ok else values.get(node.id) if isinstance(node, ast.Name) else None
-        if key not in defaults or v is None:
-            return None
-        defaults[key] = v
-    return (kind, defaults) if all(v is not None for v in defaults.values()) else None
-
-# %% ../../nbs/litmus/14_launcher.ipynb #b01025f1
-def _init_state(tree, cls: str) -> dict:
-    """{NAME: value} for each `self.NAME = <literal or __init__ parameter>` of class `cls`'s __init__, its parameters
-    bound to what get_init_inputs() returns where that is a list of literals or module-level literal names."""
-    sizes = {k: v for k, (_, v, _) in module_literals(tree, frozenset()).items()}
-    inits = [f for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls for f in c.body
-             if isinstance(f, ast.FunctionDef) and f.name == "__init__"]
-    given = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "get_init_inputs"]
-    returned = [s.value for f in given for s in f.body if isinstance(s, ast.Return)]
-    if len(inits) != 1:
-        return {}
-    values = {}
-    if len(returned) == 1 and isinstance(returned[0], (ast.List, ast.Tuple)):
-        params = [a.arg for a in inits[0].args.args[1:]]
-        for p, e in zip(params, returned[0].elts):
-            ok, v = literal_value(e)
-            if ok or (isinstance(e, ast.Name) and e.id in sizes):
-                values[p] = v if ok else sizes[e.id]
-    state = {}
-    for s in inits[0].body:
-        target = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
-        built = _built_module(s.value, values) if target is not None else None
-        if isinstance(target, ast.Attribute) and getattr(target.value, "id", None) == "self" and built is not None:
-            state[target.attr] = built
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-            ok, v = literal_value(s.value)
-            if ok or (isinstance(s.value, ast.Name) and s.value.id in values):
-                state[target.attr] = v if ok else values[s.value.id]
-    return state
 
 # %% ../../nbs/litmus/14_launcher.ipynb #c2a8733c
 class _Rename(ast.NodeTransformer):
@@ -3432,7 +3443,7 @@ def benchmark_inputs(path, entry: str, ref, shapes, sizes: dict, domain) -> tupl
         domain = "; ".join(spread_text + ([str(domain)] if given else []))
         said = "; ".join(f"{p}: [{', '.join(map(str, s))}] {d}" for p, (s, d) in read.items())
         note = (f"inputs as {f.name}'s get_inputs() makes them: {said}; dims {dims}"
-                + (f"; domain {'; '.join(spread_text)} (torch.randn: +-{RANDN_SIGMAS:g}; --domain overrides)" if spread_text else "")
+                + (f"; domain {'; '.join(spread_text)} (torch.randn: +-{RANDN_SIGMAS:g}, torch.rand: [0, 1]; --domain overrides)" if spread_text else "")
                 + "; held to these dtypes only")
         return parse_shapes(read), {**dims, **sizes}, domain, [note]
     return shapes, sizes, domain, []
