@@ -2114,6 +2114,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.launcher._range': ('litmus/launcher.html#_range', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._rank': ('litmus/launcher.html#_rank', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._read_path': ('litmus/launcher.html#_read_path', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._reads_stride': ('litmus/launcher.html#_reads_stride', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._reduces': ('litmus/launcher.html#_reduces', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._ref_text': ('litmus/launcher.html#_ref_text', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._rename': ('litmus/launcher.html#_rename', 'src/litmus/launcher.py'),

@@ -528,13 +528,27 @@ def _shape_donor(self: Reader, fn, p, tensors):
     return next((q for q in earlier if q in reads), earlier[0] if earlier else None)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #0ccbfc8c
+def _reads_stride(defs: dict, fn, p: str, seen=frozenset()) -> bool:
+    """Does `fn` read `p.stride(...)`, itself or in a plain def of the file it hands `p` to (by position or keyword)?
+    A KernelBench `ModelNew.forward` passes its input to the helper that reads the strides and launches."""
+    if any(isinstance(n, ast.Attribute) and n.attr == 'stride' and getattr(n.value, 'id', None) == p for n in ast.walk(fn)):
+        return True
+    for n in ast.walk(fn):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in defs and n.func.id not in seen):
+            continue
+        callee = defs[n.func.id]
+        names = [a.arg for a in callee.args.posonlyargs + callee.args.args]
+        passed = [names[i] for i, a in enumerate(n.args) if i < len(names) and getattr(a, 'id', None) == p]
+        passed += [k.arg for k in n.keywords if getattr(k.value, 'id', None) == p and k.arg]
+        if any(_reads_stride(defs, callee, q, seen | {n.func.id}) for q in passed):
+            return True
+    return False
+
 @patch
 def _padded(self: Reader, fn, p, shape):
     """Row strides with a pad dim for a parameter whose strides the launcher reads (`x.stride(0)` passed on): a
     caller may hand it a padded tensor, and the search must see one. None (row-major) for any other."""
-    reads = any(isinstance(n, ast.Attribute) and n.attr == 'stride' and isinstance(n.value, ast.Name) and n.value.id == p
-                for n in ast.walk(fn))
-    if not reads or len(shape) < 2:
+    if not _reads_stride(self.defs, fn, p) or len(shape) < 2:
         return None
     pad = self.dim(f"{p}_pad")
     self.pads.append(pad.expr)

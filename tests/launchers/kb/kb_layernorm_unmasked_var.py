@@ -23,6 +23,7 @@ def layernorm_fwd_kernel(X, Y, W, B, stride, N, eps, BLOCK_SIZE: tl.constexpr):
 
 
 def layer_norm(x, weight, bias, eps=1e-5):
+    x = x.contiguous()
     M, N = x.shape
     y = torch.empty_like(x)
     BLOCK_SIZE = triton.next_power_of_2(N)
