@@ -2071,6 +2071,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.launcher._draw': ('litmus/launcher.html#_draw', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._dsl': ('litmus/launcher.html#_dsl', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._dsl_call': ('litmus/launcher.html#_dsl_call', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._dsl_clamp': ('litmus/launcher.html#_dsl_clamp', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._dtype_and_chain': ( 'litmus/launcher.html#_dtype_and_chain',
                                                                                'src/litmus/launcher.py'),
                                      'src.litmus.launcher._dtype_kw': ('litmus/launcher.html#_dtype_kw', 'src/litmus/launcher.py'),

@@ -1034,6 +1034,10 @@ KB_CASES = {
     "kb softmax": ("kb_softmax.py", None, "kb_softmax_ref.py", None, None, None, "ACCEPT"),
     # without max-subtraction exp(x) is exact enough over get_inputs' +-6 (ACCEPT there, rightly); over +-100 it overflows
     "kb softmax no max": ("kb_softmax_no_max.py", None, "kb_softmax_ref.py", None, None, WIDE, "REJECT"),
+    "kb hardtanh": ("kb_hardtanh.py", None, "kb_hardtanh_ref.py", None, None, None, "ACCEPT"),     # F.hardtanh: a clamp
+    "kb hardtanh max": ("kb_hardtanh_wrong_max.py", None, "kb_hardtanh_ref.py", None, None, None, "REJECT"),
+    "kb min dim": ("kb_min_dim.py", None, "kb_min_dim_ref.py", None, None, None, "ACCEPT"),     # torch.min(x, dim=1)[0]
+    "kb min dim other 0": ("kb_min_dim_other_zero.py", None, "kb_min_dim_ref.py", None, None, None, "REJECT"),
     "sum dim": ("tb_sum_dim.py", "sum_dim1", "x.sum(dim=1)", "x: [M, N] float32", "M=37,N=1000", WIDE, "ACCEPT"),
     "sum wrong axis": ("tb_sum_dim_wrong_axis.py", "sum_dim1", "x.sum(dim=1)", "x: [M, N] float32", "M=37,N=1000", WIDE, "REJECT"),
     "cross entropy": ("kb_cross_entropy.py", None, CE, None, None, "predictions in [-100, 100]", "ACCEPT"),

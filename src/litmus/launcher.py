@@ -2790,7 +2790,7 @@ def __call__(self: TorchReference, *arrays):
 # %% ../../nbs/litmus/14_launcher.ipynb #ce6620a0
 _TORCH_UNARY = {'exp', 'log', 'sqrt', 'rsqrt', 'tanh', 'sigmoid', 'abs', 'erf'}
 _TORCH_ROW = {'softmax': 'softmax', 'log_softmax': 'log_softmax', 'sum': 'sum', 'mean': 'mean', 'amax': 'max',
-              'logsumexp': 'logsumexp', 'cumsum': 'cumsum'}
+              'amin': 'min', 'logsumexp': 'logsumexp', 'cumsum': 'cumsum'}
 _DSL_BIN = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.Div: '/'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #290d51ce
@@ -2839,12 +2839,16 @@ def _dsl(e, names: dict, values: dict, ranks: dict | None = None) -> str:
         return f"(-{_dsl(e.operand, names, values, ranks)})"
     if isinstance(e, ast.Call):
         return _dsl_call(e, names, values, ranks)
+    pair = e.value if (isinstance(e, ast.Subscript) and getattr(e.slice, 'value', None) == 0) or (isinstance(e, ast.Attribute) and e.attr == 'values') else None
+    if isinstance(pair, ast.Call):      # torch.max(x, dim=-1)[0], x.min(-1).values: the values of a (values, indices) pair
+        return _dsl_call(pair, names, values, ranks, pair=True)
     if isinstance(e, ast.Attribute) and e.attr in ('T', 'mT'):
         return f"transpose({_dsl(e.value, names, values, ranks)})"
     raise _NoSpec(ast.unparse(e)[:60])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #1b18d62c
-def _dsl_call(e, names, values, ranks) -> str:
+def _dsl_call(e, names, values, ranks, pair: bool = False) -> str:
+    "One call of the table; `pair`: the call's (values, indices) result is indexed for its values."
     method = isinstance(e.func, ast.Attribute) and not e.args and _torch_name(e.func) is None
     if method and e.func.attr in ('double', 'float'):
         return _dsl(e.func.value, names, values, ranks)       # a cast to a wider float: the DSL's values are float64 already
@@ -2861,6 +2865,10 @@ def _dsl_call(e, names, values, ranks) -> str:
         return f"{name}({arg(0)})"
     if name in _TORCH_ROW and args and (_last_dim(e, 1, ranks) or (len(args) == 1 and not e.keywords and name != 'softmax')):
         return f"{_TORCH_ROW[name]}({arg(0)})"
+    if pair and name in ('max', 'min') and len(args) + len(e.keywords) == 2 and _last_dim(e, 1, ranks):
+        return f"{name}({arg(0)})"
+    if name in ('clamp', 'clip', 'hardtanh') and args:
+        return _dsl_clamp(e, name, names, values, ranks)
     if name in ('argmax', 'argmin') and args and _last_dim(e, 1, ranks):
         return f"{name}({arg(0)})"
     if name in ('linalg.vector_norm', 'norm') and len(args) == 1 and _last_dim(e, 9, ranks):
@@ -2898,6 +2906,22 @@ def _dsl_call(e, names, values, ranks) -> str:
     if name == 'rms_norm' and len(args) >= 3 and (len(args) == 4 or eps is not None):
         return f"(rmsnorm({arg(0)}, eps={_dsl(args[3] if len(args) == 4 else eps, names, values, ranks)}) * {arg(2)})"
     raise _NoSpec(ast.unparse(e)[:60])
+
+# %% ../../nbs/litmus/14_launcher.ipynb #fcfa8940
+def _dsl_clamp(e, name, names, values, ranks) -> str:
+    "torch.clamp(x, min, max) (clip: the same), F.hardtanh(x, min_val=-1, max_val=1): x bounded by max then min, as torch does."
+    if len(e.args) > 3 or any(k.arg not in ('min', 'max', 'min_val', 'max_val') for k in e.keywords):
+        raise _NoSpec(ast.unparse(e)[:60])
+    given = dict(zip(('min', 'max'), e.args[1:])) | {k.arg.removesuffix('_val'): k.value for k in e.keywords}
+    defaults = {'min': ast.Constant(-1.0), 'max': ast.Constant(1.0)} if name == 'hardtanh' else {}
+    bounds = defaults | {side: v for side, v in given.items() if not (isinstance(v, ast.Constant) and v.value is None)}
+    text = _dsl(e.args[0], names, values, ranks)
+    if 'min' in bounds:
+        text = f"max({text}, {_dsl(bounds['min'], names, values, ranks)})"
+    if 'max' in bounds:
+        text = f"min({text}, {_dsl(bounds['max'], names, values, ranks)})"
+    return text
+
 
 # %% ../../nbs/litmus/14_launcher.ipynb #ab840a5d
 def infer_spec(ref, names: dict, values: dict | None = None, ranks: dict | None = None):
