@@ -502,11 +502,15 @@ def compare(self: Target, case: Case, run, launch=None) -> Outcome:
     return worst
 
 # %% ../../nbs/litmus/12_falsify.ipynb #42332ea1
+def _finite_max(values) -> float:
+    "The largest finite |value| (0 where there is none)."
+    magnitude = np.abs(np.asarray(values, np.float64))
+    magnitude = magnitude[np.isfinite(magnitude)]
+    return float(magnitude.max()) if magnitude.size else 0.0
+
 def vacuous(threshold: float, exact) -> bool:
     "Is a certified bound no smaller than every finite exact output's magnitude (so it cannot tell a wrong output)?"
-    magnitude = np.abs(np.asarray(exact, np.float64))
-    magnitude = magnitude[np.isfinite(magnitude)]
-    return bool(magnitude.size) and threshold >= magnitude.max() > 0
+    return threshold >= _finite_max(exact) > 0
 
 @patch
 def _magnitude(self: Target, name: str, case: Case, launch, exact) -> float:
@@ -521,11 +525,6 @@ def _magnitude(self: Target, name: str, case: Case, launch, exact) -> float:
         drawn = self.reference(dataclasses.replace(case, inputs=probe), launch)
         self._magnitudes = {n: _finite_max(v) for n, v in drawn.items()}
     return max(self._magnitudes.get(name, 0.0), _finite_max(exact))
-
-def _finite_max(values) -> float:
-    magnitude = np.abs(np.asarray(values, np.float64))
-    magnitude = magnitude[np.isfinite(magnitude)]
-    return float(magnitude.max()) if magnitude.size else 0.0
 
 # %% ../../nbs/litmus/12_falsify.ipynb #a702d03f
 def find_race(trace) -> str:
