@@ -425,19 +425,15 @@ class RayPool:
             ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
         self.actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(RayWorker)
         n = int(workers) if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self.actors, self.pids, self.busy = [], [], {}
-        for _ in range(n):
-            self._spawn()
+        self.busy = {}
+        self.actors = [self.actor.remote() for _ in range(n)]
+        started = [actor.pid.remote() for actor in self.actors]      # every actor starts at once, not one after another
+        self.pids = [ray.get(ref) for ref in started]
 
-    def _spawn(self, slot: int | None = None):
-        "A fresh actor (in `slot`, or appended), started and its pid known before it gets a job."
+    def _spawn(self, slot: int):
+        "A fresh actor in `slot` (replacing a lost one), started and its pid known before it gets a job."
         ray, actor = _ray(), self.actor.remote()
-        pid = ray.get(actor.pid.remote())
-        if slot is None:
-            self.actors.append(actor)
-            self.pids.append(pid)
-        else:
-            self.actors[slot], self.pids[slot] = actor, pid
+        self.actors[slot], self.pids[slot] = actor, ray.get(actor.pid.remote())
 
     def map(self, job, jobs: dict, deadline: float, done=None) -> dict:
         """{key: ("ok", value) or ("lost", why)} for `jobs` ({key: the arguments of `job`}); `done(key, status, value)`
