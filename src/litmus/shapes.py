@@ -119,7 +119,9 @@ class SymbolicShapeSpace:
             lo, hi = max(lo, int(self.ranges[d][0])), min(hi, int(self.ranges[d][1]))
         if lo > hi:
             return None
-        found = _witness_value(d, constraint, lo, hi, self.backend)
+        # one size in a box of at most 2**16 + 1 values: the bounded search covers it, and its witness is z3's (both give
+        # the smallest), so 'auto' asks it and a check need not import z3 for its shape classes
+        found = _witness_value(d, constraint, lo, hi, 'z3' if self.backend == 'z3' else 'bounded')
         if found is None:
             return None
         value, backend = found
