@@ -821,6 +821,8 @@ def _execute(self: TargetedFalsification, case: Case):
         variants = dict(self._variants)
         for kernel in variants.values():
             simulate.prepare_model(kernel)         # compiled here, so not again in every box
+        for (_, dims), (kernel, launch) in self._launches.items():
+            simulate.remember_launch(kernel, dict(dims), launch)   # resolved here (the plan's sizes): not again in the box
         self._box = Box(lambda item: _launch_job(variants, item), self.limits)
     item = (key, case.dims, case.inputs, self.race_search)
     reference_box = self.target.reference_box()

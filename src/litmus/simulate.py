@@ -20,9 +20,9 @@ from litmus.corpus import (Kernel, TensorArg, LIMITS, Limits, Boxed, boxed, reso
 __all__ = ['NP_DTYPES', 'STATE', 'DOT_K_SLICE', 'TL', 'TRITON', 'VTL', 'VTRITON', 'WAIT_NOTE', 'PROGRAMS_AT_ONCE', 'RACE_NOTE',
            'PAD', 'poison', 'Unsupported', 'DType', 'np_dtype', 'Block', 'as_block', 'Ptr', 'Buffer', 'Violation',
            'Memory', 'BlockPtr', 'philox', 'VBlock', 'VPtr', 'model_bindings', 'model_function', 'prepare_model', 'Run',
-           'layout', 'run_model_here', 'run_model', 'same_run', 'triton_available', 'backend_for', 'run_interpreter',
-           'Verdict', 'execute', 'check_many', 'check', 'exposed', 'answer_key_cases', 'Outcome', 'condition_a',
-           'condition_b', 'detection_table']
+           'layout', 'remember_launch', 'run_model_here', 'run_model', 'same_run', 'triton_available', 'backend_for',
+           'run_interpreter', 'Verdict', 'execute', 'check_many', 'check', 'exposed', 'answer_key_cases', 'Outcome',
+           'condition_a', 'condition_b', 'detection_table']
 
 # %% ../../nbs/litmus/08_simulate.ipynb #123a2546
 def poison(offsets, dtype) -> np.ndarray:
@@ -1669,6 +1669,13 @@ def _resolved(kernel: Kernel, dims):
             _LAUNCHES.clear()
         entry = _LAUNCHES[key] = (kernel, resolve(kernel, dims))
     return entry[1]
+
+def remember_launch(kernel: Kernel, dims: dict, launch) -> None:
+    """Hand `_resolved` a launch the caller holds already, `launch` being `resolve(kernel, dims)`: a box forked after
+    this finds it there instead of resolving it again (a search resolves its every shape before its box starts)."""
+    if len(_LAUNCHES) > 256:
+        _LAUNCHES.clear()
+    _LAUNCHES[(id(kernel), tuple(sorted(dims.items())))] = (kernel, launch)
 
 # %% ../../nbs/litmus/08_simulate.ipynb #e2d13514
 def _launch_memory(launch, inputs: dict) -> Memory:
