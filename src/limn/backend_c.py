@@ -23,7 +23,7 @@ __all__ = ['C_TYPES', 'INTEGER_PRELUDE', 'LIMN_EXP', 'LIMN_LOG', 'PRELUDE', 'ULP
            'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound',
            'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'cached_build',
            'build_library', 'micro_source', 'load_kernel', 'physical_cores', 'vector_isa', 'tile_shape', 'micro_name',
-           'micro_prototype', 'microkernel', 'CBackend', 'check_dtypes', 'CDevice']
+           'micro_prototype', 'microkernel', 'divisions', 'CBackend', 'check_dtypes', 'CDevice']
 
 # %% ../../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -890,14 +890,32 @@ def bind_k(self: CRenderer, c, depth: int, k: str):
         stride *= v.extent
 
 # %% ../../nbs/limn/08_backend_c.ipynb #0406c8a4
+def _atom_divisions(atom, chosen) -> int:
+    "The Div and Mod atoms under `atom` (itself included) whose variables `chosen` accepts (a set of names)."
+    if isinstance(atom, Var):
+        return 0
+    own = int(chosen({v.name for v in atom.num.variables()}))
+    return own + sum(_atom_divisions(a, chosen) for a, _ in atom.num.terms)
+
+def divisions(instrs, chosen) -> int:
+    "How many integer divisions (Div, Mod) the addresses and range checks of `instrs` spend on variables `chosen` accepts."
+    indices = [i.index for i in instrs if isinstance(i, Load)] + [v.index for i in instrs for v in getattr(i, "valid", ())]
+    return sum(_atom_divisions(atom, chosen) for index in indices for atom, _ in index.terms)
+
 @patch
 def pack(self: CRenderer, c, var, instrs, value: str, dst: str, width: int, start: str, depth: int):
     """Evaluate `value` (computed by `instrs`) into `dst[kk * width + q]` for kc steps and `width` values of `var` from
     `start`; 0 past its end. A whole panel skips the end check; the loops run along whichever of `var` and `k` the
-    loads read with unit stride (one reduce variable, every load contiguous in it: `k` innermost)."""
+    loads read with unit stride (one reduce variable, every load contiguous in it: `k` innermost), or, where the
+    addresses divide `var` more often than `k` (a head split out of a row: `q % 32`, `q / 128`), with `k` innermost,
+    so the compiler hoists those divisions out of it."""
     loads = [i for i in instrs if isinstance(i, Load)]
     contiguous_in_k = [i.index.coef(c.reduce[0]) == 1 != i.index.coef(var) for i in loads] if len(c.reduce) == 1 else []
-    along_k = bool(contiguous_in_k) and all(contiguous_in_k)
+    reduce = {v.name for v in c.reduce}
+    var_divisions = divisions(instrs, lambda names: names == {var.name})
+    unflattened = len(c.reduce) if len(c.reduce) > 1 else 0         # bind_k's one division per reduce variable
+    k_divisions = divisions(instrs, lambda names: bool(names) and names <= reduce) + unflattened
+    along_k = (bool(contiguous_in_k) and all(contiguous_in_k)) or var_divisions > k_divisions
     self.emit(depth, f"if ({start} + {width} <= {var.extent}) {{")
     self.pack_loops(c, var, instrs, value, dst, width, start, depth + 1, along_k, checked=False)
     self.emit(depth, "} else {")

@@ -1245,7 +1245,7 @@ def _with_rule(x: Tensor, build, rule: str) -> Tensor:
 def _sigmoid(x: Tensor) -> Tensor:
     negative = x < 0
     z = where(negative, x, -x).exp()                  # exp(-|x|), never overflows
-    return where(negative, z / (1 + z), 1 / (1 + z))
+    return where(negative, z, 1) / (1 + z)            # z / (1 + z) or 1 / (1 + z): one division, the same bits
 
 # %% ../../nbs/limn/04_tensor.ipynb #bb79c055
 @patch
