@@ -13,12 +13,12 @@ from limn.ops import Ops, DType, float32, toposort
 from limn.device import register_device, DIV
 from limn.codegen import (lower, match_loops, Index, Var, Div, Mod, Check, Loop, EndLoop, Const, Load, Idx, Arith,
                           Cast, Where, Acc, Fold, Store, Accum, mask_edges, definitions, fused_product,
-                          combine_lanes, contraction, index_vars)
+                          combine_lanes, contraction, index_vars, operands)
 from limn.executor import Backend, JitDevice
 
 # %% auto #0
 __all__ = ['C_TYPES', 'INTEGER_PRELUDE', 'LIMN_EXP', 'LIMN_LOG', 'PRELUDE', 'ULP_BOUNDS', 'PARALLEL_WORK', 'COLLAPSE_CELLS',
-           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'WANTED_FLAGS', 'MICRO_CALLED', 'TILE_K',
+           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'HOISTABLE', 'WANTED_FLAGS', 'MICRO_CALLED', 'TILE_K',
            'TILE_SPEEDUP', 'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST', 'TASKS_PER_CORE', 'ISAS',
            'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound',
            'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'cached_build',
@@ -184,7 +184,8 @@ class CRenderer:
     """Renders one lowered kernel as C; see `render_c`. The options switch on this chapter's refinements, each
     of which keeps every output cell's arithmetic and order: `threads` (OpenMP over a nest's leading output loops, for
     nests of at least `parallel_work` iterations), `unroll` (unroll-and-jam; 1 is off), `split_masks` (cut masked
-    innermost loops at their mask edges; with `sorted_cuts` False, the cuts are always ordered at run time), `lanes`
+    innermost loops at their mask edges, a gathered row's check run before the loop; with `sorted_cuts` False, the cuts
+    are always ordered at run time), `lanes`
     (a laned reduce loop in vector-sized blocks), `tile` (matmul-shaped nests packed and register-tiled), `isa` (the
     vector instructions the matmul microkernel is spelled in; None: this host's, `vector_isa`)."""
     def __init__(self, kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
@@ -203,6 +204,7 @@ class CRenderer:
         self.buf_types = {name: ref.dtype for name, ref in kernel.args}
         self.lines, self.functions, self.fresh, self.parallel_nests, self.split_loops = [], [], 0, [], []
         self.in_nest_function = False                    # rendering the body of a threaded nest's own function
+        self.hoisted = set()                             # positions rendered before their innermost loop (split_masks)
 
     def emit(self, depth: int, text: str):
         self.lines.append("  " * depth + text)
@@ -251,6 +253,8 @@ def block(self: CRenderer, lo: int, hi: int, depth: int, resolved: dict, outer: 
         if isinstance(self.instrs[pc], Loop):
             self.loop(pc, depth, resolved, outer)
             pc = self.match[pc] + 1
+        elif pc in self.hoisted:                      # rendered before its loop (`hoisted_rows`)
+            pc += 1
         else:
             self.instr(self.instrs[pc], pc, depth, resolved)
             pc += 1
@@ -265,6 +269,8 @@ def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
         return self.threaded(pc, parallel, resolved)
     if self.threads and depth == 1 and not self.in_nest_function and (inner := self.column_loop(pc)) is not None:
         return self.threaded_columns(pc, inner, resolved)
+    if self.split_masks and self.innermost(pc) and (rows := self.hoisted_rows(pc, outer)):
+        return self.hoisting(pc, rows, depth, resolved, outer)
     if self.lanes and self.innermost(pc) and self.laned(pc):
         return self.lane_loop(pc, depth, resolved, outer)
     if self.split_masks and self.innermost(pc):
@@ -358,6 +364,44 @@ def render_c(kernel, threads: bool = True, split_masks: bool = True, parallel_wo
     """C source of one kernel: `int limn_kernel(void **args)` over its args in calling order, returning 1 when a
     gather/scatter row was out of range. The options are `CRenderer`'s; `render_c(kernel, **PLAIN)` is the plain nest."""
     return CRenderer(kernel, threads, split_masks, parallel_work, unroll, sorted_cuts, lanes, tile, isa).render()
+
+# %% ../../nbs/limn/08_backend_c.ipynb #97561fc8
+HOISTABLE = (Load, Const, Cast, Arith, Where)          # pure instructions: one run before a loop is a run per step
+
+@patch
+def hoisted_rows(self: CRenderer, pc: int, outer: list) -> list:
+    """Positions, in order, of the table-row checks (IDX) in the innermost loop at `pc` whose row is read at outer
+    variables only, with the instructions computing the row (split_masks). A gathered row's check branches to set the
+    out-of-range flag; run once before the loop instead of once a step, it leaves the loop free of branches, so a
+    laned loop over the row vectorises. The row, its check and the flag are the same for every step."""
+    made = {getattr(self.instrs[p], "dst", None): p for p in range(pc + 1, self.match[pc])}
+    rows = set()
+    for p in range(pc + 1, self.match[pc]):
+        if not isinstance(self.instrs[p], Idx) or p in self.hoisted:
+            continue
+        chain, wanted, pure = {p}, [self.instrs[p].src], True
+        while wanted and pure:
+            q = made.get(wanted.pop())            # None: made before the loop, open here
+            if q is None:
+                continue
+            ins = self.instrs[q]
+            pure = isinstance(ins, HOISTABLE) and not getattr(ins, "valid", ()) and index_vars(ins) <= set(outer)
+            chain.add(q)
+            wanted += list(operands(ins))
+        if pure:
+            rows |= chain
+    return sorted(rows)
+
+@patch
+def hoisting(self: CRenderer, pc: int, rows: list, depth: int, resolved: dict, outer: list):
+    "The innermost loop at `pc` after the instructions at `rows` (`hoisted_rows`), which its body then skips."
+    for p in rows:
+        self.instr(self.instrs[p], p, depth, resolved)
+    self.hoisted |= set(rows)
+    try:
+        self.loop(pc, depth, resolved, outer)
+    finally:
+        self.hoisted -= set(rows)
 
 # %% ../../nbs/limn/08_backend_c.ipynb #80d96ca0
 class CompilerNotFound(RuntimeError):
