@@ -80,3 +80,21 @@ def test_a_sum_of_nonnegative_terms_keeps_its_sign_and_relative_error():
     exact = np.array([float(mpmath.fsum([mpmath.mpf(float(v)) ** 2 for v in r])) for r in x])
     got = np.asarray(tb.spec.evaluate({"x": x}, "float32", order="sequential"), np.float64).ravel()
     assert np.abs(got - exact).max() <= tb.total <= 1e-3 * exact.max()     # relative: about gamma_1023 * the sum
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_pick_reads_one_element_per_row_and_cross_entropy_holds_its_bound(dtype):
+    "pick(x, t) is x[b, t[b]] exactly (bound 0); logsumexp(x) - pick(x, t) held to mpmath over orders and adversarial rows."
+    assert ToleranceBound(Spec("pick(x, t)", "x in [-1e3, 1e3]; t in [0, 47]", "N=48"), dtype, "float32").total == 0.0
+    assert not ToleranceBound("pick(x, t)", "float32", domain="x in [-1, 1]; t in [0, 48]", dims="N=48").certified
+    spec = Spec("logsumexp(x) - pick(x, t)", "x in [-100, 100]; t in [0, 47]", "N=48")
+    tb = ToleranceBound(spec, dtype, "float32")
+    assert tb.certified, tb
+    for kind in ("uniform", "constant", "sorted", "one_dominant"):
+        x = adversarial_rows(kind, -100, 100, 6, 48, dtype, seed=3)
+        t = RNG.integers(0, 48, 6).astype(np.float64)
+        exact = np.array([float(mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(v)) for v in row)) - row[int(k)])
+                          for row, k in zip(x.astype(np.float64), t)])
+        np.testing.assert_allclose(spec.reference({"x": x, "t": t})[:, 0], exact, rtol=1e-12, atol=1e-12)
+        for order in ORDERS:
+            got = np.asarray(spec.evaluate({"x": x, "t": t}, dtype, "float32", order=order), np.float64)[:, 0]
+            assert (np.abs(got - exact) <= tb.total).all(), (kind, order, np.abs(got - exact).max(), tb.total)

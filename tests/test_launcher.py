@@ -896,6 +896,17 @@ def test_a_tuple_reference_is_one_spec_per_output():
     assert infer_spec("(x.sort(), x)", {"x": "X"}) is None
 
 
+def test_a_per_row_loss_is_a_pick_of_each_rows_target():
+    "F.cross_entropy / F.nll_loss with reduction='none' over [B, C] scores: one target index per row (pick), not a row of them."
+    names, ranks = {"x": "X", "t": "T"}, {"x": 2, "t": 1}
+    assert infer_spec("F.cross_entropy(x, t, reduction='none')", names, {}, ranks) == "(logsumexp(X) - pick(X, T))"
+    assert infer_spec("F.nll_loss(torch.log_softmax(x, dim=-1), t, reduction='none')", names, {}, ranks) == "(-pick(log_softmax(X), T))"
+    for mean in ("F.cross_entropy(x, t)", "F.cross_entropy(x, t, reduction='sum')", "F.cross_entropy(x, t, reduction='none', weight=t)"):
+        assert infer_spec(mean, names, {}, ranks) is None, mean          # a sum across rows, or a weighting: the reference runs
+    assert infer_spec("F.cross_entropy(x, t, reduction='none')", names, {}, {"x": 3, "t": 2}) is None     # not [B, C] scores
+    assert infer_spec("torch.bmm(a, b)", {"a": "A", "b": "B"}) == "matmul(A, B)"      # a matmul of each batch's matrices
+
+
 def test_contiguity_and_flags_are_conditions(tmp_path):
     "assert x.is_contiguous() on a parameter whose strides are read: its pad is 0; a flag parameter: one path per side."
     metas, _ = paths_of(tmp_path, '''
@@ -1038,6 +1049,8 @@ KB_CASES = {
     "kb hardtanh max": ("kb_hardtanh_wrong_max.py", None, "kb_hardtanh_ref.py", None, None, None, "REJECT"),
     "kb min dim": ("kb_min_dim.py", None, "kb_min_dim_ref.py", None, None, None, "ACCEPT"),     # torch.min(x, dim=1)[0]
     "kb min dim other 0": ("kb_min_dim_other_zero.py", None, "kb_min_dim_ref.py", None, None, None, "REJECT"),
+    "kb bmm": ("kb_bmm.py", None, "kb_bmm_ref.py", None, None, None, "ACCEPT"),       # torch.bmm: a matmul per batch
+    "kb bmm batch stride": ("kb_bmm_wrong_batch_stride.py", None, "kb_bmm_ref.py", None, None, None, "REJECT"),
     "sum dim": ("tb_sum_dim.py", "sum_dim1", "x.sum(dim=1)", "x: [M, N] float32", "M=37,N=1000", WIDE, "ACCEPT"),
     "sum wrong axis": ("tb_sum_dim_wrong_axis.py", "sum_dim1", "x.sum(dim=1)", "x: [M, N] float32", "M=37,N=1000", WIDE, "REJECT"),
     "cross entropy": ("kb_cross_entropy.py", None, CE, None, None, "predictions in [-100, 100]", "ACCEPT"),
@@ -1051,8 +1064,6 @@ KB_CASES = {
 KB_SHORT = ("relu", "relu mask <=", "sum dim")
 # Correct files litmus still leaves UNKNOWN, and why (each a gap in a layer below the reader, named, not hidden):
 KB_GAPS = {
-    "cross entropy": "F.cross_entropy is no spec (the DSL's gather takes a row of indices, not one per row), so the "
-                     "torch reference has no certified bound",
     "two kernels": "the certified bound of x / (||x|| + eps) over x in [-100, 100] is about 1e3, vacuous for outputs in "
                    "[-1, 1]: the composed runs are held to the tolerance, and no ACCEPT follows from it",
 }
@@ -1088,6 +1099,21 @@ def test_benchmark_style_files_get_their_verdicts_short(case, capsys):
                                   else c for c in sorted(set(KB_CASES) - set(KB_SHORT))])
 def test_benchmark_style_files_get_their_verdicts(case, capsys):
     assert_kb_verdict(case, capsys)
+
+
+def test_an_entry_that_finishes_in_torch_is_refused_naming_its_return(tmp_path, capsys):
+    """`return partial.sum() / n` after the launch: the kernel's partial sums are not the reference's scalar, so a check
+    against a reference is a usage error naming the line (never an UNKNOWN comparing the two); a view of the output is
+    what the kernel wrote, and no reference means safety alone."""
+    code = main(["check", str(KB / "kb_mse_partial_sums.py"), "--ref", str(KB / "kb_mse_ref.py"), "--quick"])
+    err = capsys.readouterr().err
+    assert code == 3 and "line 30: the entry returns `partial.sum() / n`" in err and "epilogue" in err, err
+    viewed = write(tmp_path, "viewed", (KB / "kb_relu.py").read_text().replace("    return out\n", "    return out.view(-1)\n", 1))
+    assert "return out.view(-1)" in viewed.read_text()
+    metas, _ = read_launches(viewed, "ModelNew.forward", parse_shapes("x: [B, D] float32"))
+    assert all("returns" not in m for m in metas)
+    metas, _ = read_launches(KB / "kb_mse_partial_sums.py", "ModelNew.forward", parse_shapes("predictions: [B, D]; targets: [B, D]"))
+    assert all(m["returns"].startswith("line 30") for m in metas)
 
 
 def test_a_kernelbench_file_is_read_as_a_user_expects(tmp_path, capsys):

@@ -514,7 +514,7 @@ def _never_negative(self: Analysis, n: Expr) -> bool:
         return True   # a variance bounded by lemma R3: a mean of squares of computed deviations
     if n.op == "max":
         return any(self.never_negative(s) for s in n.srcs)
-    if n.op == "gather":
+    if n.op in ("gather", "pick"):
         return self.never_negative(n.srcs[0])
     return n.op in _SIGN_KEEPING and all(self.never_negative(s) for s in n.srcs)
 
@@ -798,6 +798,11 @@ def op_gather(self: Analysis, n, x, idx):
     return Info(x.rng, x.errs, x.chain, Affine.from_interval(x.rng), x.exact)
 
 @patch
+def op_pick(self: Analysis, n, x, idx):
+    "One element per row at an exact index inside the row: as gather, x's own error and range."
+    return self.op_gather(n, x, idx)
+
+@patch
 def op_argmax(self: Analysis, n, a):
     "The index of an exactly known row's maximum is itself exact (ties: the first index, as everyone breaks them)."
     if not a.exact:
@@ -829,7 +834,7 @@ def stores_exactly(self: Analysis) -> bool:
             continue
         if (m.op == "input" and not fits) or (m.op == "const" and float(np.float64(m.arg).astype(q.dtype)) != m.arg):
             return False
-        stack.extend(m.srcs[:1] if m.op == "gather" else m.srcs)
+        stack.extend(m.srcs[:1] if m.op in ("gather", "pick") else m.srcs)
     return True
 
 # %% ../../nbs/litmus/02_bounds.ipynb #856db318

@@ -241,8 +241,9 @@ class _Retry(Exception):
 
 # %% ../../nbs/litmus/14_launcher.ipynb #d12ff38c
 class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
+    "A `return`: its value, and the statement (its line and text say what an entry's result is)."
+    def __init__(self, value, node=None):
+        self.value, self.node = value, node
 
 # %% ../../nbs/litmus/14_launcher.ipynb #46215b6d
 def _imports(tree) -> dict:
@@ -936,7 +937,7 @@ def statement(self: Reader, s, env: dict):
     elif isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         self.assign(s, env)
     elif isinstance(s, ast.Return):
-        raise _Return(self.value(s.value, env) if s.value is not None else None)
+        raise _Return(self.value(s.value, env) if s.value is not None else None, s)
     elif isinstance(s, ast.If):
         self.branch(s, env)
     elif isinstance(s, ast.For):
@@ -2286,8 +2287,8 @@ def read(self: Reader, fn):
     env = self._bind(fn)
     try:
         self.run_body(fn.body, env)
-    except _Return:
-        pass
+    except _Return as r:
+        self.returned = r
     except _Raised as r:
         if not self.when:
             self.retry_at_hinted_rank()
@@ -2302,7 +2303,37 @@ def read(self: Reader, fn):
         return []
     if not self.launches:
         self.fail(fn.lineno, f"launches no @triton.jit function of the file (it defines {sorted(self.jits)})", "grid")
-    return [m for call in self.launches for m in self.describe(call)]
+    metas = [m for call in self.launches for m in self.describe(call)]
+    epilogue = self.epilogue()
+    for m in metas if epilogue else []:
+        m["returns"] = epilogue
+    return metas
+
+# %% ../../nbs/litmus/14_launcher.ipynb #e4f6a8b0
+@patch
+def epilogue(self: Reader) -> str | None:
+    """What the entry returns where that is not what its kernels wrote, as text naming the line (None where it is: a
+    tensor a launch was passed, a view of one, a tuple of them beside sizes and flags, as Liger's `(y, BLOCK_SIZE,
+    num_warps)`, or no `return`): `partial.sum() / n`, a value torch computes after the launches, not modelled."""
+    r = getattr(self, 'returned', None)
+    if r is None or r.node is None:
+        return None
+    launched = [v for call in self.launches for v in list(call.args) + list(call.kwargs.values())]
+    written = {id(v.root) for v in launched if isinstance(v, SymbolicTensor)}
+    def plain(v):
+        if isinstance(v, SymbolicTensor):
+            return id(v.root) in written
+        return v is None or is_size(v) or isinstance(v, (bool, float, str, Condition, DType))
+    value = r.value
+    if isinstance(value, (tuple, list)) and any(plain(v) for v in value if isinstance(v, SymbolicTensor)):
+        value = [v for v in value if isinstance(v, SymbolicTensor)]        # the tensors; the rest (num_warps) rides along
+    if all(plain(v) for v in (value if isinstance(value, (tuple, list)) else [value])):
+        return None
+    text = f"line {r.node.lineno}: the entry returns `{ast.unparse(r.node.value)[:80]}`"
+    if isinstance(r.value, Unreadable) and r.value.line:
+        text += f" (line {r.value.line}: {r.value.why})"
+    return text
+
 
 # %% ../../nbs/litmus/14_launcher.ipynb #c99e4de6
 def _used_dims(meta, dims) -> list:
@@ -2624,7 +2655,10 @@ def _dtype_and_chain(e):
 
 # %% ../../nbs/litmus/14_launcher.ipynb #a2091230
 def _one_input(e, sizes: dict):
-    "(shape, dtype, domain or None) of one get_inputs tensor `torch.randn(a, b)`, `torch.randint(lo, hi, (n,))`; else None."
+    "(shape, dtype, domain or None) of one get_inputs tensor `torch.randn(a, b)`, `torch.randint(lo, hi, (n,))`, `torch.rand(n) > 0.5`; else None."
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.comparators[0], ast.Constant):
+        drawn = _one_input(e.left, sizes)          # torch.rand(B, D) > 0.5: a bool mask of the draw's shape
+        return (drawn[0], "uint8", (0, 1)) if drawn is not None else None    # a bool is a byte
     call, dtype = _dtype_and_chain(e)
     name = dotted_name(call.func) if isinstance(call, ast.Call) else None
     fn = name[6:] if name and name.startswith("torch.") else None
@@ -2895,7 +2929,7 @@ def _dsl_call(e, names, values, ranks, pair: bool = False) -> str:
         return f"{name[:3]}({arg(0)}, {arg(1)})"
     if name == 'index_select' and len(args) == 3 and isinstance(args[1], (ast.Constant, ast.UnaryOp)):
         return f"gather({arg(0)}, {arg(2)})"            # the DSL gathers along the last dim: `_agree` holds any other to torch
-    if name in ('matmul', 'mm') and len(args) == 2:
+    if name in ('matmul', 'mm', 'bmm') and len(args) == 2:
         return f"matmul({arg(0)}, {arg(1)})"
     eps = next((k.value for k in e.keywords if k.arg == 'eps'), None)
     if name == 'layer_norm' and len(args) == 2 and not [k for k in e.keywords if k.arg != 'eps']:
@@ -2905,7 +2939,26 @@ def _dsl_call(e, names, values, ranks, pair: bool = False) -> str:
         return f"layernorm({arg(0)}, {arg(2)}, {arg(3)}, eps={_dsl(eps, names, values, ranks) if eps is not None else '1e-05'})"
     if name == 'rms_norm' and len(args) >= 3 and (len(args) == 4 or eps is not None):
         return f"(rmsnorm({arg(0)}, eps={_dsl(args[3] if len(args) == 4 else eps, names, values, ranks)}) * {arg(2)})"
+    return _dsl_more(e, name, names, values, ranks)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #d8e1f3a5
+def _dsl_more(e, name, names, values, ranks) -> str:
+    """The rest of the table. Per-row losses over scores x [B, C] and class indices t [B]: F.cross_entropy(x, t,
+    reduction='none') is logsumexp(x) - pick(x, t), F.nll_loss(x, t, reduction='none') is -pick(x, t). Their default
+    'mean' (and 'sum') add the B rows' losses up, a reduction across rows the DSL cannot say: no spec, the reference runs.
+    A copy or a new shape of the same values (`.contiguous()`, `.reshape(1)`) is its operand."""
+    args, keywords = e.args, {k.arg: k.value for k in e.keywords}
+    reduction = keywords.get('reduction')
+    per_row = isinstance(reduction, ast.Constant) and reduction.value == 'none' and set(keywords) == {'reduction'}
+    read = {(ranks or {}).get(n.id) for n in ast.walk(args[0]) if isinstance(n, ast.Name) and n.id in names} if args else set()
+    matrix = read == {2}          # the scores are computed from [B, C] parameters alone
+    if name in ('cross_entropy', 'nll_loss') and len(args) == 2 and per_row and matrix:
+        x, t = _dsl(args[0], names, values, ranks), _dsl(args[1], names, values, ranks)
+        return f"(logsumexp({x}) - pick({x}, {t}))" if name == 'cross_entropy' else f"(-pick({x}, {t}))"
+    if name in ('contiguous', 'clone', 'reshape', 'view', 'flatten', 'squeeze', 'unsqueeze') and args and not keywords:
+        return _dsl(args[0], names, values, ranks)     # the same values in row-major order: `_agree` holds the layout to torch
     raise _NoSpec(ast.unparse(e)[:60])
+
 
 # %% ../../nbs/litmus/14_launcher.ipynb #fcfa8940
 def _dsl_clamp(e, name, names, values, ranks) -> str:
@@ -3520,6 +3573,7 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
     shapes = parse_shapes(shapes) if shapes is not None else parse_shapes(literal["shapes"]) if "shapes" in literal else None
     shapes, sizes, domain, read_notes = benchmark_inputs(path, entry, ref, shapes, sizes, domain)
     metas, notes = read_launches(path, entry, shapes, sizes, literal)
+    _refuse_epilogue(path, metas, ref)
     notes = read_notes + notes
     values, params = entry_values(path, entry, sizes)
     domain = parse_entry_domain(domain, metas, params)
@@ -3548,6 +3602,17 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
                             seed=seed, limits=limits) if composing else []
     return EntryResult(str(path), entry, results, notes, [m.get("config") for m in metas], time.monotonic() - start,
                        composed, list(range(len(metas))) if composing else [])
+
+# %% ../../nbs/litmus/14_launcher.ipynb #f5a7b9c1
+def _refuse_epilogue(path, metas, ref):
+    "A LauncherError (exit 3) where the entry's result is computed after its launches and a reference is to judge it."
+    epilogue = next((m["returns"] for m in metas if m.get("returns")), None)
+    if ref is not None and epilogue:
+        raise LauncherError(f"kernel file {path}: {epilogue}, computed in torch after the launches from what they "
+                            "wrote; litmus holds what the kernels write to the reference, and does not model this "
+                            "epilogue. Check the kernel against a reference of what it writes (--ref), or move the "
+                            "epilogue into the kernel")
+
 
 # %% ../../nbs/litmus/14_launcher.ipynb #aa38cb99
 @dataclass

@@ -10,8 +10,8 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'NORM', 'SCAN', 'MOVE', 'UNSUPPORTED', '
            'MAX_DIM', 'DTYPES', 'ORDERS', 'LIBM_ULPS', 'Expr', 'lift', 'var', 'const', 'maximum', 'minimum', 'relu',
            'row_sum', 'row_mean', 'row_max', 'row_min', 'softmax', 'log_softmax', 'logsumexp', 'cumsum', 'cummax',
            'layernorm', 'rmsnorm', 'matmul', 'describe', 'render', 'draw', 'parse', 'output_specs', 'parse_domain',
-           'parse_dims', 'shift', 'gather', 'transpose', 'argmax', 'argmin', 'Fragment', 'classify', 'normalise',
-           'DType', 'dtype_info', 'dtype_name', 'parse_dtypes', 'Spec', 'reduce_sum', 'scan_sum']
+           'parse_dims', 'shift', 'gather', 'pick', 'transpose', 'argmax', 'argmin', 'Fragment', 'classify',
+           'normalise', 'DType', 'dtype_info', 'dtype_name', 'parse_dtypes', 'Spec', 'reduce_sum', 'scan_sum']
 
 # %% ../../nbs/litmus/01_spec.ipynb #bf09bbd0
 import ast, math, re, weakref
@@ -26,7 +26,7 @@ BINARY = ("add", "sub", "mul", "div", "max", "min")
 REDUCE = ("sum", "mean", "rmax", "rmin", "argmax", "argmin")   # argmax/argmin: the first index of the extreme
 NORM = ("softmax", "log_softmax", "layernorm", "rmsnorm", "logsumexp")   # composites with a lemma of their own (later, in chapter 02)
 SCAN = ("cumsum", "cummax")                                             # prefix sums and maxima along the row
-MOVE = ("transpose", "shift", "gather")   # data movement: every output element is one input element (or the padding 0)
+MOVE = ("transpose", "shift", "gather", "pick")   # data movement: every output element is one input element (or the padding 0)
 UNSUPPORTED = {  # DSL names that parse, so that classify() can say why they are not certified
     "where": "data-dependent control flow", "cmp": "data-dependent control flow",
     "atomic_add": "atomics into a shared accumulator", "atomic_max": "atomics into a shared accumulator",
@@ -410,7 +410,7 @@ def _call(n, text, bad):
         return relu(args[0])
     if f == "matmul" and len(args) == 2:
         return matmul(*args)
-    if f in ("shift", "gather"):
+    if f in ("shift", "gather", "pick"):
         return _movement(f, args, bad)
     if f in _FUNCS1 and len(args) == 1:
         return Expr(_FUNCS1[f], (args[0],))
@@ -528,6 +528,10 @@ def shift(x, k: int):
 def gather(x, idx):
     "x read at the indices `idx` along the row: element j is x[idx[j]], every index an integer in [0, N - 1]."
     return Expr("gather", (lift(x), lift(idx)))
+def pick(x, idx):
+    """One element of each row: row b's x[b, idx[b]], where idx holds one integer index per row (in [0, N - 1]). The
+    result has one value per row, as a row reduction's has: cross entropy's target logit is pick(logits, target)."""
+    return Expr("pick", (lift(x), lift(idx)))
 def transpose(x):
     "The last two axes swapped: a [M, N] input read as [N, M]."
     return Expr("transpose", (lift(x),))
@@ -541,8 +545,8 @@ def argmin(x):
 def _movement(f, args, bad):
     if len(args) != 2:
         raise bad(f"{f} takes two arguments: {'the row and an integer offset' if f == 'shift' else 'the row and an index input'}")
-    if f == "gather":
-        return gather(*args)
+    if f in ("gather", "pick"):
+        return (gather if f == "gather" else pick)(*args)
     k = args[1]
     if not (k.op == "const" and float(k.arg).is_integer()):
         raise bad("shift's offset must be an integer constant, e.g. shift(x, 1) reads x[j - 1]")
@@ -784,7 +788,7 @@ class Spec:
         if missing:
             raise ValueError(f"inputs {missing} have no declared domain; add e.g. '{missing[0]} in [-1, 1]'")
         frag = classify(self.expr)
-        need = ["K"] if frag.kind == "matmul" else (["N"] if any(n.op in REDUCE + NORM + SCAN + ("gather",) for n in self.expr.walk()) else [])
+        need = ["K"] if frag.kind == "matmul" else (["N"] if any(n.op in REDUCE + NORM + SCAN + ("gather", "pick") for n in self.expr.walk()) else [])
         for d in need:
             if self.dims.get(d, 0) < 1:
                 raise ValueError(f"spec {describe(self.expr)!r} reduces over {d} but dims has no {d!r} >= 1: pass e.g. dims='{d}=1024'")
@@ -1014,10 +1018,7 @@ def _evaluate(e, inputs, dtype, acc, order, libm_ulps, seed, out=None):
             elif n.op in NORM:
                 r = _composite_eval(n.op, row(s[0]), n.arg, acc_type, order, libm_ulps, rng)
             elif n.op == "matmul":
-                a, b = s
-                prod = (a[:, :, None] * b[None, :, :]).astype(acc_type)  # [M, K, N], each product rounded in acc
-                m_, k_, n_ = prod.shape
-                r = reduce_sum(prod.transpose(0, 2, 1).reshape(m_ * n_, k_), order).reshape(m_, n_)
+                r = _batched(lambda a, b: _rounded_matmul(a, b, acc_type, order), *s)
             else:
                 raise ValueError(f"cannot evaluate op {n.op!r} ({describe(n)})")
         memo[n] = np.asarray(r).astype(acc_type)
@@ -1129,6 +1130,27 @@ def _fsum_matmul(a, b):
         out[start:start + len(block)] = sums.reshape(len(block), b.shape[1])
     return out
 
+# %% ../../nbs/litmus/01_spec.ipynb #a9c1e3f5
+def _rounded_matmul(a, b, acc_type, order):
+    "a @ b of two matrices, each product rounded in `acc_type` and each dot product summed in `order`."
+    prod = (a[:, :, None] * b[None, :, :]).astype(acc_type)  # [M, K, N], each product rounded in acc
+    m_, k_, n_ = prod.shape
+    return reduce_sum(prod.transpose(0, 2, 1).reshape(m_ * n_, k_), order).reshape(m_, n_)
+
+def _batched(matmul_of, a, b):
+    """A matmul of stacks of matrices (torch.bmm, a batched `@`): each [M, K] @ [K, N] on its own, the leading dims
+    broadcast as numpy and torch broadcast them; two matrices are one matmul."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return matmul_of(a, b)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    out = np.empty(batch + (a.shape[-2], b.shape[-1]), np.result_type(a, b))
+    for i in np.ndindex(*batch):
+        out[i] = matmul_of(a[i], b[i])
+    return out
+
+
 # %% ../../nbs/litmus/01_spec.ipynb #ce3ec3d9
 def _composite_ref(op, x, arg):
     "The composites in float64, every sum by math.fsum."
@@ -1180,7 +1202,7 @@ def _reference(e, inputs):
             elif n.op in NORM:
                 r = _composite_ref(n.op, row(s[0]), n.arg)
             elif n.op == "matmul":
-                r = _fsum_matmul(*s)
+                r = _batched(_fsum_matmul, *s)
             else:
                 raise ValueError(f"no reference for op {n.op!r} ({describe(n)})")
         memo[n] = np.asarray(r, np.float64)
@@ -1189,7 +1211,7 @@ def _reference(e, inputs):
 # %% ../../nbs/litmus/01_spec.ipynb #d724a97d
 def _moved(n, s):
     """transpose, shift, gather, argmax and argmin of computed operands: no arithmetic, so the same function in floating
-    point and exactly. A gather's indices must be integers inside the row (ValueError otherwise)."""
+    point and exactly. A gather's (or pick's) indices must be integers inside the row (ValueError otherwise)."""
     x = s[0] if n.op == "transpose" else (s[0] if s[0].ndim == 2 else s[0].reshape(1, -1))
     if n.op == "transpose":
         return np.swapaxes(x, -1, -2)
@@ -1203,8 +1225,21 @@ def _moved(n, s):
         elif -N < k < 0:
             out[:, :N + k] = x[:, -k:]
         return out
+    if n.op == "pick":
+        return _picked(x, s[1])
     idx = s[1] if s[1].ndim == 2 else s[1].reshape(1, -1)
     if not (np.isfinite(idx).all() and (idx == np.round(idx)).all() and (idx >= 0).all() and (idx < N).all()):
         raise ValueError(f"gather's indices must be integers in [0, {N - 1}]")
     idx = np.broadcast_to(idx.astype(np.int64), (max(x.shape[0], idx.shape[0]), idx.shape[1]))
     return np.take_along_axis(np.broadcast_to(x, (idx.shape[0], N)), idx, axis=1)
+
+# %% ../../nbs/litmus/01_spec.ipynb #b2c4e6a8
+def _picked(x, idx):
+    "pick: row b's element at idx[b]; idx has one entry per row of x (any shape holding that many), integers in the row."
+    N, idx = x.shape[1], np.asarray(idx).reshape(-1)
+    if idx.size != x.shape[0]:
+        raise ValueError(f"pick takes one index per row: x has {x.shape[0]} rows, the indices {idx.size} entries")
+    if not (np.isfinite(idx).all() and (idx == np.round(idx)).all() and (idx >= 0).all() and (idx < N).all()):
+        raise ValueError(f"pick's indices must be integers in [0, {N - 1}]")
+    return x[np.arange(x.shape[0]), idx.astype(np.int64)][:, None]
+
