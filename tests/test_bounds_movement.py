@@ -73,6 +73,27 @@ def test_l2_normalisation_with_half_inputs_is_certified_and_holds(dtype):
     assert worst <= tb.total, (worst, tb.total)
     assert not ToleranceBound(spec, dtype, dtype).certified       # a half-width accumulator is what stopped it before
 
+@pytest.mark.parametrize("text", ["x / (sqrt(sum(x * x)) + 1e-6)", "x / (1e-6 + sqrt(sum(x * x)))"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_l2_normalisation_with_eps_outside_the_root_is_bounded_by_one(text, dtype):
+    """torch's x / (vector_norm(x) + eps): every exact output lies in [-1, 1] (R5), so the bound is relative to 1, not to
+    max|x| / eps; held to the float64 fsum reference over summation orders and adversarial rows, with an exact zero row."""
+    spec = Spec(text, "x in [-100, 100]", "N=300")
+    tb = ToleranceBound(spec, dtype, "float32", out_dtype=dtype)
+    assert tb.certified and tb.total < 0.01 and "R5" in " ".join(tb.notes), tb
+    assert not ToleranceBound(Spec(text.replace("1e-6", "-1e-6"), "x in [-100, 100]", "N=300"), dtype, "float32").certified
+    worst = 0.0
+    for kind in ("uniform", "large_same_sign", "one_dominant", "near_constant", "subnormal", "cancellation"):
+        x = adversarial_rows(kind, -100.0, 100.0, 3, 300, dtype, seed=4)
+        x[0] = 0.0 if kind == "subnormal" else x[0]
+        ref = spec.reference({"x": x})
+        assert np.abs(ref).max() <= 1.0
+        for order in ORDERS:
+            got = np.asarray(spec.evaluate({"x": x}, dtype, "float32", order=order, out_dtype=dtype), np.float64)
+            worst = max(worst, float(np.abs(got - ref).max()))
+    assert worst <= tb.total, (worst, tb.total)
+
+
 def test_a_sum_of_nonnegative_terms_keeps_its_sign_and_relative_error():
     tb = ToleranceBound("sum(x * x)", "float32", domain="x in [-1, 1]", dims="N=1024")
     assert tb.certified and tb.output_range.lo >= 0

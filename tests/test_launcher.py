@@ -1094,8 +1094,6 @@ KB_GAPS = {
     "kb masked fill": "a bool tensor has no dtype in the kernel model: read as uint8 0/1, the torch reference's "
                       "masked_fill refuses a uint8 mask, so UNKNOWN",
     "kb masked fill bad": "as 'kb masked fill': the reference cannot run on a uint8 mask, so no witness (UNKNOWN)",
-    "two kernels": "the certified bound of x / (||x|| + eps) over x in [-100, 100] is about 1e3, vacuous for outputs in "
-                   "[-1, 1]: the composed runs are held to the tolerance, and no ACCEPT follows from it",
 }
 VERDICTS = {0: "ACCEPT", 1: "REJECT", 2: "UNKNOWN", 3: "usage error"}
 

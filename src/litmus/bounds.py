@@ -345,7 +345,12 @@ def _addsub(self: Analysis, n, a, b, sub):
 def _l2_unit(self: Analysis, e, root, op, rng):
     """Lemma R5 (l2 normalisation): |e_i| <= sqrt(sum_j e_j**2) <= sqrt(sum_j e_j**2 + eps) for eps >= 0, so
     e / sqrt(sum(e*e) + eps) and e * rsqrt(sum(e*e) + eps) lie in [-1, 1] whatever the range of e: the exact value's
-    enclosure, met with the plain quotient's (the error rules read it, so the bound stays relative to 1, not to max|e|)."""
+    enclosure, met with the plain quotient's (the error rules read it, so the bound stays relative to 1, not to max|e|).
+    The norm's eps may also sit outside the root, as torch's `x / (vector_norm(x) + eps)` has it: sqrt(S) + eps >= |e_i| too."""
+    if "R5" in self.lemmas and op == "sqrt" and root.op == "add":
+        outside = [s for s in root.srcs if s.op == "const" and s.arg >= 0]
+        rest = [s for s in root.srcs if s.op == "sqrt"]
+        root = rest[0] if outside and rest else root          # e / (sqrt(S) + eps), eps >= 0: |quotient| <= 1 still
     if "R5" not in self.lemmas or root.op != op:
         return rng
     v = root.srcs[0]

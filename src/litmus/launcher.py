@@ -2320,9 +2320,12 @@ def epilogue(self: Reader) -> str | None:
         return None
     launched = [v for call in self.launches for v in list(call.args) + list(call.kwargs.values())]
     written = {id(v.root) for v in launched if isinstance(v, SymbolicTensor)}
+    last = max(call.line for call in self.launches) if self.launches else 0
     def plain(v):
         if isinstance(v, SymbolicTensor):
             return id(v.root) in written
+        if isinstance(v, Unreadable):     # unread before the last launch: the launcher's own (a literal fills it), not an epilogue
+            return not v.line or v.line <= last
         return v is None or is_size(v) or isinstance(v, (bool, float, str, Condition, DType))
     value = r.value
     if isinstance(value, (tuple, list)) and any(plain(v) for v in value if isinstance(v, SymbolicTensor)):
