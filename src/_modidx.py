@@ -2096,6 +2096,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.launcher._finish': ('litmus/launcher.html#_finish', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._float': ('litmus/launcher.html#_float', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._floor': ('litmus/launcher.html#_floor', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._get_input_number': ( 'litmus/launcher.html#_get_input_number',
+                                                                                'src/litmus/launcher.py'),
                                      'src.litmus.launcher._ifexp': ('litmus/launcher.html#_ifexp', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._imports': ('litmus/launcher.html#_imports', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._index_key': ('litmus/launcher.html#_index_key', 'src/litmus/launcher.py'),

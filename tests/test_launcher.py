@@ -1075,6 +1075,8 @@ KB_CASES = {
     "kb transpose2d bad": ("kb_transpose2d_bad.py", None, "kb_transpose2d_ref.py", None, None, None, "REJECT"),
     "kb masked fill": ("kb_masked_fill.py", None, "kb_masked_fill_ref.py", None, None, None, "ACCEPT"),
     "kb masked fill bad": ("kb_masked_fill_bad.py", None, "kb_masked_fill_ref.py", None, None, None, "REJECT"),
+    "kb scalar mul": ("kb_scalar_mul.py", None, "kb_scalar_mul_ref.py", None, None, None, "ACCEPT"),    # get_inputs: [A, 3.14]
+    "kb scalar mul bad": ("kb_scalar_mul_bad.py", None, "kb_scalar_mul_ref.py", None, None, None, "REJECT"),  # 3.0 hard-coded
     "sum dim": ("tb_sum_dim.py", "sum_dim1", "x.sum(dim=1)", "x: [M, N] float32", "M=37,N=1000", WIDE, "ACCEPT"),
     "sum wrong axis": ("tb_sum_dim_wrong_axis.py", "sum_dim1", "x.sum(dim=1)", "x: [M, N] float32", "M=37,N=1000", WIDE, "REJECT"),
     "cross entropy": ("kb_cross_entropy.py", None, CE, None, None, "predictions in [-100, 100]", "ACCEPT"),
@@ -1154,6 +1156,8 @@ def test_a_kernelbench_file_is_read_as_a_user_expects(tmp_path, capsys):
                                                       f"    open({str(marker)!r}, 'w')\n    x = torch.randn(batch_size, dim)\n")
     path = write(tmp_path, "hostile_inputs", hostile)
     assert declared_inputs(path, ["x"]) == ({}, {}, {}) and not marker.exists()      # unreadable: --shape says it
+    shapes, dims, spreads = declared_inputs(KB / "kb_scalar_mul.py", ["A", "s"])       # a number beside the matrix
+    assert shapes == {"A": (["M", "N"], "float32")} and dims == {"M": 256, "N": 1024, "s": 3.14} and spreads == {"A": (-6.0, 6.0)}
     code = main(["check", str(KB / "kb_relu.py"), "--ref", "torch.relu(x)", "--shape", "x: [B, D] float32", "--dims", "B=4,D=8"])
     err = capsys.readouterr().err
     assert code == 3 and "inputs ['x'] have no declared domain" in err and "x_ptr" not in err, err

@@ -2703,7 +2703,8 @@ def declared_inputs(path, params: list) -> tuple[dict, dict, dict]:
     """({param: (shape, dtype)}, {dim: size}, {param: (lo, hi)}) of an entry's parameters `params` as the file's
     `get_inputs()` makes them (KernelBench's form: `model(*get_inputs())`), read and never run: `torch.randn(batch_size,
     dim)` with `batch_size = 16` a module-level literal gives `[batch_size, dim] float32` and `batch_size=16`, with a
-    domain of +-RANDN_SIGMAS; `torch.rand` [0, 1]; `torch.randint(lo, hi, (n,))` an int64 in [lo, hi - 1]. All three
+    domain of +-RANDN_SIGMAS; `torch.rand` [0, 1]; `torch.randint(lo, hi, (n,))` an int64 in [lo, hi - 1]; a number (KernelBench's
+    `s = 3.14` beside the matrix) is that parameter's value, given with the dims (a float one as a scalar's). All three
     empty where the file has no such get_inputs, or any part of it reads otherwise (then --shape says it)."""
     _, tree = read_source(path)
     found = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "get_inputs" and not f.args.args]
@@ -2720,13 +2721,32 @@ def declared_inputs(path, params: list) -> tuple[dict, dict, dict]:
             return {}, {}, {}
     if returned is None or len(returned) != len(params):
         return {}, {}, {}
-    read = [_one_input(assigned.get(e.id) if isinstance(e, ast.Name) else e, sizes) for e in returned]
-    if None in read:
+    numbers = {p: v for p, v in ((p, _get_input_number(e, assigned, tree)) for p, e in zip(params, returned)) if v is not None}
+    tensors = [(p, e) for p, e in zip(params, returned) if p not in numbers]
+    read = [_one_input(assigned.get(e.id) if isinstance(e, ast.Name) else e, sizes) for _, e in tensors]
+    if None in read or not read:
         return {}, {}, {}
+    params = [p for p, _ in tensors]
     shapes = {p: (shape, dtype) for p, (shape, dtype, _) in zip(params, read)}
     named = [s for shape, _, spread in read for s in list(shape) + [str(spread[1]).split(" ")[0]] if isinstance(s, str)]
-    dims = {s: sizes[s] for s in named if s in sizes}
+    dims = {s: sizes[s] for s in named if s in sizes} | numbers       # a number passed (s = 3.14): the parameter's value
     return shapes, dims, {p: spread for p, (_, _, spread) in zip(params, read)}
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c0ffee01
+def _get_input_number(e, assigned: dict, tree):
+    "The number a get_inputs entry is (`3.14`, `-1`, a name bound to one there or at module level), else None."
+    if isinstance(e, ast.Name) and e.id in assigned:
+        e = assigned[e.id]
+    if isinstance(e, ast.Name):
+        known = module_literals(tree, frozenset()).get(e.id)
+        value = known[1] if known is not None else None
+    else:
+        try:
+            value = ast.literal_eval(e)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            value = None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
 
 # %% ../../nbs/litmus/14_launcher.ipynb #33e87824
 def literal_text(metas: list, notes: list = ()) -> str:
@@ -2762,6 +2782,7 @@ class TorchReference:
                  perms: dict | None = None, dtypes: dict | None = None):
         self.ref, self.inputs, self.values = ref, dict(inputs), dict(values)   # kernel input -> entry parameter
         self.params = [p for p in params if p in self.inputs.values()]       # the entry's order, for `def reference`
+        self.every = [p for p in params if p in self.params or p in self.values]   # with the numbers too (forward(A, s))
         self.in_shapes, self.out_shapes = dict(in_shapes), dict(out_shapes)    # parameter / output -> shape exprs
         self._fn, self.perms = None, dict(perms or {})     # parameter -> the permutation its kernel input holds it in
         self.dtypes = dict(dtypes or {})                   # parameter -> its dtype: an integer one is handed over as such
@@ -2796,7 +2817,14 @@ def _call(self: TorchReference, tensors: dict):
     if self._fn is None:
         from litmus.falsify import load_reference
         self._fn = load_reference(self.ref)
-    return self._fn(*[tensors[p] for p in self.params])
+    import inspect
+    try:
+        arity = len(inspect.signature(self._fn).parameters)
+    except (TypeError, ValueError):
+        arity = len(self.params)
+    every = self.every
+    given = every if arity == len(every) and len(every) > len(self.params) else self.params    # a number beside the tensors
+    return self._fn(*[tensors[p] if p in tensors else self.values[p] for p in given])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #76d491fa
 @patch
@@ -3036,10 +3064,11 @@ def reference_expression(path, params: list) -> str | None:
     renamed = _Rename(dict(zip(names, params))).visit(expression)
     return ast.unparse(renamed)
 
-def _ref_text(ref, params: list):
-    "The torch expression `ref` is, or a reference file translates to (`reference_expression`), or the file as it is."
+def _ref_text(ref, params: list, every: list = ()):
+    """The torch expression `ref` is, or a reference file translates to (`reference_expression`, over the entry's tensor
+    parameters `params`, or over all of them, `every`, where the reference takes its numbers too), or the file as it is."""
     if isinstance(ref, (str, Path)) and str(ref).endswith(".py") and Path(ref).is_file():
-        return reference_expression(ref, params) or ref
+        return reference_expression(ref, params) or (reference_expression(ref, every) if every else None) or ref
     return ref
 
 # %% ../../nbs/litmus/14_launcher.ipynb #ef4a9e1d
@@ -3514,7 +3543,7 @@ def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: 
                                {a["name"]: a["shape"] for a in outs}, params,
                                {a["from"]: a["perm"] for a in ins if a.get("perm")}, {a["from"]: a["dtype"] for a in ins})
     permuted = any(a.get("perm") for a in ins)        # the spec would name the permuted copy, not the parameter
-    spec = None if permuted else infer_spec(_ref_text(ref, torch_ref.params), names, values,
+    spec = None if permuted else infer_spec(_ref_text(ref, torch_ref.params, torch_ref.every), names, values,
                                            {a["from"]: len(a["shape"]) for a in ins})
     fits = isinstance(spec, str) and len(outs) == 1 or isinstance(spec, list) and len(spec) == len(outs)
     return spec if fits else None, torch_ref
