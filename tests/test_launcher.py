@@ -1090,9 +1090,6 @@ KB_CASES = {
 KB_SHORT = ("relu", "relu mask <=", "sum dim")
 # Correct files litmus still leaves UNKNOWN, and why (each a gap in a layer below the reader, named, not hidden):
 KB_GAPS = {
-    "kb add relu": "get_inputs' sizes (3 x 384000 elements) exceed the model's and the search's declared class is "
-                   "not lowered as its other classes are (chapter 12's plan): that class is not run, so UNKNOWN",
-    "kb transpose2d": "as 'kb add relu': the declared [1000, 777] class is too large for the model and not lowered",
     "kb masked fill": "a bool tensor has no dtype in the kernel model: read as uint8 0/1, the torch reference's "
                       "masked_fill refuses a uint8 mask, so UNKNOWN",
     "kb masked fill bad": "as 'kb masked fill': the reference cannot run on a uint8 mask, so no witness (UNKNOWN)",

@@ -980,8 +980,13 @@ def plan(self: TargetedFalsification) -> list:
     (base_label, base), rest = configs[0], configs[1:]
     items = [(base_label, base, None, g, 0) for g in gens]
     items += [(base_label, base, None, "past_identity", v) for v in (1, 2, 3) if "past_identity" in gens]   # every seed's far side
-    # the declared dims (the task's, or the file's) come next, inside any budget: a kernel wrong only there is caught there
-    items += [("declared", dict(self.kernel.dims), None, g, v) for g, v in self.declared_plan if g in gens]
+    # the declared dims (the task's, or the file's) come next, inside any budget: a kernel wrong only there is caught there;
+    # dims too large for the model (a benchmark's get_inputs) are lowered as a class's are, and the note says so
+    declared = self._fitted("declared", dict(self.kernel.dims)) or dict(self.kernel.dims)
+    if declared != self.kernel.dims:
+        self.notes.append("declared dims too large for the model, searched with " +
+                          ", ".join(f"{d}={v}" for d, v in declared.items() if v != self.kernel.dims[d]))
+    items += [("declared", declared, None, g, v) for g, v in self.declared_plan if g in gens]
     for i, (label, dims) in enumerate(rest):
         if self.thorough:
             chosen = gens
