@@ -16,14 +16,15 @@ import numpy as np
 from litmus import corpus
 from litmus.spec import classify
 from litmus.safety import GPUSafetyCheck
-from litmus.falsify import TargetedFalsification, FalsifyResult, Target, Counterexample, DECLARED_QUICK, hold_grid_tied
+from litmus.falsify import (TargetedFalsification, FalsifyResult, Target, Counterexample, DECLARED_QUICK, hold_grid_tied,
+                            model_state, _stateful_message)
 
 # %% ../../nbs/litmus/13_check.ipynb #6ef85926
 EXIT_CODES = {"ACCEPT": 0, "REJECT": 1, "UNKNOWN": 2}
 MEANING = {
     "ACCEPT": ("ACCEPT means: a certified error bound exists for this spec over its declared domain, memory safety was proved "
                "for all shapes{limited}, and the targeted search ran {runs} kernel launches over {configs} shape/dtype classes in "
-               "litmus's GPU-free model without breaking the bound. It does not mean the kernel is proved correct: the "
+               "litmus's GPU-free model without breaking the bound{lowered}. It does not mean the kernel is proved correct: the "
                "numerical half is a search, not a proof; inputs outside the domain are not covered; the kernel was not run on a GPU."),
     "REJECT": ("REJECT means: litmus holds a concrete witness against the kernel: a memory defect (proved by the solver, "
                "or observed in the model on a concrete input), or an input on which the kernel's error exceeds its "
@@ -56,13 +57,22 @@ class CheckResult:
         f = self.falsification
         return MEANING[self.verdict].format(runs=f.evaluations if f else 0, configs=f.configs if f else 0,
                                             kind=self.counterexample.tolerance_kind if self.counterexample else "certified",
-                                            limited=self._size_limit_note)
+                                            limited=self._size_limit_note, lowered=self._lowered_note)
     @property
     def _size_limit_note(self) -> str:
         "An ACCEPT whose int32 index arithmetic wraps at large sizes holds only below them: the text says so."
         if self.safety is None or not getattr(self.safety, "limits", None):
             return ""
         return " below the int32 size limits listed under safety (LIMIT)"
+    @property
+    def _lowered_note(self) -> str:
+        "An ACCEPT whose declared sizes were too large for the model was searched at smaller ones: the text says so."
+        f = self.falsification
+        if f is None or not f.lowered:
+            return ""
+        ran = ", ".join(f"{d}={v}" for d, v in f.lowered.items())
+        return (f"; the declared sizes were not run (too large for the model): the search ran {ran} in their place, "
+                f"and no constant of the kernel lies between those and the declared sizes")
 
 # %% ../../nbs/litmus/13_check.ipynb #b66a252e
 @patch
@@ -125,6 +135,9 @@ def reference_arg(ref):
     if isinstance(ref, Path) or (isinstance(ref, str) and ref.endswith(".py")):
         if not Path(ref).is_file():
             raise ValueError(f"reference file {ref} does not exist")
+        state = model_state(ref)
+        if state:      # read, not run: a Model's own weights would never reach the kernel
+            raise ValueError(_stateful_message(ref, state))
         return None, Path(ref)
     if isinstance(ref, str):
         return ref, None
@@ -137,7 +150,8 @@ def _validated(value) -> FalsifyResult:
     "The child's answer as a FalsifyResult, or ValueError when it does not have the schema the parent expects."
     result = FalsifyResult.from_dict(value)
     ok = (isinstance(result.kernel, str) and isinstance(result.evaluations, int) and isinstance(result.configs, int)
-          and isinstance(result.worst_ratio, (int, float)) and isinstance(result.failure, str) and isinstance(result.notes, list))
+          and isinstance(result.worst_ratio, (int, float)) and isinstance(result.failure, str) and isinstance(result.notes, list)
+          and isinstance(result.uncrossed, list) and isinstance(result.lowered, dict))
     cx = result.counterexample
     if cx is not None:
         ok = ok and cx.kind in _KINDS and isinstance(cx.elements, int) and isinstance(cx.dims, dict) and isinstance(cx.detail, str)
@@ -226,5 +240,7 @@ def _decide(k, target, tb, launch, certified, safety, fals, reasons, seconds) ->
             reasons.append("the search ran no launch: nothing about the kernel's numbers was seen")
         if fals is not None and fals.skipped:
             reasons.append(f"the search could not run the shape/dtype classes {', '.join(fals.skipped)}: what they would show is unseen")
+        if fals is not None:
+            reasons += list(fals.uncrossed)   # a constant only the declared size crosses: that branch never ran
         verdict = "UNKNOWN" if reasons else "ACCEPT"
     return CheckResult(k.name, verdict, reasons, _bound_text(target, tb, launch), certified, safety, fals, "\n".join(witness), seconds)

@@ -6,13 +6,15 @@ This module searches; it proves nothing. It builds on the spec and its exact ref
 
 # %% auto #0
 __all__ = ['GENERATORS', 'INDEX_GENERATORS', 'TOLERANCE_MEMO', 'DECLARED_FULL', 'DECLARED_QUICK', 'generate', 'generate_index',
-           'Case', 'Outcome', 'max_error', 'retyped', 'Target', 'load_reference', 'vacuous', 'find_race',
-           'Counterexample', 'FalsifyResult', 'grid_tied_dims', 'hold_grid_tied', 'TargetedFalsification', 'ddmin']
+           'Case', 'Outcome', 'max_error', 'retyped', 'Target', 'load_reference', 'model_state', 'vacuous', 'find_race',
+           'Counterexample', 'FalsifyResult', 'grid_tied_dims', 'hold_grid_tied', 'TargetedFalsification',
+           'kernel_constants', 'launch_sizes', 'uncrossed', 'ddmin']
 
 # %% ../../nbs/litmus/12_falsify.ipynb #c5abb735
 from fastcore.basics import patch
-import ast, math, time, dataclasses
+import ast, math, operator, time, dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 import numpy as np
 import ml_dtypes
 from litmus import corpus, simulate
@@ -475,12 +477,56 @@ def load_reference(path):
     if callable(namespace.get("reference")):
         return namespace["reference"]
     if isinstance(model, type) and callable(getattr(model, "forward", None)):
+        import torch
+        torch.manual_seed(0)    # a Model that draws anything in __init__ draws the same each run
         instance = model(*(init() if callable(init) else []))
+        state = [n for n, t in [*instance.named_parameters(), *instance.named_buffers()] if t.numel() and not
+                 bool((t == t.reshape(-1)[0]).all())]   # a weight of one value (LayerNorm's ones) a kernel may write in
+        if state:
+            raise ValueError(_stateful_message(path, state))
         return instance.double() if callable(getattr(instance, "double", None)) else instance   # float64, as its inputs
     if len(fns) == 1:
         return fns[0]
     raise ValueError(f"reference file {path}: define `def reference(...)` (or a KernelBench `class Model`) returning the "
                      "expected output(s)")
+
+# %% ../../nbs/litmus/12_falsify.ipynb #h30c0008
+# nn layers that hold no parameter or buffer, or only constant ones (a norm's ones and zeros, which a kernel may write
+# in): a Model building them has no drawn state the kernel would need
+_STATELESS_LAYERS = {"ReLU", "ReLU6", "GELU", "SiLU", "Mish", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softplus",
+                     "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "Hardswish", "Hardsigmoid", "Identity", "Flatten",
+                     "Dropout", "Softsign", "Tanhshrink", "Threshold", "GLU", "Softmin", "Unflatten", "Sequential",
+                     "ModuleList", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LayerNorm",
+                     "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
+                     "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"}
+_CONSTANT_FILLS = {"ones", "zeros", "full", "ones_like", "zeros_like", "full_like"}
+
+def _stateful_message(path, state: list) -> str:
+    return (f"reference file {path}: its KernelBench `class Model` holds state ({', '.join(state)}); litmus cannot hand "
+            "the kernel the same weights the Model draws, so a comparison would judge the kernel against other weights. "
+            "Write the reference as `def reference(...)` taking each weight as an input, and declare those weights as "
+            "tensor inputs of the kernel's launch (a LITMUS literal's 'args')")
+
+def model_state(path) -> list:
+    """What gives a KernelBench `class Model` drawn state, read from the file without running it: each call in its
+    `__init__` to nn.Parameter, register_buffer or register_parameter whose value is not a constant fill
+    (torch.ones, zeros, full), or to an nn layer that may hold drawn weights (any not in `_STATELESS_LAYERS`). [] for a
+    file without such a Model. The reference's box checks the built Model's values as well (`load_reference`)."""
+    tree = ast.parse(Path(path).read_text(), str(path))
+    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    init = next((n for n in (model.body if model else []) if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    found = []
+    for call in (c for c in ast.walk(init) if isinstance(c, ast.Call)) if init else ():
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        value = call.args[-1] if call.args else None
+        filled = isinstance(value, ast.Call) and getattr(value.func, "attr", getattr(value.func, "id", "")) in _CONSTANT_FILLS
+        if name in ("Parameter", "register_buffer", "register_parameter"):
+            drawn = not filled
+        else:
+            drawn = name[:1].isupper() and name not in _STATELESS_LAYERS and name != "Model"
+        if drawn:
+            found.append(f"{ast.unparse(call.func)}(...) at line {call.lineno}")
+    return found
 
 # %% ../../nbs/litmus/12_falsify.ipynb #24e37c28
 @patch
@@ -628,7 +674,10 @@ class Counterexample:
 class FalsifyResult:
     """The search's outcome: a minimised counterexample or none, how hard it looked, and the closest call it saw.
     `skipped` names the shape/dtype classes the search could not run (too large for the model, out of time): a search
-    with any, or with no launch at all, saw less than the kernel's shape space, and the pipeline says UNKNOWN."""
+    with any, or with no launch at all, saw less than the kernel's shape space, and the pipeline says UNKNOWN.
+    `uncrossed` names each constant of the kernel that a declared size reaches and no run did (where sizes were lowered
+    to fit the model): a branch past it was never run, so UNKNOWN too. `lowered` is the declared dims the search ran
+    instead of the declared ones ({} when it ran them as declared)."""
     kernel: str
     counterexample: Counterexample | None
     evaluations: int
@@ -640,19 +689,22 @@ class FalsifyResult:
     notes: list = field(default_factory=list)
     seconds: float = 0.0
     skipped: list = field(default_factory=list)
+    uncrossed: list = field(default_factory=list)
+    lowered: dict = field(default_factory=dict)
     @property
     def found(self) -> bool:
         return self.counterexample is not None
     @property
     def complete(self) -> bool:
         "Every class of the plan got a launch, and at least one launch ran."
-        return self.evaluations > 0 and not self.skipped and not self.failure
+        return self.evaluations > 0 and not self.skipped and not self.failure and not self.uncrossed
     def __str__(self):
         if self.found:
             return str(self.counterexample)
         if self.failure:
             return f"the model could not run {self.kernel}: {self.failure}"
         skipped = f"; classes not run: {', '.join(self.skipped)}" if self.skipped else ""
+        skipped += "".join(f"; {u}" for u in self.uncrossed)
         return (f"no violation in {self.evaluations} runs over {self.configs} shape/dtype configurations; closest call "
                 f"{self.worst_ratio:.3g} x the {self.tolerance_kind} threshold ({self.worst_case}){skipped}")
     def as_dict(self) -> dict:
@@ -747,6 +799,7 @@ class TargetedFalsification:
         self.evaluations, self.notes, self._launches, self.skipped = 0, [], {}, []
         self._variants, self._box = {None: self.kernel}, None
         self.declared = bool(dims)
+        self._unfitted, self._reached, self.lowered = [], {}, {}   # sizes lowered to fit, sizes run, declared as run
         if held_note:
             self.notes.append(held_note)
 
@@ -954,6 +1007,7 @@ def _fitted(self: TargetedFalsification, label: str, dims: dict) -> dict | None:
             continue
         lowered[d] = smallest
         if self._fits(self.kernel, lowered):
+            self._unfitted.append(dict(dims))   # what the runs stand for: a constant only these reach is uncrossed
             return lowered
     return None
 
@@ -984,6 +1038,7 @@ def plan(self: TargetedFalsification) -> list:
     # dims too large for the model (a benchmark's get_inputs) are lowered as a class's are, and the note says so
     declared = self._fitted("declared", dict(self.kernel.dims)) or dict(self.kernel.dims)
     if declared != self.kernel.dims:
+        self.lowered = dict(declared)
         self.notes.append("declared dims too large for the model, searched with " +
                           ", ".join(f"{d}={v}" for d, v in declared.items() if v != self.kernel.dims[d]))
     items += [("declared", declared, None, g, v) for g, v in self.declared_plan if g in gens]
@@ -1012,6 +1067,123 @@ def plan(self: TargetedFalsification) -> list:
     items += [(base_label, base, None, g, 1) for g in gens]
     return [item for item in items if not corpus.violated(self.kernel, item[1])]   # outside `assume`: never launched
 
+# %% ../../nbs/litmus/12_falsify.ipynb #h30c0002
+_FOLD = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+         ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_,
+         ast.BitAnd: operator.and_, ast.BitXor: operator.xor, ast.Pow: operator.pow, ast.Div: operator.truediv}
+
+def _folded(node, names: dict):
+    "The number `node` folds to (a literal, constant arithmetic, a name of `names`, tl.constexpr(...)), else None."
+    if isinstance(node, ast.Constant):
+        plain = isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return node.value if plain else None
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "constexpr":
+        return _folded(node.args[0], names) if len(node.args) == 1 and not node.keywords else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _folded(node.operand, names)
+        return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
+    if not (isinstance(node, ast.BinOp) and type(node.op) in _FOLD):
+        return None
+    left, right = _folded(node.left, names), _folded(node.right, names)
+    if left is None or right is None or abs(right) > 256 and isinstance(node.op, (ast.Pow, ast.LShift)):
+        return None   # 2 ** 10 ** 9 is not a size: never computed
+    try:
+        return _FOLD[type(node.op)](left, right)
+    except (ArithmeticError, TypeError, ValueError):
+        return None
+
+def _constant_globals(module: ast.Module) -> dict:
+    "{name: number} of each module-level name bound once, to a constant (`N = 1 << 19`, `N: tl.constexpr = 600000`)."
+    names, bound = {}, {}
+    for node in module.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        for t in targets:
+            if isinstance(t, ast.Name):
+                bound[t.id] = bound.get(t.id, 0) + 1
+                value = _folded(node.value, names) if node.value is not None else None
+                if value is not None:
+                    names[t.id] = value
+    return {n: v for n, v in names.items() if bound[n] == 1}
+
+# %% ../../nbs/litmus/12_falsify.ipynb #h30c0003
+def _jit_functions(kernel) -> list:
+    "The kernel's function and every function of its file it calls by name (a jit helper), transitively."
+    defs = {n.name: n for n in kernel.module_ast.body if isinstance(n, ast.FunctionDef)}
+    todo, seen = [kernel.fn_ast], []
+    while todo:
+        fn = todo.pop()
+        if any(fn is s for s in seen):
+            continue
+        seen.append(fn)
+        todo += [defs[c.func.id] for c in ast.walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                 and c.func.id in defs]
+    return seen
+
+def kernel_constants(kernel) -> list:
+    """[(|value|, line, text)] of every whole-number constant in the kernel's code and its helpers: the largest constant
+    subexpression (`1 << 19`, not 1 and 19), a constexpr global where it is used (unless a parameter or local of that
+    name hides it: a kernel's `M` is not the file's `M = 1000`). Keyword arguments are skipped."""
+    constant_globals = _constant_globals(kernel.module_ast)
+    out = []
+    def visit(node):
+        value = _folded(node, names) if isinstance(node, ast.expr) else None
+        if value is not None:
+            if math.isfinite(value) and float(value).is_integer():
+                text = ast.unparse(node)
+                out.append((abs(int(value)), node.lineno, text if text == str(value) else f"{text} = {value}"))
+            return
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.keyword):
+                visit(child)
+    for fn in _jit_functions(kernel):
+        local = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+        local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        names = {n: v for n, v in constant_globals.items() if n not in local}
+        for node in fn.body + fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
+            visit(node)
+    return out
+
+# %% ../../nbs/litmus/12_falsify.ipynb #h30c0004
+def launch_sizes(launch) -> dict:
+    "{what: size} a run of `launch` reaches: each dim, each tensor's elements, each grid axis, the program count."
+    sizes = {d: v for d, v in launch.dims.items() if isinstance(v, int) and not isinstance(v, bool)}
+    sizes.update({f"{t.name} elements": t.span for t in launch.tensors})
+    sizes.update({f"grid axis {i}": g for i, g in enumerate(launch.grid)})
+    sizes["programs"] = launch.programs
+    return sizes
+
+def _merged(into: dict, sizes: dict) -> dict:
+    "The largest of each size seen."
+    for k, v in sizes.items():
+        into[k] = max(into.get(k, 0), v)
+    return into
+
+def uncrossed(constants: list, reached: dict, declared: dict) -> list:
+    "A reason per constant that a declared size reaches and no run did, naming the constant, its line and both sizes."
+    out = []
+    for value, line, text in constants:
+        over = [k for k, v in declared.items() if reached.get(k, 0) < value <= v]
+        if over:
+            k = over[0]
+            out.append(f"the constant {text} at line {line} was never crossed: the runs reached {k} = {reached.get(k, 0)}, "
+                       f"the sizes they stand for {declared[k]} (lowered to fit the model), so a branch past it was not run")
+    return list(dict.fromkeys(out))
+
+# %% ../../nbs/litmus/12_falsify.ipynb #h30c0005
+@patch
+def _reach(self: TargetedFalsification, launch):
+    _merged(self._reached, launch_sizes(launch))
+
+@patch
+def _uncrossed(self: TargetedFalsification) -> list:
+    "uncrossed() over the sizes lowered to fit and the sizes run; [] when every size ran as declared."
+    declared = {}
+    for dims in self._unfitted:
+        _merged(declared, launch_sizes(self._launch(self.kernel, dims)))
+    return uncrossed(kernel_constants(self.kernel), self._reached, declared) if declared else []
+
 # %% ../../nbs/litmus/12_falsify.ipynb #19bbbf13
 @patch
 def run(self: TargetedFalsification) -> FalsifyResult:
@@ -1024,7 +1196,7 @@ def run(self: TargetedFalsification) -> FalsifyResult:
 # %% ../../nbs/litmus/12_falsify.ipynb #281a4555
 @patch
 def _run(self: TargetedFalsification) -> FalsifyResult:
-    start, self.evaluations, self.skipped = time.monotonic(), 0, []
+    start, self.evaluations, self.skipped, self._reached = time.monotonic(), 0, [], {}
     self._started = start
     items, seen_configs, reached = self.plan(), set(), set()
     best, best_case, failures = None, None, []
@@ -1035,7 +1207,7 @@ def _run(self: TargetedFalsification) -> FalsifyResult:
         return FalsifyResult(self.kernel.name, cx, self.evaluations, len(seen_configs),
                              best.ratio if best else 0.0, f"{best_case.config}/{best_case.dtype}/{best_case.generator}" if best_case else "",
                              kind.tolerance_kind if kind is not None else "tolerance", failure, self.notes, time.monotonic() - start,
-                             list(self.skipped))
+                             list(self.skipped), self._uncrossed(), dict(self.lowered))
     over = lambda: self.time_limit and time.monotonic() - start > self.time_limit
     for n, (label, dims, dtype, gen, variant) in enumerate(items):
         name = f"{label}/{dtype or self.native}"
@@ -1056,6 +1228,7 @@ def _run(self: TargetedFalsification) -> FalsifyResult:
         seen_configs.add((label, dtype))
         reached.add(name)
         o = self.evaluate(case)
+        self._reach(self._launch(kernel, dims))
         if o.failure:
             failures.append(f"{label}/{gen}: {o.failure}")
             if len(failures) >= 3 or self.evaluations <= 1:

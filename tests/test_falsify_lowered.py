@@ -1,0 +1,138 @@
+"""A kernel wrong only at its declared size must not ACCEPT when that size is too large for the model (chapter 12's
+lowering of declared dims and shape classes, chapter 13's verdict).
+
+Each hostile file is a KernelBench-style add + relu (kernel, ModelNew launcher, Model reference, get_inputs) that is
+correct except past an integer constant (a size test, a program id, an offset in a tl.where, a folded `1 << 19`, a
+constexpr global) that only the declared size crosses. Its oracle is the same kernel declared at a size the model can
+run, with the constant scaled into it: that file REJECTs, so the branch really writes garbage."""
+from pathlib import Path
+import pytest
+from litmus.cli import main
+
+KERNEL = '''import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+{globals}
+
+@triton.jit
+def add_relu_kernel(a_ptr, b_ptr, c_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    c = a + b
+    c = tl.where(c > 0, c, 0.0)
+{bug}
+    tl.store(c_ptr + offs, c, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        c = torch.empty_like(a)
+        n = a.numel()
+        grid = lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)
+        add_relu_kernel[grid](a, b, c, n, BLOCK_SIZE=256)
+        return c
+
+
+batch_size = {batch}
+dim = {dim}
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim), torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+REFERENCE = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        return torch.relu(a + b)
+
+
+batch_size = {batch}
+dim = {dim}
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim), torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+# (globals, the garbage branch) with {big} the constant the declared size crosses; the small oracle's is {small}
+BUGS = {
+    "size": ("", "    if n_elements > {c}:\n        c = c + 1.0"),
+    "program": ("", "    if pid == {c}:\n        c = c + 1.0"),
+    "offset": ("", "    c = tl.where(offs > {c}, c + 1.0, c)"),
+    "folded": ("", "    c = tl.where(offs > (1 << {c}), c + 1.0, c)"),
+    "global": ("LIMIT: tl.constexpr = {c}\n", "    c = tl.where(offs > LIMIT, c + 1.0, c)"),
+}
+# 128 x 5000 = 640000 elements a tensor (three tensors: too large for the model); 1 x 3000 fits
+BIG = {"size": 500000, "program": 1000, "offset": 600000, "folded": 19, "global": 600000}
+SMALL = {"size": 2000, "program": 5, "offset": 2000, "folded": 11, "global": 2000}
+
+
+def write_case(tmp_path, bug, batch, dim, constant):
+    globals_, branch = BUGS[bug]
+    kernel = tmp_path / f"kb_{bug}_{batch}.py"
+    kernel.write_text(KERNEL.format(globals=globals_.format(c=constant), bug=branch.format(c=constant), batch=batch, dim=dim))
+    ref = tmp_path / f"kb_{bug}_{batch}_ref.py"
+    ref.write_text(REFERENCE.format(batch=batch, dim=dim))
+    return kernel, ref
+
+
+def verdict(kernel, ref, capsys):
+    code = main(["check", str(kernel), "--quick", "--ref", str(ref)])
+    out = capsys.readouterr()
+    return {0: "ACCEPT", 1: "REJECT", 2: "UNKNOWN", 3: "usage error"}[code], out.out + out.err
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_a_kernel_wrong_only_at_its_declared_size_is_not_accepted(tmp_path, capsys, bug):
+    kernel, ref = write_case(tmp_path, bug, 128, 5000, BIG[bug])
+    got, out = verdict(kernel, ref, capsys)
+    assert got in ("UNKNOWN", "REJECT"), out[-3000:]
+    if got == "UNKNOWN":
+        assert "not run" in out and "line " in out, out[-3000:]
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_the_same_branch_at_a_size_the_model_runs_is_rejected(tmp_path, capsys, bug):
+    "The oracle: declared small, with the constant inside it, the garbage branch runs and the kernel REJECTs."
+    kernel, ref = write_case(tmp_path, bug, 1, 3000, SMALL[bug])
+    got, out = verdict(kernel, ref, capsys)
+    assert got == "REJECT", out[-3000:]
+
+
+def test_a_correct_kernel_at_a_lowered_size_still_accepts_and_says_the_declared_size_was_not_run(tmp_path, capsys):
+    kernel, ref = write_case(tmp_path, "size", 128, 5000, 0)
+    kernel.write_text(kernel.read_text().replace("    if n_elements > 0:\n        c = c + 1.0\n", ""))
+    got, out = verdict(kernel, ref, capsys)
+    assert got == "ACCEPT", out[-3000:]
+    assert "declared" in out and "not run" in out, out[-3000:]
+
+
+@pytest.mark.parametrize("name", ["kb_add_relu", "kb_transpose2d"])
+def test_the_benchmark_files_with_no_such_constant_keep_their_accept(capsys, name):
+    "get_inputs' `M = 1000` is a global the kernel's parameter `M` hides: not a constant of the kernel."
+    kb = Path(__file__).resolve().parent / "launchers" / "kb"
+    got, out = verdict(kb / f"{name}.py", kb / f"{name}_ref.py", capsys)
+    assert got == "ACCEPT", out[-3000:]
+    assert "the declared sizes were not run" in out, out[-3000:]
