@@ -829,8 +829,10 @@ def _compiled(tree, path, stripped: bool):
         roots, codes = trusted_roots(tree), []
         for fn in _jit_functions(tree):
             node = copy.copy(fn)
-            if stripped:
-                node = _BoolOps().visit(copy.deepcopy(fn))
+            if stripped and any(isinstance(n, ast.BoolOp) for n in ast.walk(fn)):
+                node = _BoolOps().visit(copy.deepcopy(fn))    # rewritten in a copy: the loader's tree stays as parsed
+                node.decorator_list = []                  # keeps the def's line number
+            elif stripped:       # nothing to rewrite: a deep copy (5 ms on a matmul) would buy nothing
                 node.decorator_list = []                  # keeps the def's line number
             else:  # Triton's own jit only: autotune and heuristics were read statically, and run nowhere
                 node.decorator_list = [d for d in fn.decorator_list if decorator_kind(d) == 'jit']
