@@ -89,10 +89,11 @@ BIG = {"size": 500000, "program": 1000, "offset": 600000, "folded": 19, "global"
 SMALL = {"size": 2000, "program": 5, "offset": 2000, "folded": 11, "global": 2000}
 
 
-def write_case(tmp_path, bug, batch, dim, constant):
+def write_case(tmp_path, bug, batch, dim, constant, block=256):
     globals_, branch = BUGS[bug]
     kernel = tmp_path / f"kb_{bug}_{batch}.py"
-    kernel.write_text(KERNEL.format(globals=globals_.format(c=constant), bug=branch.format(c=constant), batch=batch, dim=dim))
+    text = KERNEL.format(globals=globals_.format(c=constant), bug=branch.format(c=constant), batch=batch, dim=dim)
+    kernel.write_text(text.replace("BLOCK_SIZE=256", f"BLOCK_SIZE={block}"))
     ref = tmp_path / f"kb_{bug}_{batch}_ref.py"
     ref.write_text(REFERENCE.format(batch=batch, dim=dim))
     return kernel, ref
@@ -136,3 +137,14 @@ def test_the_benchmark_files_with_no_such_constant_keep_their_accept(capsys, nam
     got, out = verdict(kb / f"{name}.py", kb / f"{name}_ref.py", capsys)
     assert got == "ACCEPT", out[-3000:]
     assert "the declared sizes were not run" in out, out[-3000:]
+
+
+def test_the_rule_holds_where_shape_classes_were_lowered(tmp_path, capsys):
+    """Declared 4 x 1000 runs, but with a block of 1024 the shape classes of batch_size and dim (1025 x 1025 elements a
+    tensor) are lowered to fit: a size test at 10**6 that only those classes cross is not ACCEPTed; without it, ACCEPT."""
+    kernel, ref = write_case(tmp_path, "size", 4, 1000, 1000000, block=1024)
+    got, out = verdict(kernel, ref, capsys)
+    assert got == "UNKNOWN" and "the constant 1000000 at line 16 was never crossed" in out, out[-3000:]
+    kernel.write_text(kernel.read_text().replace("    if n_elements > 1000000:\n        c = c + 1.0\n", ""))
+    got, out = verdict(kernel, ref, capsys)
+    assert got == "ACCEPT", out[-3000:]
