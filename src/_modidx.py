@@ -2343,6 +2343,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'src.litmus.safety': { 'src.litmus.safety.Defect': ('litmus/safety.html#defect', 'src/litmus/safety.py'),
                                    'src.litmus.safety.Defect.__str__': ('litmus/safety.html#defect.__str__', 'src/litmus/safety.py'),
                                    'src.litmus.safety.Defect.as_dict': ('litmus/safety.html#defect.as_dict', 'src/litmus/safety.py'),
+                                    'src.litmus.rewards.code_hash': ('litmus/rewards.html#code_hash', 'src/litmus/rewards.py'),
                                    'src.litmus.safety.GPUSafetyCheck': ('litmus/safety.html#gpusafetycheck', 'src/litmus/safety.py'),
                                    'src.litmus.safety.GPUSafetyCheck.__init__': ( 'litmus/safety.html#gpusafetycheck.__init__',
                                                                                   'src/litmus/safety.py'),

@@ -6,7 +6,8 @@
 __all__ = ['SAFETY_WEIGHT', 'BOUND_WEIGHT', 'SEARCH_WEIGHT', 'PARTIAL', 'UNKNOWN_CAP', 'COUNTEREXAMPLE_CAP', 'UNMODELLED_CAP',
            'STATIC_CAP', 'SAFETY_KINDS', 'TASK_KEYS', 'LAUNCH_KEYS', 'OWN_LAUNCH_KEYS', 'PRELOAD', 'RewardBreakdown',
            'breakdown', 'completion_text', 'extract_kernel', 'task_of', 'checked_task', 'pinned_sizes',
-           'load_completion', 'score_source', 'LitmusReward', 'litmus_reward', 'litmus_reward_func', 'FileCache']
+           'load_completion', 'score_source', 'code_hash', 'LitmusReward', 'litmus_reward', 'litmus_reward_func',
+           'FileCache']
 
 # %% ../../nbs/litmus/16_rewards.ipynb #3247ed28
 import ast, dataclasses, hashlib, hmac, json, os, re, secrets, tempfile, time, multiprocessing
@@ -227,6 +228,21 @@ def score_source(source: str | None, task: dict, quick: bool = True, budget: int
         evidence["verdict"] = "UNKNOWN" if evidence["verdict"] == "ACCEPT" else evidence["verdict"]
     return evidence
 
+# %% ../../nbs/litmus/16_rewards.ipynb #h30r0001
+_CODE_HASHES: dict = {}
+
+def code_hash(folder=None) -> str:
+    """A hash of litmus's own source (every module of the package, by path and bytes), part of each cache key: a
+    checkout edited since a file cache was written (a fix that turns an ACCEPT into UNKNOWN) reads none of its entries,
+    whatever `__version__` says. Computed once per folder and process."""
+    folder = Path(folder or Path(litmus.__file__).parent)
+    if folder not in _CODE_HASHES:
+        digest = hashlib.sha256()
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+        _CODE_HASHES[folder] = digest.hexdigest()
+    return _CODE_HASHES[folder]
+
 # %% ../../nbs/litmus/16_rewards.ipynb #571f25cb
 class LitmusReward:
     "A TRL-style reward function: `reward(prompts, completions, **columns) -> list[float]`; breakdowns in `.last`."
@@ -263,8 +279,9 @@ class LitmusReward:
         return checked_task(task)
 
     def key(self, source, task) -> str:
-        "The cache key: a hash of the kernel source, the task, the options and litmus's version."
-        blob = json.dumps({"source": source, "task": task, "options": self.options, "litmus": litmus.__version__},
+        "The cache key: a hash of the kernel source, the task, the options and litmus's version and own code."
+        blob = json.dumps({"source": source, "task": task, "options": self.options, "litmus": litmus.__version__,
+                           "code": code_hash()},
                           sort_keys=True, default=str)
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
