@@ -214,7 +214,7 @@ class JitRef:
 # %% ../../nbs/litmus/14_launcher.ipynb #2f95e721
 TORCH_DTYPES = {'float16': 'float16', 'half': 'float16', 'bfloat16': 'bfloat16', 'float32': 'float32', 'float': 'float32',
                 'float64': 'float64', 'double': 'float64', 'int8': 'int8', 'int16': 'int16', 'int32': 'int32',
-                'int': 'int32', 'int64': 'int64', 'long': 'int64', 'uint8': 'uint8', 'bool': 'int1'}
+                'int': 'int32', 'int64': 'int64', 'long': 'int64', 'uint8': 'uint8', 'bool': 'bool'}
 LAUNCH_OPTIONS = {'num_warps', 'num_stages', 'num_ctas', 'maxnreg', 'enable_fp_fusion', 'enable_warp_specialization',
                   'warmup', 'stream', 'device'}
 _ALLOC = {'empty': 'empty', 'zeros': 'zeros', 'ones': 'ones', 'full': 'full', 'empty_like': 'empty', 'zeros_like': 'zeros',
@@ -1704,7 +1704,7 @@ def _reshape(self, t, shape, e):
     return SymbolicTensor(tuple(shape), t.dtype, param=t.param, alloc=t.alloc, line=e.lineno, base=t)
 
 _BYTES = {'float16': 2, 'bfloat16': 2, 'float32': 4, 'float64': 8, 'int8': 1, 'uint8': 1, 'int16': 2, 'int32': 4,
-          'int64': 8, 'int1': 1}
+          'int64': 8, 'bool': 1}
 _CASTS = {'float': 'float32', 'half': 'float16', 'bfloat16': 'bfloat16', 'double': 'float64', 'int': 'int32', 'long': 'int64'}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #3b19d909
@@ -2314,7 +2314,8 @@ def read(self: Reader, fn):
 def epilogue(self: Reader) -> str | None:
     """What the entry returns where that is not what its kernels wrote, as text naming the line (None where it is: a
     tensor a launch was passed, a view of one, a tuple of them beside sizes and flags, as Liger's `(y, BLOCK_SIZE,
-    num_warps)`, or no `return`): `partial.sum() / n`, a value torch computes after the launches, not modelled."""
+    num_warps)`, or no `return`): `partial.sum() / n`, a value torch computes after the launches, not modelled, alone
+    or beside the kernel's own output (`return out, out.sum()`)."""
     r = getattr(self, 'returned', None)
     if r is None or r.node is None:
         return None
@@ -2329,7 +2330,8 @@ def epilogue(self: Reader) -> str | None:
         return v is None or is_size(v) or isinstance(v, (bool, float, str, Condition, DType))
     value = r.value
     if isinstance(value, (tuple, list)) and any(plain(v) for v in value if isinstance(v, SymbolicTensor)):
-        value = [v for v in value if isinstance(v, SymbolicTensor)]        # the tensors; the rest (num_warps) rides along
+        # the tensors and what torch computes from them (`out, out.sum()`); the rest (num_warps) rides along
+        value = [v for v in value if isinstance(v, (SymbolicTensor, Unreadable))]
     if all(plain(v) for v in (value if isinstance(value, (tuple, list)) else [value])):
         return None
     text = f"line {r.node.lineno}: the entry returns `{ast.unparse(r.node.value)[:80]}`"
@@ -2582,6 +2584,13 @@ def entry_values(path, entry: str, given: dict | None = None) -> tuple[dict, lis
     values.update({k: v for k, v in (given or {}).items() if k in names and isinstance(v, float)})
     return values, names
 
+# %% ../../nbs/litmus/14_launcher.ipynb #c0harn55
+def _harness(fn) -> bool:
+    "A def that exercises a launcher rather than being one: it takes no inputs, or its name says test, bench or main."
+    a = fn.args
+    takes = a.posonlyargs + a.args + a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v is not None]
+    return not takes or fn.name.lower().startswith(("test", "bench", "main", "_test", "run_test"))
+
 # %% ../../nbs/litmus/14_launcher.ipynb #0129a28d
 def _launching(tree) -> set:
     "The names of the plain top-level defs that launch one of the file's jit functions, directly or through another def."
@@ -2602,9 +2611,12 @@ def _launches_jit(fn, jits) -> bool:
 
 def launchers(path) -> list[str]:
     """The entry points of a kernel file: its plain top-level defs that launch one of its jit functions
-    (`kernel[grid](...)`, directly or through another def), less those another such def calls, in file order."""
+    (`kernel[grid](...)`, directly or through another def), less those another such def calls, in file order. A test
+    or benchmark harness (TritonBench's `def test_silu():`, a tutorial's `benchmark(size, provider)`) makes its own
+    inputs and calls the launcher: it is neither an entry nor a caller that hides one (`_harness`)."""
     _, tree = read_source(path)
-    defs, launching = _plain_defs(tree), _launching(tree)
+    defs = {name: fn for name, fn in _plain_defs(tree).items() if not _harness(fn)}
+    launching = _launching(tree) & set(defs)
     calls = {name: {c.func.id for c in ast.walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)} & set(defs)
              for name, fn in defs.items()}
     called_by_others = {c for n in launching for c in calls[n] if c != n}
@@ -2656,12 +2668,20 @@ def _dtype_and_chain(e):
         e = e.func.value
     return e, dtype
 
+# %% ../../nbs/litmus/14_launcher.ipynb #c0sp1ice
+def _spliced(a, tuples: dict) -> list:
+    "A size argument as the sizes it stands for: `*input_shape` the module-level tuple's elements, any other itself."
+    if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id in tuples:
+        return list(tuples[a.value.id])
+    return [a]
+
 # %% ../../nbs/litmus/14_launcher.ipynb #a2091230
-def _one_input(e, sizes: dict):
-    "(shape, dtype, domain or None) of one get_inputs tensor `torch.randn(a, b)`, `torch.randint(lo, hi, (n,))`, `torch.rand(n) > 0.5`; else None."
+def _one_input(e, sizes: dict, tuples: dict | None = None):
+    """(shape, dtype, domain or None) of one get_inputs tensor `torch.randn(a, b)`, `torch.randint(lo, hi, (n,))`,
+    `torch.rand(n) > 0.5`, `torch.randn(batch_size, *input_shape)` (`tuples`: a module-level tuple's elements); else None."""
     if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.comparators[0], ast.Constant):
-        drawn = _one_input(e.left, sizes)          # torch.rand(B, D) > 0.5: a bool mask of the draw's shape
-        return (drawn[0], "uint8", (0, 1)) if drawn is not None else None    # a bool is a byte
+        drawn = _one_input(e.left, sizes, tuples)          # torch.rand(B, D) > 0.5: a bool mask of the draw's shape
+        return (drawn[0], "bool", (0, 1)) if drawn is not None else None
     call, dtype = _dtype_and_chain(e)
     name = dotted_name(call.func) if isinstance(call, ast.Call) else None
     fn = name[6:] if name and name.startswith("torch.") else None
@@ -2677,6 +2697,7 @@ def _one_input(e, sizes: dict):
         args = args[-1:]
     if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
         args = args[0].elts
+    args = [s for a in args for s in _spliced(a, tuples or {})]
     shape = [_size_of(a, sizes) for a in args]
     for k in call.keywords:
         if k.arg == "dtype":
@@ -2723,7 +2744,9 @@ def declared_inputs(path, params: list) -> tuple[dict, dict, dict]:
         return {}, {}, {}
     numbers = {p: v for p, v in ((p, _get_input_number(e, assigned, tree)) for p, e in zip(params, returned)) if v is not None}
     tensors = [(p, e) for p, e in zip(params, returned) if p not in numbers]
-    read = [_one_input(assigned.get(e.id) if isinstance(e, ast.Name) else e, sizes) for _, e in tensors]
+    tuples = {s.targets[0].id: s.value.elts for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+              and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Tuple)}     # input_shape = (4096,)
+    read = [_one_input(assigned.get(e.id) if isinstance(e, ast.Name) else e, sizes, tuples) for _, e in tensors]
     if None in read or not read:
         return {}, {}, {}
     params = [p for p, _ in tensors]
@@ -2896,7 +2919,7 @@ def _dsl(e, names: dict, values: dict, ranks: dict | None = None) -> str:
     if isinstance(e, ast.BinOp) and type(e.op) in _DSL_BIN:
         return f"({_dsl(e.left, names, values, ranks)} {_DSL_BIN[type(e.op)]} {_dsl(e.right, names, values, ranks)})"
     if isinstance(e, ast.BinOp) and isinstance(e.op, ast.MatMult):
-        return f"matmul({_dsl(e.left, names, values, ranks)}, {_dsl(e.right, names, values, ranks)})"
+        return _dsl_matmul(e.left, e.right, names, values, ranks)
     if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Pow) and getattr(e.right, 'value', None) == 2:
         a = _dsl(e.left, names, values, ranks)
         return f"({a} * {a})"
@@ -2960,8 +2983,10 @@ def _dsl_call(e, names, values, ranks, pair: bool = False) -> str:
         return f"{name[:3]}({arg(0)}, {arg(1)})"
     if name == 'index_select' and len(args) == 3 and isinstance(args[1], (ast.Constant, ast.UnaryOp)):
         return f"gather({arg(0)}, {arg(2)})"            # the DSL gathers along the last dim: `_agree` holds any other to torch
-    if name in ('matmul', 'mm', 'bmm') and len(args) == 2:
+    if name in ('mm', 'bmm') and len(args) == 2:          # torch.mm and torch.bmm take matrices only
         return f"matmul({arg(0)}, {arg(1)})"
+    if name in ('matmul', 'mv') and len(args) == 2:
+        return _dsl_matmul(args[0], args[1], names, values, ranks)
     eps = next((k.value for k in e.keywords if k.arg == 'eps'), None)
     if name == 'layer_norm' and len(args) == 2 and not [k for k in e.keywords if k.arg != 'eps']:
         return f"layernorm({arg(0)}, eps={_dsl(eps, names, values, ranks) if eps is not None else '1e-05'})"
@@ -2972,12 +2997,25 @@ def _dsl_call(e, names, values, ranks, pair: bool = False) -> str:
         return f"(rmsnorm({arg(0)}, eps={_dsl(args[3] if len(args) == 4 else eps, names, values, ranks)}) * {arg(2)})"
     return _dsl_more(e, name, names, values, ranks)
 
+# %% ../../nbs/litmus/14_launcher.ipynb #c0mmv3c7
+def _dsl_matmul(a, b, names, values, ranks) -> str:
+    """`A @ B` as the DSL's matmul; a matrix times a vector parameter (`A @ x`, `torch.mv(A, x)`, x of rank 1) as the
+    row sums `sum(A * x)`, the same values with K as the row length. A vector times a matrix has no spec."""
+    rank = lambda e: (ranks or {}).get(e.id) if isinstance(e, ast.Name) else None
+    left, right = _dsl(a, names, values, ranks), _dsl(b, names, values, ranks)
+    if rank(b) == 1 and rank(a) == 2:
+        return f"sum({left} * {right})"
+    if rank(a) == 1 or rank(b) == 1:
+        raise _NoSpec(f"a product with a vector on the left: {ast.unparse(a)[:30]} @ {ast.unparse(b)[:30]}")
+    return f"matmul({left}, {right})"
+
 # %% ../../nbs/litmus/14_launcher.ipynb #d8e1f3a5
 def _dsl_more(e, name, names, values, ranks) -> str:
     """The rest of the table. Per-row losses over scores x [B, C] and class indices t [B]: F.cross_entropy(x, t,
     reduction='none') is logsumexp(x) - pick(x, t), F.nll_loss(x, t, reduction='none') is -pick(x, t). Their default
     'mean' (and 'sum') add the B rows' losses up, a reduction across rows the DSL cannot say: no spec, the reference runs.
-    A copy or a new shape of the same values (`.contiguous()`, `.reshape(1)`) is its operand."""
+    A copy or a new shape of the same values (`.contiguous()`, `.reshape(1)`) is its operand. A select by a bool
+    parameter (`x.masked_fill(mask, v)`, `torch.where(mask, a, b)`) is `_dsl_select`'s."""
     args, keywords = e.args, {k.arg: k.value for k in e.keywords}
     reduction = keywords.get('reduction')
     per_row = isinstance(reduction, ast.Constant) and reduction.value == 'none' and set(keywords) == {'reduction'}
@@ -2986,6 +3024,8 @@ def _dsl_more(e, name, names, values, ranks) -> str:
     if name in ('cross_entropy', 'nll_loss') and len(args) == 2 and per_row and matrix:
         x, t = _dsl(args[0], names, values, ranks), _dsl(args[1], names, values, ranks)
         return f"(logsumexp({x}) - pick({x}, {t}))" if name == 'cross_entropy' else f"(-pick({x}, {t}))"
+    if name in ('masked_fill', 'where') and len(args) == 3 and not keywords and isinstance(args[int(name == 'masked_fill')], ast.Name):
+        return _dsl_select(args, name, names, values, ranks)
     if name in ('contiguous', 'clone', 'reshape', 'view', 'flatten', 'squeeze', 'unsqueeze') and args and not keywords:
         return _dsl(args[0], names, values, ranks)     # the same values in row-major order: `_agree` holds the layout to torch
     raise _NoSpec(ast.unparse(e)[:60])
@@ -3006,6 +3046,20 @@ def _dsl_clamp(e, name, names, values, ranks) -> str:
         text = f"min({text}, {_dsl(bounds['max'], names, values, ranks)})"
     return text
 
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c0sel01a
+def _dsl_select(args, name, names, values, ranks) -> str:
+    """`x.masked_fill(mask, v)` and `torch.where(mask, a, b)` where the condition is a bool parameter: a select the DSL
+    says as arithmetic, `mask * a + (1 - mask) * b`, exact for a mask of 0s and 1s (one product is 0, the other the value
+    itself), so the reference's values are the select's and the bound only widens. A condition computed inside the
+    expression (`x > 0`) is a comparison the DSL has no word for: no spec."""
+    where = name == 'where'
+    mask = args[0] if where else args[1]
+    if mask.id not in names:
+        raise _NoSpec(f"{name} on {mask.id}, which is not a parameter")
+    chosen, other = (args[1], args[2]) if where else (args[2], args[0])
+    m = names[mask.id]
+    return f"({m} * {_dsl(chosen, names, values, ranks)} + (1 - {m}) * {_dsl(other, names, values, ranks)})"
 
 # %% ../../nbs/litmus/14_launcher.ipynb #ab840a5d
 def infer_spec(ref, names: dict, values: dict | None = None, ranks: dict | None = None):
@@ -3086,7 +3140,10 @@ def _agree(kernel, spec_text, reference, limits, seed=0) -> str | None:
         return f"torch answers {len(answers)} outputs for {len(texts)} specs"
     for text, answer in zip(texts, answers):
         spec = Spec(text, {t: tuple(v) for t, v in kernel.domain.items()}, {"N": 1, "K": 1})
-        mine = np.asarray(spec.reference({n: inputs[n] for n in spec.inputs}), np.float64)
+        try:
+            mine = np.asarray(spec.reference({n: inputs[n] for n in spec.inputs}), np.float64)
+        except (ValueError, IndexError, TypeError) as error:       # the spec's shapes are not the inputs' (a matrix-vector)
+            return f"the spec could not be evaluated on the kernel's inputs ({type(error).__name__}: {error})"
         theirs = np.asarray(answer, np.float64)
         if mine.size != theirs.size:
             mine = np.broadcast_to(mine, theirs.shape) if mine.size == 1 or mine.ndim < theirs.ndim else mine
@@ -3623,7 +3680,7 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
         if spec is not None and torch_ref is not None:
             why = _agree(kernel, spec, torch_ref, limits, seed)
             notes.append(f"{kernel.name}: the reference " + (f"reads as the spec {spec!r}, but {why}; it is held to torch" if why
-                         else f"is the spec {spec!r} (it agrees with torch in float64), whose bound is certified"))
+                         else f"is the spec {spec!r} (it agrees with torch in float64): the bound below is that spec's"))
             spec = None if why else spec
         if spec is not None:
             kernel = kernel_from(path, meta, spec, kernel.meta["domain"])   # as written: tied ends stay tied

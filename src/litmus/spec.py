@@ -696,6 +696,8 @@ class DType:
 # %% ../../nbs/litmus/01_spec.ipynb #8d3351f2
 def _dtype_row(name, dt):
     dt = np.dtype(dt)
+    if dt == np.bool_:     # torch's bool, Triton's int1: stored as one byte, the values 0 and 1
+        return DType(name, dt, False, 1, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0)
     if np.issubdtype(dt, np.integer):
         ii = np.iinfo(dt)
         return DType(name, dt, False, ii.bits - (ii.min < 0), 0.0, float(ii.max), float(ii.min), 1.0, 1.0, math.log(ii.max))
@@ -706,7 +708,8 @@ def _dtype_row(name, dt):
 # %% ../../nbs/litmus/01_spec.ipynb #d1b1518c
 DTYPES = {name: _dtype_row(name, dt) for name, dt in [
     ("float64", np.float64), ("float32", np.float32), ("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16),
-    ("int64", np.int64), ("int32", np.int32), ("int16", np.int16), ("int8", np.int8), ("uint8", np.uint8)]}
+    ("int64", np.int64), ("int32", np.int32), ("int16", np.int16), ("int8", np.int8), ("uint8", np.uint8),
+    ("bool", np.bool_)]}
 
 # %% ../../nbs/litmus/01_spec.ipynb #b7abcdb5
 def dtype_info(dt) -> DType:
