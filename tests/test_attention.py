@@ -210,7 +210,7 @@ def test_a_description_that_could_reach_unshown_memory_is_refused():
         with pytest.raises(ValueError, match=words): render_described(desc)
     kinds = [t.kind for t in touches(one("{a}++; ++{a}; {a} <<= 1; {a} == 0 ? {a} : 1;", a=x[i]))]
     assert kinds == ["update", "update", "update", "load", "load"]
-    assert all(t.ref.buf.name in {b.name for b in desc.bufs} | {"kt", "vt", "qt", "dot", "s", "pr", "dp", "p", "ds", "m", "l"}
+    assert all(t.ref.buf.name in {b.name for b in desc.bufs} | {"kt", "vt", "qt", "dot", "s", "pr", "dp", "p", "ds", "m", "l", "acc", "acc_k", "acc_v"}
                for desc in C_SDPA_NESTS.values() for t in touches(desc))
 
 

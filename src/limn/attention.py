@@ -17,13 +17,13 @@ from limn.autograd import is_grad_enabled, VJP
 from limn.device import get_device, register_custom
 
 # %% auto #0
-__all__ = ['TILE', 'SDPA_KERNELS', 'ROWS', 'batch', 'tq', 'tk', 'd', 'dv', 'SDPA_SIZES', 'b', 'blk', 'i', 'j', 'c', 'r', 't',
-           'j0', 'i0', 'i1', 'kend', 'n', 'C_SDPA_NESTS', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS', 'composed_attention',
-           'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv', 'composed_backward',
-           'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv', 'Buf', 'Ref', 'Line', 'Let', 'Local', 'For', 'line',
-           'Described', 'Touch', 'touches', 'check_described', 'render_described', 'transpose_tile', 'tile_dots',
-           'row_blocks', 'attention_operands', 'c_sdpa_kernels', 'c_sdpa_source', 'described_counts', 'c_builder',
-           'cuda_builder']
+__all__ = ['TILE', 'SDPA_KERNELS', 'ROWS', 'SPECIALISE', 'batch', 'tq', 'tk', 'd', 'dv', 'SDPA_SIZES', 'b', 'blk', 'i', 'j', 'c',
+           'r', 't', 'j0', 'i0', 'i1', 'kend', 'n', 'UNROLL', 'C_SDPA_NESTS', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS',
+           'composed_attention', 'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv',
+           'composed_backward', 'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv', 'Buf', 'Ref', 'Line', 'Let',
+           'Local', 'For', 'line', 'Described', 'Touch', 'touches', 'check_described', 'render_described',
+           'render_specialised', 'transpose_tile', 'tile_dots', 'row_copy', 'row_update', 'row_blocks',
+           'attention_operands', 'c_sdpa_kernels', 'c_sdpa_source', 'described_counts', 'c_builder', 'cuda_builder']
 
 # %% ../../nbs/limn/12_attention.ipynb #62cfa2ea
 def _visible(tq: int, tk: int, causal: bool, key_mask: Tensor | None) -> Tensor | None:
@@ -364,13 +364,15 @@ class Local:
     buf: Buf
 @dataclass
 class For:
-    "`for (var = start; var < end; var += step)`; `threads` marks a loop OpenMP splits (nested threaded loops collapse)."
+    """`for (var = start; var < end; var += step)`; `threads` marks a loop OpenMP splits (nested threaded loops collapse);
+    `unroll` > 0 asks the compiler to unroll the loop that many times (`#pragma GCC unroll`), which changes no access."""
     var: Sym
     start: object
     end: object
     body: list
     step: int = 1
     threads: bool = False
+    unroll: int = 0
 
 # %% ../../nbs/limn/12_attention.ipynb #c8d020d2
 def line(text: str, **refs) -> Line:
@@ -386,12 +388,14 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 class Described:
     """A CUSTOM kernel's C function as a description: pointer arguments `bufs` (in order, then the int64 `sizes`,
     the int `flags`, then `double scale_`) and a `body` of For / Let / Local / Line. Its C is rendered from this and
-    only this, so what litmus.bridge proves about the description (later, in Part III) is about the code that runs."""
+    only this, so what litmus.bridge proves about the description (later, in Part III) is about the code that runs.
+    `specialise` lists size settings (tuples of (size name, value)) the C also compiles with those sizes as constants."""
     name: str
     bufs: tuple
     sizes: tuple
     flags: tuple
     body: list
+    specialise: tuple = ()
 
 @dataclass
 class Touch:
@@ -529,7 +533,11 @@ def check_described(desc: Described) -> Described:
     return desc
 
 # %% ../../nbs/limn/12_attention.ipynb #9e5f0bb3
-def _render_block(stmts, depth: int, out: list, in_threads=False):
+def _for_header(s: For) -> str:
+    v = s.var.name
+    return f"for (int64_t {v} = {c_expr(s.start)}; {v} < {c_expr(s.end)}; {v}{' += ' + str(s.step) if s.step > 1 else '++'}) {{"
+
+def _render_block(stmts, depth: int, out: list, in_threads=False, unroll=True):
     pad = "  " * depth
     for s in stmts:
         if isinstance(s, Line):
@@ -544,9 +552,10 @@ def _render_block(stmts, depth: int, out: list, in_threads=False):
                 while len(inner.body) == 1 and isinstance(inner.body[0], For) and inner.body[0].threads:
                     chain, inner = chain + 1, inner.body[0]
                 out.append(f"{pad}#pragma omp parallel for{f' collapse({chain})' if chain > 1 else ''} schedule(dynamic)")
-            v = s.var.name
-            out.append(f"{pad}for (int64_t {v} = {c_expr(s.start)}; {v} < {c_expr(s.end)}; {v}{' += ' + str(s.step) if s.step > 1 else '++'}) {{")
-            _render_block(s.body, depth + 1, out, in_threads or s.threads)
+            if s.unroll and unroll:
+                out.append(f"{pad}#pragma GCC unroll {s.unroll}")
+            out.append(pad + _for_header(s))
+            _render_block(s.body, depth + 1, out, in_threads or s.threads, unroll)
             out.append(pad + "}")
 
 # %% ../../nbs/limn/12_attention.ipynb #f86c7e0d
@@ -555,30 +564,162 @@ def render_described(desc: Described) -> str:
     `restrict`, the promise every c kernel makes (chapter 08): the executor hands an output memory no other argument
     shares, so the compiler vectorises a row update without testing for overlap at run time."""
     check_described(desc)
-    params = [f"{'const ' if b.role == 'in' else ''}T *restrict {b.name}" for b in desc.bufs]
-    params += [f"int64_t {s.name}" for s in desc.sizes] + [f"int {f}" for f in desc.flags] + ["double scale_"]
-    out = [f"void {desc.name}({', '.join(params)}) {{"]
-    out += [f"  const int has_{b.name} = {b.name} != 0;" for b in desc.bufs if b.optional]
-    out.append("  const T scale = (T)scale_;")
+    if desc.specialise and _threaded_chain(desc.body):
+        return render_specialised(desc)
+    out = [f"void {desc.name}({', '.join(_params(desc))}) {{"] + _prologue(desc)
     _render_block(desc.body, 1, out)
+    return "\n".join(out + ["}", ""])
+
+def _params(desc: Described) -> list:
+    params = [f"{'const ' if b.role == 'in' else ''}T *restrict {b.name}" for b in desc.bufs]
+    return params + [f"int64_t {s.name}" for s in desc.sizes] + [f"int {f}" for f in desc.flags] + ["double scale_"]
+
+def _prologue(desc: Described) -> list:
+    "The named values every body reads: `has_<buf>` of each optional buffer and `scale` in the kernel's type."
+    out = [f"  const int has_{b.name} = {b.name} != 0;" for b in desc.bufs if b.optional]
+    return out + ["  const T scale = (T)scale_;"]
+
+# %% ../../nbs/limn/12_attention.ipynb #h28specfn
+def _threaded_chain(body) -> list:
+    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
+    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
+        return []
+    chain = [body[0]]
+    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
+        chain.append(chain[-1].body[0])
+    return chain
+
+def render_specialised(desc: Described) -> str:
+    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
+    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
+    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
+    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
+    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
+    chain = _threaded_chain(desc.body)
+    counters = [f.var.name for f in chain]
+    out = []
+    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
+        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
+        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
+        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
+        out.append("}")
+    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
+    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
+    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
+    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
+    pad = "  " * (len(chain) + 1)
+    for setting in desc.specialise:
+        fixed = dict(setting)
+        test = " && ".join(f"{name} == {value}" for name, value in setting)
+        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
+        out.append(f"{pad}else")
+    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
+    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
+    return "\n".join(out + ["}", ""])
+
+# %% ../../nbs/limn/12_attention.ipynb #b7c4ed36
+def _threaded_chain(body) -> list:
+    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
+    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
+        return []
+    chain = [body[0]]
+    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
+        chain.append(chain[-1].body[0])
+    return chain
+
+def render_specialised(desc: Described) -> str:
+    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
+    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
+    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
+    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
+    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
+    chain = _threaded_chain(desc.body)
+    counters = [f.var.name for f in chain]
+    out = []
+    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
+        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
+        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
+        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
+        out.append("}")
+    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
+    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
+    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
+    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
+    pad = "  " * (len(chain) + 1)
+    for setting in desc.specialise:
+        fixed = dict(setting)
+        test = " && ".join(f"{name} == {value}" for name, value in setting)
+        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
+        out.append(f"{pad}else")
+    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
+    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
+    return "\n".join(out + ["}", ""])
+
+# %% ../../nbs/limn/12_attention.ipynb #3e5d107d
+def _threaded_chain(body) -> list:
+    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
+    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
+        return []
+    chain = [body[0]]
+    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
+        chain.append(chain[-1].body[0])
+    return chain
+
+def render_specialised(desc: Described) -> str:
+    """The C of `desc` as two functions: `<name>_rows`, the body inside its threaded loops as an inline function of
+    their counters, and `<name>`, the threaded loops calling it. Where the sizes equal one of `desc.specialise`, the
+    call passes them as constants, so the compiler sees loops of fixed length (it unrolls them and keeps a row in
+    registers); the code is the description's, for those sizes."""
+    chain = _threaded_chain(desc.body)
+    counters = [f.var.name for f in chain]
+    rows = f"static inline __attribute__((always_inline)) void {desc.name}_rows({', '.join(_params(desc) + [f'int64_t {v}' for v in counters])}) {{"
+    out = [rows] + _prologue(desc)
+    _render_block(chain[-1].body, 1, out, in_threads=True)
+    out += ["}", "", f"void {desc.name}({', '.join(_params(desc))}) {{"]
+    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
+    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
+    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
+    pad = "  " * (len(chain) + 1)
+    for setting in desc.specialise:
+        fixed = dict(setting)
+        test = " && ".join(f"{name} == {value}" for name, value in setting)
+        out.append(f"{pad}if ({test}) {desc.name}_rows({', '.join(str(fixed.get(n, n)) for n in names)});")
+        out.append(f"{pad}else")
+    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
+    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
     return "\n".join(out + ["}", ""])
 
 # %% ../../nbs/limn/12_attention.ipynb #a43127bb
 ROWS = 16                     # query (or key) rows one thread owns at a time: each copied tile serves 16 rows
+SPECIALISE = ((("d", 32), ("dv", 32)),)   # the head width compiled with constant loop lengths (d = d_v = 32)
 batch, tq, tk, d, dv = SDPA_SIZES = tuple(Sym(n) for n in ("batch", "tq", "tk", "d", "dv"))
 b, blk, i, j, c, r, t, j0 = (Sym(n) for n in ("b", "blk", "i", "j", "c", "r", "t", "j0"))
 i0, i1, kend, n = (Sym(n) for n in ("i0", "i1", "kend", "n"))
 
 # %% ../../nbs/limn/12_attention.ipynb #41361c71
-def transpose_tile(dst: Buf, src: Buf, row0, count, width) -> For:
-    "dst[c, r] = src[b, row0 + r, c] for r < count, c < width: a tile of rows copied transposed."
-    return For(r, 0, count, [For(c, 0, width, [line("{t} = {x};", t=dst[c, r], x=src[b, row0 + r, c])])])
+def transpose_tile(dst: Buf, src: Buf, row0, count, width) -> list:
+    """dst[c, r] = src[b, row0 + r, c] for r < count, c < width: a tile of rows copied transposed; the columns count ..
+    TILE - 1 of a last, short tile are zeros, so the dots below run the whole tile width, a length the compiler knows."""
+    copy = For(r, 0, count, [For(c, 0, width, [line("{t} = {x};", t=dst[c, r], x=src[b, row0 + r, c])])])
+    return [copy, For(r, count, TILE, [For(c, 0, width, [line("{t} = 0;", t=dst[c, r])])])]
 
-def tile_dots(out: Buf, row, tile: Buf, count, width) -> list:
-    """out[t] = row(c) . tile[c, t] for t < count: each dot folds c in order (the bits of a plain dot) while the loop
-    over t vectorises."""
-    return [For(t, 0, count, [line("{s} = 0;", s=out[t])]),
-            For(c, 0, width, [line("const T x = {a};", a=row(c)), For(t, 0, count, [line("{s} += x * {y};", s=out[t], y=tile[c, t])])])]
+def tile_dots(out: Buf, row, tile: Buf, width) -> list:
+    """out[t] = row(c) . tile[c, t] for t < TILE: each dot folds c in order, one fused multiply-add a step, while the
+    loop over t, unrolled, keeps the TILE sums in vector registers."""
+    return [For(t, 0, TILE, [line("{s} = 0;", s=out[t])], unroll=TILE),
+            For(c, 0, width, [line("const T x = {a};", a=row(c)),
+                              For(t, 0, TILE, [line("{s} = FMA(x, {y}, {s});", s=out[t], y=tile[c, t])], unroll=TILE)])]
+
+# %% ../../nbs/limn/12_attention.ipynb #h28rowacc
+UNROLL = 32                   # a row of d (or d_v) sums the compiler keeps in registers when d is a specialised size
+
+def row_copy(dst, src, width) -> For:
+    "dst(c) = src(c) for c < width (a row into, or out of, a thread's accumulator)."
+    return For(c, 0, width, [line("{a} = {x};", a=dst(c), x=src(c))], unroll=UNROLL)
+
+def row_update(acc: Buf, weight: str, src, width) -> For:
+    "acc[c] += weight * src(c) for c < width, one fused multiply-add each, so acc can live in registers across a tile."
+    return For(c, 0, width, [line(f"{{a}} = FMA({weight}, {{y}}, {{a}});", a=acc[c], y=src(c))], unroll=UNROLL)
 
 # %% ../../nbs/limn/12_attention.ipynb #6ca7044e
 def row_blocks(rows, body: list) -> list:
@@ -594,43 +735,47 @@ def _forward() -> Described:
     q, k, v, mask = attention_operands()
     o, L = Buf("o", (batch, tq, dv), "out"), Buf("L", (batch, tq), "out")
     kt, s, m, l = Buf("kt", (d, TILE), "local"), Buf("s", (TILE,), "local"), Buf("m", (ROWS,), "local"), Buf("l", (ROWS,), "local")
-    weights = Buf("pr", (TILE,), "local")
+    weights, acc = Buf("pr", (TILE,), "local"), Buf("acc", (dv,), "local")
     scores = For(j, 0, n, [line("const int visible = (!causal || j0 + j <= i) && (!has_mask || {f} != 0);", f=mask[b, j0 + j]),
                            line("{s} = visible ? {s} * scale : -INFINITY;", s=s[j]),
                            line("if ({s} > tile_max) tile_max = {s};", s=s[j])])
     exps = For(j, 0, n, [line("{p} = EXP({s} - m_new);", p=weights[j], s=s[j])])     # no branch: the loop vectorises
-    update = For(j, 0, n, [line("if ({s} == -INFINITY) continue;", s=s[j]), line("const T p = {w};", w=weights[j]),
-                           line("{l} += p;", l=l[i - i0]), For(c, 0, dv, [line("{o} += p * {v};", o=o[b, i, c], v=v[b, j0 + j, c])])])
+    update = For(j, 0, n, [line("const T p = {s} == -INFINITY ? 0 : {w};", s=s[j], w=weights[j]),   # a hidden key adds nothing
+                           line("{l} += p;", l=l[i - i0]), row_update(acc, "p", lambda c: v[b, j0 + j, c], dv)])
     tile = For(j0, 0, kend, step=TILE, body=[
-        Let(n, Min((TILE, kend - j0))), transpose_tile(kt, k, j0, n, d),
-        For(i, i0, i1, [line("T tile_max = -INFINITY;"), *tile_dots(s, lambda c: q[b, i, c], kt, n, d), scores,
+        Let(n, Min((TILE, kend - j0))), *transpose_tile(kt, k, j0, n, d),
+        For(i, i0, i1, [line("T tile_max = -INFINITY;"), *tile_dots(s, lambda c: q[b, i, c], kt, d), scores,
                         line("if (tile_max == -INFINITY) continue;   /* nothing visible in this tile */"),
                         line("const T m_new = {m} > tile_max ? {m} : tile_max, alpha = EXP({m} - m_new);", m=m[i - i0]),
-                        line("{l} *= alpha;", l=l[i - i0]), For(c, 0, dv, [line("{o} *= alpha;", o=o[b, i, c])]),
-                        exps, update, line("{m} = m_new;", m=m[i - i0])])])
-    body = [Local(kt), Local(s), Local(weights), Local(m), Local(l), Let(kend, Pick("causal", Min((tk, i1)), tk)),
+                        line("{l} *= alpha;", l=l[i - i0]),
+                        For(c, 0, dv, [line("{a} = {o} * alpha;", a=acc[c], o=o[b, i, c])], unroll=UNROLL),
+                        exps, update, row_copy(lambda c: o[b, i, c], lambda c: acc[c], dv), line("{m} = m_new;", m=m[i - i0])])])
+    body = [Local(kt), Local(s), Local(weights), Local(acc), Local(m), Local(l), Let(kend, Pick("causal", Min((tk, i1)), tk)),
             For(i, i0, i1, [line("{m} = -INFINITY; {l} = 0;", m=m[i - i0], l=l[i - i0]), For(c, 0, dv, [line("{o} = 0;", o=o[b, i, c])])]),
             tile,
             For(i, i0, i1, [line("const T li = {l};", l=l[i - i0]), For(c, 0, dv, [line("if (li > 0) {o} /= li;", o=o[b, i, c])]),
                             line("{L} = li > 0 ? {m} + LOG(li) : -INFINITY;", L=L[b, i], m=m[i - i0])])]
-    return Described("limn_sdpa_fwd", (q, k, v, mask, o, L), SDPA_SIZES, ("causal",), row_blocks(tq, body))
+    return Described("limn_sdpa_fwd", (q, k, v, mask, o, L), SDPA_SIZES, ("causal",), row_blocks(tq, body), SPECIALISE)
 
 # %% ../../nbs/limn/12_attention.ipynb #a87692ab
 def _backward_q() -> Described:
     q, k, v, mask = attention_operands()
     dO, L, D, dq = Buf("dO", (batch, tq, dv)), Buf("L", (batch, tq)), Buf("D", (batch, tq)), Buf("dq", (batch, tq, d), "out")
     kt, vt, s, dp = Buf("kt", (d, TILE), "local"), Buf("vt", (dv, TILE), "local"), Buf("s", (TILE,), "local"), Buf("dp", (TILE,), "local")
+    acc = Buf("acc", (d,), "local")
     row = For(i, i0, i1, [
         line("if ({L} == -INFINITY) continue;   /* a row that saw no key has no gradient */", L=L[b, i]),
-        *tile_dots(s, lambda c: q[b, i, c], kt, n, d), *tile_dots(dp, lambda c: dO[b, i, c], vt, n, dv),
+        *tile_dots(s, lambda c: q[b, i, c], kt, d), *tile_dots(dp, lambda c: dO[b, i, c], vt, dv),
         For(j, 0, n, [line("{s} = EXP({s} * scale - {L});", s=s[j], L=L[b, i])]),     # every key's, masked or not: it vectorises
-        For(j, 0, n, [line("if ((causal && j0 + j > i) || (has_mask && {f} == 0)) continue;", f=mask[b, j0 + j]),
-                      line("const T ds = {s} * ({dp} - {D}) * scale;", s=s[j], dp=dp[j], D=D[b, i]),
-                      For(c, 0, d, [line("{dq} += ds * {k};", dq=dq[b, i, c], k=k[b, j0 + j, c])])])])
-    body = [Local(kt), Local(vt), Local(s), Local(dp), Let(kend, Pick("causal", Min((tk, i1)), tk)),
+        For(j, 0, n, [line("const int hidden = (causal && j0 + j > i) || (has_mask && {f} == 0);", f=mask[b, j0 + j]),
+                      line("{s} = hidden ? 0 : {s} * ({dp} - {D}) * scale;", s=s[j], dp=dp[j], D=D[b, i])]),   # ds
+        row_copy(lambda c: acc[c], lambda c: dq[b, i, c], d),
+        For(j, 0, n, [line("const T ds = {s};", s=s[j]), row_update(acc, "ds", lambda c: k[b, j0 + j, c], d)]),
+        row_copy(lambda c: dq[b, i, c], lambda c: acc[c], d)])
+    body = [Local(kt), Local(vt), Local(s), Local(dp), Local(acc), Let(kend, Pick("causal", Min((tk, i1)), tk)),
             For(i, i0, i1, [For(c, 0, d, [line("{dq} = 0;", dq=dq[b, i, c])])]),
-            For(j0, 0, kend, step=TILE, body=[Let(n, Min((TILE, kend - j0))), transpose_tile(kt, k, j0, n, d), transpose_tile(vt, v, j0, n, dv), row])]
-    return Described("limn_sdpa_bwd_q", (q, k, v, mask, dO, L, D, dq), SDPA_SIZES, ("causal",), row_blocks(tq, body))
+            For(j0, 0, kend, step=TILE, body=[Let(n, Min((TILE, kend - j0))), *transpose_tile(kt, k, j0, n, d), *transpose_tile(vt, v, j0, n, dv), row])]
+    return Described("limn_sdpa_bwd_q", (q, k, v, mask, dO, L, D, dq), SDPA_SIZES, ("causal",), row_blocks(tq, body), SPECIALISE)
 
 # %% ../../nbs/limn/12_attention.ipynb #391fd28b
 def _backward_kv() -> Described:
@@ -639,21 +784,22 @@ def _backward_kv() -> Described:
     dk, dV = Buf("dk", (batch, tk, d), "out"), Buf("dV", (batch, tk, dv), "out")
     qt, dot = Buf("qt", (d, TILE), "local"), Buf("dot", (dv, TILE), "local")
     s, dp, p, ds = (Buf(x, (TILE,), "local") for x in ("s", "dp", "p", "ds"))
+    acc_k, acc_v = Buf("acc_k", (d,), "local"), Buf("acc_v", (dv,), "local")
     probabilities = For(t, 0, n, [
         line("const int live = {L} != -INFINITY && (!causal || i <= j0 + t);", L=L[b, j0 + t]),
         line("{p} = live ? EXP({s} * scale - {L}) : 0;", p=p[t], s=s[t], L=L[b, j0 + t]),
         line("{ds} = live ? {p} * ({dp} - {D}) * scale : 0;", ds=ds[t], p=p[t], dp=dp[t], D=D[b, j0 + t])])
-    sums = For(t, 0, n, [line("if ({p} == 0 && {ds} == 0) continue;", p=p[t], ds=ds[t]),
-                         For(c, 0, dv, [line("{dv} += {p} * {g};", dv=dV[b, i, c], p=p[t], g=dO[b, j0 + t, c])]),
-                         For(c, 0, d, [line("{dk} += {ds} * {q};", dk=dk[b, i, c], ds=ds[t], q=q[b, j0 + t, c])])])
+    sums = For(t, 0, n, [line("const T pt = {p}, dst = {ds};", p=p[t], ds=ds[t]),     # a hidden query's are 0: they add nothing
+                         row_update(acc_v, "pt", lambda c: dO[b, j0 + t, c], dv), row_update(acc_k, "dst", lambda c: q[b, j0 + t, c], d)])
     key = For(i, i0, i1, [line("if (has_mask && {f} == 0) continue;   /* a hidden key gets no gradient */", f=mask[b, i]),
-                          *tile_dots(s, lambda c: k[b, i, c], qt, n, d), *tile_dots(dp, lambda c: v[b, i, c], dot, n, dv),
-                          probabilities, sums])
-    body = [Local(qt), Local(dot), Local(s), Local(dp), Local(p), Local(ds),
+                          *tile_dots(s, lambda c: k[b, i, c], qt, d), *tile_dots(dp, lambda c: v[b, i, c], dot, dv), probabilities,
+                          row_copy(lambda c: acc_k[c], lambda c: dk[b, i, c], d), row_copy(lambda c: acc_v[c], lambda c: dV[b, i, c], dv),
+                          sums, row_copy(lambda c: dk[b, i, c], lambda c: acc_k[c], d), row_copy(lambda c: dV[b, i, c], lambda c: acc_v[c], dv)])
+    body = [Local(qt), Local(dot), Local(s), Local(dp), Local(p), Local(ds), Local(acc_k), Local(acc_v),
             For(i, i0, i1, [For(c, 0, d, [line("{dk} = 0;", dk=dk[b, i, c])]), For(c, 0, dv, [line("{dv} = 0;", dv=dV[b, i, c])])]),
             For(j0, Pick("causal", i0, 0), tq, step=TILE, body=[   # query j0 + t sees key i only when j0 + t >= i
-                Let(n, Min((TILE, tq - j0))), transpose_tile(qt, q, j0, n, d), transpose_tile(dot, dO, j0, n, dv), key])]
-    return Described("limn_sdpa_bwd_kv", (q, k, v, mask, dO, L, D, dk, dV), SDPA_SIZES, ("causal",), row_blocks(tk, body))
+                Let(n, Min((TILE, tq - j0))), *transpose_tile(qt, q, j0, n, d), *transpose_tile(dot, dO, j0, n, dv), key])]
+    return Described("limn_sdpa_bwd_kv", (q, k, v, mask, dO, L, D, dk, dV), SDPA_SIZES, ("causal",), row_blocks(tk, body), SPECIALISE)
 
 # %% ../../nbs/limn/12_attention.ipynb #36cd38f4
 C_SDPA_NESTS = {"sdpa": _forward(), "sdpa_bwd_q": _backward_q(), "sdpa_bwd_kv": _backward_kv()}
@@ -670,12 +816,12 @@ def c_sdpa_kernels() -> str:
 def c_sdpa_source(dtype: DType) -> str:
     "The three kernels for `dtype` (float32 or float64; the c device declines the half widths before this is asked)."
     from limn.backend_c import LIMN_EXP, LIMN_LOG      # the c device's inline, vectorisable exp and log (chapter 08)
-    spell = {"float32": ("float", "limn_expf", "limn_logf"), "float64": ("double", "limn_exp", "limn_log")}
+    spell = {"float32": ("float", "limn_expf", "limn_logf", "fmaf"), "float64": ("double", "limn_exp", "limn_log", "fma")}
     if dtype.name not in spell:
         raise TypeError(f"the c device's attention kernels take float32 or float64, got {dtype.name}")
-    T, EXP, LOG = spell[dtype.name]
+    T, EXP, LOG, FMA = spell[dtype.name]
     prelude = "#include <stdint.h>\n#include <math.h>\n" + LIMN_EXP + LIMN_LOG
-    return prelude + f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n" + c_sdpa_kernels()
+    return prelude + f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n#define FMA {FMA}\n" + c_sdpa_kernels()
 
 # %% ../../nbs/limn/12_attention.ipynb #fbdabe35
 def _c_function(backend, dtype: DType, name: str, n_pointers: int):
