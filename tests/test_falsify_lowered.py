@@ -83,18 +83,22 @@ BUGS = {
     "offset": ("", "    c = tl.where(offs > {c}, c + 1.0, c)"),
     "folded": ("", "    c = tl.where(offs > (1 << {c}), c + 1.0, c)"),
     "global": ("LIMIT: tl.constexpr = {c}\n", "    c = tl.where(offs > LIMIT, c + 1.0, c)"),
+    "scaled size": ("", "    if n_elements * 2 > {c}:\n        c = c + 1.0"),         # the constant is past every size
+    "scaled program": ("", "    if pid * 3 > {c}:\n        c = c + 1.0"),
 }
 # 128 x 5000 = 640000 elements a tensor (three tensors: too large for the model); 1 x 3000 fits
-BIG = {"size": 500000, "program": 1000, "offset": 600000, "folded": 19, "global": 600000}
-SMALL = {"size": 2000, "program": 5, "offset": 2000, "folded": 11, "global": 2000}
+BIG = {"size": 500000, "program": 1000, "offset": 600000, "folded": 19, "global": 600000, "scaled size": 1000000,
+       "scaled program": 3000}
+SMALL = {"size": 2000, "program": 5, "offset": 2000, "folded": 11, "global": 2000, "scaled size": 4000,
+         "scaled program": 15}
 
 
 def write_case(tmp_path, bug, batch, dim, constant, block=256):
     globals_, branch = BUGS[bug]
-    kernel = tmp_path / f"kb_{bug}_{batch}.py"
+    kernel = tmp_path / f"kb_{bug.replace(' ', '_')}_{batch}.py"
     text = KERNEL.format(globals=globals_.format(c=constant), bug=branch.format(c=constant), batch=batch, dim=dim)
     kernel.write_text(text.replace("BLOCK_SIZE=256", f"BLOCK_SIZE={block}"))
-    ref = tmp_path / f"kb_{bug}_{batch}_ref.py"
+    ref = tmp_path / f"kb_{bug.replace(' ', '_')}_{batch}_ref.py"
     ref.write_text(REFERENCE.format(batch=batch, dim=dim))
     return kernel, ref
 

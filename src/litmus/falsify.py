@@ -1161,14 +1161,19 @@ def _merged(into: dict, sizes: dict) -> dict:
     return into
 
 def uncrossed(constants: list, reached: dict, declared: dict) -> list:
-    "A reason per constant that a declared size reaches and no run did, naming the constant, its line and both sizes."
+    """A reason per constant above what a lowered size reached (one the runs reached less of than `declared` does) and
+    within the product of the two largest declared sizes, naming the constant, its line and the sizes."""
+    lowered = {k: reached.get(k, 0) for k, v in declared.items() if reached.get(k, 0) < v}
+    top = sorted(declared.values())[-2:]
+    ceiling = top[0] * top[-1]
     out = []
     for value, line, text in constants:
-        over = [k for k, v in declared.items() if reached.get(k, 0) < value <= v]
-        if over:
-            k = over[0]
-            out.append(f"the constant {text} at line {line} was never crossed: the runs reached {k} = {reached.get(k, 0)}, "
-                       f"the sizes they stand for {declared[k]} (lowered to fit the model), so a branch past it was not run")
+        under = [k for k, r in lowered.items() if r < value]
+        if not under or value > ceiling:
+            continue
+        k = next((k for k in under if value <= declared[k]), under[0])    # a size the constant lies inside, if any
+        out.append(f"the constant {text} at line {line} was never crossed: the runs reached {k} = {lowered[k]} of the "
+                   f"{declared[k]} the declared sizes reach (lowered to fit the model), so a branch past it was not run")
     return list(dict.fromkeys(out))
 
 # %% ../../nbs/litmus/12_falsify.ipynb #h30c0005
