@@ -118,7 +118,8 @@ class Poly:
 # %% ../../nbs/litmus/05_tritonsource.ipynb #78e1327e
 @patch
 def is_const(self:Poly):
-    return all(m == () for m in self.terms)
+    # a monomial appears once, so at most one term is the constant (); asked thousands of times per proof
+    return not self.terms or (len(self.terms) == 1 and () in self.terms)
 
 @patch
 def value(self:Poly):
