@@ -3,9 +3,9 @@ lowering of declared dims and shape classes, chapter 13's verdict).
 
 Each hostile file is a KernelBench-style add + relu (kernel, ModelNew launcher, Model reference, get_inputs) that is
 correct except past an integer constant (a size test, a program id, an offset in a tl.where, a folded `1 << 19`, a
-constexpr global,
-a derived value, a jit helper's constant) that only the declared size crosses. Its oracle is the same kernel declared at a size the model can
-run, with the constant scaled into it: that file REJECTs, so the branch really writes garbage."""
+constexpr global, a derived value, a jit helper's constant) that only the declared size crosses. Its oracle is the
+same kernel declared at a size the model can run, with the constant scaled into it: that file REJECTs, so the branch
+really writes garbage."""
 from pathlib import Path
 import pytest
 from litmus.cli import main
