@@ -154,3 +154,18 @@ def test_the_rule_holds_where_shape_classes_were_lowered(tmp_path, capsys):
     kernel.write_text(kernel.read_text().replace("    if n_elements > 1000000:\n        c = c + 1.0\n", ""))
     got, out = verdict(kernel, ref, capsys)
     assert got == "ACCEPT", out[-3000:]
+
+
+def launch_constant_case(tmp_path, batch, dim, limit):
+    "The size test's limit is not in the kernel but a constexpr the launcher passes (`LIMIT=500000`)."
+    kernel, ref = write_case(tmp_path, "size", batch, dim, "LIMIT")
+    text = kernel.read_text().replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr, LIMIT: tl.constexpr):")
+    kernel.write_text(text.replace("BLOCK_SIZE=256)", f"BLOCK_SIZE=256, LIMIT={limit})"))
+    return kernel, ref
+
+
+def test_a_constant_the_launch_passes_is_read_as_the_kernels_own(tmp_path, capsys):
+    got, out = verdict(*launch_constant_case(tmp_path, 128, 5000, 500000), capsys)
+    assert got == "UNKNOWN" and "the constant LIMIT = 500000 at line 16 was never crossed" in out, out[-3000:]
+    got, out = verdict(*launch_constant_case(tmp_path, 1, 3000, 2000), capsys)   # the oracle: run, it is garbage
+    assert got == "REJECT", out[-3000:]

@@ -1107,6 +1107,38 @@ def _constant_globals(module: ast.Module) -> dict:
                     names[t.id] = value
     return {n: v for n, v in names.items() if bound[n] == 1}
 
+# %% ../../nbs/litmus/12_falsify.ipynb #h30c0010
+def _compared_names(fn) -> dict:
+    "{name: line} of each name a comparison of `fn` reads outside a call (`n > LIMIT`, not `tl.arange(0, BLOCK) < n`)."
+    out = {}
+    def visit(node, line):
+        if isinstance(node, ast.Call):
+            return
+        if isinstance(node, ast.Name):
+            out.setdefault(node.id, line)
+        for child in ast.iter_child_nodes(node):
+            visit(child, line)
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Compare):
+            visit(node, node.lineno)
+    return out
+
+def _argument_constants(kernel) -> list:
+    """[(|value|, line, text)] of each constexpr or scalar argument the launch gives as a number no dim changes
+    (`LIMIT=500000`), where the kernel compares it: the runs hold it fixed while the sizes were lowered. A block size
+    the kernel only tiles with (`tl.arange(0, BLOCK)`, `pid * BLOCK`) is not compared, and not read."""
+    compared, out = _compared_names(kernel.fn_ast), []
+    for a in kernel.args:
+        if a.get("kind") not in ("constexpr", "scalar") or a["name"] not in compared:
+            continue
+        try:
+            value = corpus.evaluate(a.get("value"), {})
+        except (TypeError, ValueError, ArithmeticError):
+            continue     # names a dim (it scales with the sizes), or is a flag or a string
+        if isinstance(value, (int, float)) and math.isfinite(value) and float(value).is_integer():
+            out.append((abs(int(value)), compared[a["name"]], f"{a['name']} = {value}"))
+    return out
+
 # %% ../../nbs/litmus/12_falsify.ipynb #h30c0003
 def _jit_functions(kernel) -> list:
     "The kernel's function and every function of its file it calls by name (a jit helper), transitively."
@@ -1124,7 +1156,8 @@ def _jit_functions(kernel) -> list:
 def kernel_constants(kernel) -> list:
     """[(|value|, line, text)] of every whole-number constant in the kernel's code and its helpers: the largest constant
     subexpression (`1 << 19`, not 1 and 19), a constexpr global where it is used (unless a parameter or local of that
-    name hides it: a kernel's `M` is not the file's `M = 1000`). Keyword arguments are skipped."""
+    name hides it: a kernel's `M` is not the file's `M = 1000`), and each number the launch fixes that the kernel
+    compares (`_argument_constants`). Keyword arguments are skipped."""
     constant_globals = _constant_globals(kernel.module_ast)
     out = []
     def visit(node):
@@ -1137,6 +1170,7 @@ def kernel_constants(kernel) -> list:
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.keyword):
                 visit(child)
+    out += _argument_constants(kernel)
     for fn in _jit_functions(kernel):
         local = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
         local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
