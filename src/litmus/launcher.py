@@ -26,15 +26,15 @@ from litmus.shapes import SymbolicShapeSpace
 from litmus.check import check, EXIT_CODES, _jsonable
 
 # %% auto #0
-__all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'TENSOR_ATTRS', 'DEFAULT_DIM',
-           'MAX_PATHS', 'MAX_PATH_TESTS', 'RANDN_SIGMAS', 'FILLS', 'COMPOSE_GENERATORS', 'LauncherError', 'Unreadable',
-           'Condition', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod', 'SymbolicTensor', 'DType',
-           'Module', 'Closure', 'JitRef', 'LaunchCall', 'jit_functions', 'Reader', 'pointer_uses', 'module_state',
-           'SizeRange', 'Method', 'Ratio', 'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values',
-           'launchers', 'default_entry', 'entry_params', 'declared_inputs', 'literal_text', 'TorchReference',
-           'infer_spec', 'reference_function', 'reference_expression', 'parse_sizes', 'file_literal',
-           'parse_entry_domain', 'NotComposable', 'chained', 'sequences', 'buffers_of', 'finals', 'Composed',
-           'check_composed', 'benchmark_inputs', 'check_entry', 'EntryResult']
+__all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'LIBRARY_HELPERS', 'TENSOR_ATTRS',
+           'DEFAULT_DIM', 'MAX_PATHS', 'MAX_PATH_TESTS', 'RANDN_SIGMAS', 'FILLS', 'COMPOSE_GENERATORS', 'LauncherError',
+           'Unreadable', 'Condition', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod',
+           'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall', 'library_defs', 'jit_functions',
+           'Reader', 'pointer_uses', 'module_state', 'SizeRange', 'Method', 'Ratio', 'read_launches', 'parse_shapes',
+           'untuned', 'kernel_from', 'entry_values', 'launchers', 'default_entry', 'entry_params', 'declared_inputs',
+           'literal_text', 'TorchReference', 'infer_spec', 'reference_function', 'reference_expression', 'parse_sizes',
+           'file_literal', 'parse_entry_domain', 'NotComposable', 'chained', 'sequences', 'buffers_of', 'finals',
+           'Composed', 'check_composed', 'benchmark_inputs', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -262,6 +262,44 @@ def _imports(tree) -> dict:
 def _plain_defs(tree) -> dict:
     return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not any(map(is_jit_decorator, n.decorator_list))}
 
+# %% ../../nbs/litmus/14_launcher.ipynb #c0l1bdef
+# Library helpers launchers import, by dotted path, as their package ships them (read like a def of the file; never
+# imported). Liger-Kernel 0.8.5's `calculate_settings` (liger_kernel/ops/utils.py, BSD-2-Clause, after Unsloth's,
+# Apache-2.0) sizes a row kernel's block; `is_hip()` is False on the CUDA machine litmus models.
+LIBRARY_HELPERS = {
+    "liger_kernel.ops.utils.calculate_settings": '''
+def calculate_settings(n):
+    MAX_FUSED_SIZE = 65536
+    BLOCK_SIZE = triton.next_power_of_2(n)
+    if BLOCK_SIZE > MAX_FUSED_SIZE:
+        raise RuntimeError(f"Cannot launch Triton kernel since n = {n} exceeds the recommended Triton blocksize = {MAX_FUSED_SIZE}.")
+    num_warps = 4
+    if BLOCK_SIZE >= 32768:
+        num_warps = 32
+    elif BLOCK_SIZE >= 8192:
+        num_warps = 16
+    elif BLOCK_SIZE >= 2048:
+        num_warps = 8
+    return BLOCK_SIZE, num_warps
+'''}
+
+def library_defs(tree) -> dict:
+    """local name -> FunctionDef of each `from package import helper` of the file that LIBRARY_HELPERS holds; every
+    node of it carries the import's line, so a note or an error about it names the line the file imports it on."""
+    out = {}
+    for s in tree.body:
+        names = s.names if isinstance(s, ast.ImportFrom) and s.module and not s.level else []
+        for a in names:
+            text = LIBRARY_HELPERS.get(f"{s.module}.{a.name}")
+            if text is None:
+                continue
+            fn = ast.parse(text).body[0]
+            fn.name = a.asname or a.name
+            for node in ast.walk(fn):
+                node.lineno = node.end_lineno = s.lineno
+            out[fn.name] = fn
+    return out
+
 # %% ../../nbs/litmus/14_launcher.ipynb #89368654
 def jit_functions(tree) -> dict:
     "name -> FunctionDef of every top-level function carrying @triton.jit (under any autotune or heuristics)."
@@ -275,7 +313,8 @@ class Reader:
                  fallback: dict | None = None, scalars: dict | None = None, decide: dict | None = None,
                  given: dict | None = None):
         self.tree, self.path, self.entry, self.where = tree, Path(path), entry, f"kernel file {path}"
-        self.imports, self.defs, self.jits = _imports(tree), _plain_defs(tree), jit_functions(tree)
+        self.imports, self.jits = _imports(tree), jit_functions(tree)
+        self.defs = {**library_defs(tree), **_plain_defs(tree)}      # the file's own def wins over an import
         self.literals = {k: v for k, (node, v, _) in module_literals(tree, trusted_roots(tree)).items()}
         self.shapes, self.ranks, self.alias = dict(shapes or {}), dict(ranks or {}), dict(alias or {})
         self.launches, self.notes, self.dims, self.prefer, self.depth = [], [], {}, {}, 0
@@ -1914,6 +1953,8 @@ def _tensor_method(self, m, args, kwargs, e):
         return _DTYPE_TESTS[name](t.dtype)
     if name in ('view', 'reshape') and not any(isinstance(a, DType) for a in args):
         return _reshape(self, t, _shape_arg(self, args, e), e)
+    if name in ('view_as', 'reshape_as') and len(args) == 1 and isinstance(args[0], SymbolicTensor):
+        return _reshape(self, t, args[0].shape, e)          # y.view_as(x): y in x's shape
     if name in _CASTS or name == 'to':
         return _cast(self, t, name, args, kwargs, e)
     if name in ('broadcast_to', 'expand'):
@@ -3125,6 +3166,13 @@ def _ref_text(ref, params: list, every: list = ()):
         return reference_expression(ref, params) or (reference_expression(ref, every) if every else None) or ref
     return ref
 
+# %% ../../nbs/litmus/14_launcher.ipynb #c0r0ws3d
+def _along_rows(spec_text: str) -> bool:
+    "The spec reduces, normalises or scans along rows (and holds no matmul, whose operands may be stacks of matrices)."
+    from litmus.spec import REDUCE, NORM, SCAN
+    ops = {n.op for n in parse(spec_text).walk()}
+    return bool(ops & set(REDUCE + NORM + SCAN)) and "matmul" not in ops
+
 # %% ../../nbs/litmus/14_launcher.ipynb #ef4a9e1d
 def _agree(kernel, spec_text, reference, limits, seed=0) -> str | None:
     "None when the spec's float64 reference matches torch's on one drawn input at the kernel's dims, else why not."
@@ -3134,6 +3182,10 @@ def _agree(kernel, spec_text, reference, limits, seed=0) -> str | None:
     if not outcome.ok:
         return f"the torch reference failed in its box: {outcome.error}"
     texts = spec_text if isinstance(spec_text, list) else [spec_text]
+    deep = [n for n in kernel.inputs if np.ndim(inputs[n]) > 2]
+    if deep and any(_along_rows(t) for t in texts):      # elementwise specs and a matmul's stacks take any rank
+        return (f"the spec reads the rows of a matrix, and {deep[0]} has rank {np.ndim(inputs[deep[0]])} "
+                "(flattened by the launcher, as [B, S, D] to [B*S, D], which the spec does not follow)")
     value = outcome.value["ref"]
     answers = tuple(value) if len(texts) > 1 and isinstance(value, (tuple, list)) else (value,)
     if len(answers) != len(texts):
