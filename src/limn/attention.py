@@ -18,12 +18,13 @@ from limn.device import get_device, register_custom
 
 # %% auto #0
 __all__ = ['TILE', 'SDPA_KERNELS', 'ROWS', 'SPECIALISE', 'batch', 'tq', 'tk', 'd', 'dv', 'SDPA_SIZES', 'b', 'blk', 'i', 'j', 'c',
-           'r', 't', 'j0', 'i0', 'i1', 'kend', 'n', 'UNROLL', 'C_SDPA_NESTS', 'C_SDPA_BUILDERS', 'CUDA_SDPA_BUILDERS',
-           'composed_attention', 'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward', 'sdpa_bwd_q', 'sdpa_bwd_kv',
-           'composed_backward', 'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv', 'Buf', 'Ref', 'Line', 'Let',
-           'Local', 'For', 'line', 'Described', 'Touch', 'touches', 'check_described', 'render_described',
-           'render_specialised', 'transpose_tile', 'tile_dots', 'row_copy', 'row_update', 'row_blocks',
-           'attention_operands', 'c_sdpa_kernels', 'c_sdpa_source', 'described_counts', 'c_builder', 'cuda_builder']
+           'r', 't', 'j0', 'i0', 'i1', 'kend', 'n', 'UNROLL', 'jj', 'C_SDPA_NESTS', 'LIMN_SDPA_EXPF', 'C_SDPA_BUILDERS',
+           'CUDA_SDPA_BUILDERS', 'composed_attention', 'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward',
+           'sdpa_bwd_q', 'sdpa_bwd_kv', 'composed_backward', 'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv',
+           'Buf', 'Ref', 'Line', 'Let', 'Local', 'For', 'line', 'Described', 'Touch', 'touches', 'check_described',
+           'render_described', 'render_specialised', 'transpose_tile', 'tile_dots', 'row_copy', 'row_update',
+           'copy_tile', 'paired_sums', 'row_blocks', 'attention_operands', 'c_sdpa_kernels', 'c_sdpa_source',
+           'described_counts', 'c_builder', 'cuda_builder']
 
 # %% ../../nbs/limn/12_attention.ipynb #62cfa2ea
 def _visible(tq: int, tk: int, causal: bool, key_mask: Tensor | None) -> Tensor | None:
@@ -617,6 +618,120 @@ def render_specialised(desc: Described) -> str:
     out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
     return "\n".join(out + ["}", ""])
 
+# %% ../../nbs/limn/12_attention.ipynb #9d299345
+def _threaded_chain(body) -> list:
+    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
+    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
+        return []
+    chain = [body[0]]
+    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
+        chain.append(chain[-1].body[0])
+    return chain
+
+def render_specialised(desc: Described) -> str:
+    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
+    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
+    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
+    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
+    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
+    chain = _threaded_chain(desc.body)
+    counters = [f.var.name for f in chain]
+    out = []
+    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
+        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
+        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
+        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
+        out.append("}")
+    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
+    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
+    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
+    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
+    pad = "  " * (len(chain) + 1)
+    for setting in desc.specialise:
+        fixed = dict(setting)
+        test = " && ".join(f"{name} == {value}" for name, value in setting)
+        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
+        out.append(f"{pad}else")
+    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
+    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
+    return "\n".join(out + ["}", ""])
+
+# %% ../../nbs/limn/12_attention.ipynb #d4b97d4e
+def _threaded_chain(body) -> list:
+    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
+    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
+        return []
+    chain = [body[0]]
+    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
+        chain.append(chain[-1].body[0])
+    return chain
+
+def render_specialised(desc: Described) -> str:
+    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
+    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
+    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
+    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
+    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
+    chain = _threaded_chain(desc.body)
+    counters = [f.var.name for f in chain]
+    out = []
+    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
+        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
+        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
+        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
+        out.append("}")
+    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
+    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
+    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
+    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
+    pad = "  " * (len(chain) + 1)
+    for setting in desc.specialise:
+        fixed = dict(setting)
+        test = " && ".join(f"{name} == {value}" for name, value in setting)
+        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
+        out.append(f"{pad}else")
+    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
+    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
+    return "\n".join(out + ["}", ""])
+
+# %% ../../nbs/limn/12_attention.ipynb #74d8f749
+def _threaded_chain(body) -> list:
+    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
+    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
+        return []
+    chain = [body[0]]
+    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
+        chain.append(chain[-1].body[0])
+    return chain
+
+def render_specialised(desc: Described) -> str:
+    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
+    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
+    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
+    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
+    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
+    chain = _threaded_chain(desc.body)
+    counters = [f.var.name for f in chain]
+    out = []
+    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
+        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
+        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
+        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
+        out.append("}")
+    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
+    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
+    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
+    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
+    pad = "  " * (len(chain) + 1)
+    for setting in desc.specialise:
+        fixed = dict(setting)
+        test = " && ".join(f"{name} == {value}" for name, value in setting)
+        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
+        out.append(f"{pad}else")
+    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
+    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
+    return "\n".join(out + ["}", ""])
+
 # %% ../../nbs/limn/12_attention.ipynb #b7c4ed36
 def _threaded_chain(body) -> list:
     "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
@@ -712,6 +827,7 @@ def tile_dots(out: Buf, row, tile: Buf, width) -> list:
 
 # %% ../../nbs/limn/12_attention.ipynb #h28rowacc
 UNROLL = 32                   # a row of d (or d_v) sums the compiler keeps in registers when d is a specialised size
+jj = Sym("jj")                # a pair of keys: 2 jj and 2 jj + 1
 
 def row_copy(dst, src, width) -> For:
     "dst(c) = src(c) for c < width (a row into, or out of, a thread's accumulator)."
@@ -720,6 +836,18 @@ def row_copy(dst, src, width) -> For:
 def row_update(acc: Buf, weight: str, src, width) -> For:
     "acc[c] += weight * src(c) for c < width, one fused multiply-add each, so acc can live in registers across a tile."
     return For(c, 0, width, [line(f"{{a}} = FMA({weight}, {{y}}, {{a}});", a=acc[c], y=src(c))], unroll=UNROLL)
+
+def copy_tile(dst: Buf, src: Buf, row0, count, width) -> list:
+    "dst[r, c] = src[b, row0 + r, c] for r < count, and rows count .. TILE - 1 zeros: a tile of rows as it is laid out."
+    copy = For(r, 0, count, [For(c, 0, width, [line("{t} = {x};", t=dst[r, c], x=src[b, row0 + r, c])])])
+    return [copy, For(r, count, TILE, [For(c, 0, width, [line("{t} = 0;", t=dst[r, c])])])]
+
+def paired_sums(even: Buf, odd: Buf, weights: Buf, tile: Buf, width) -> For:
+    """even[c] += w[2 jj] tile[2 jj, c] and odd[c] += w[2 jj + 1] tile[2 jj + 1, c] over the TILE keys (a padded key's
+    weight is 0): two rows of sums, so twice the multiply-adds are in flight as one chain of adds would allow."""
+    return For(jj, 0, TILE // 2, [line("const T w0 = {a}, w1 = {b};", a=weights[2 * jj], b=weights[2 * jj + 1]),
+                                  row_update(even, "w0", lambda c: tile[2 * jj, c], width),
+                                  row_update(odd, "w1", lambda c: tile[2 * jj + 1, c], width)])
 
 # %% ../../nbs/limn/12_attention.ipynb #6ca7044e
 def row_blocks(rows, body: list) -> list:
@@ -735,22 +863,29 @@ def _forward() -> Described:
     q, k, v, mask = attention_operands()
     o, L = Buf("o", (batch, tq, dv), "out"), Buf("L", (batch, tq), "out")
     kt, s, m, l = Buf("kt", (d, TILE), "local"), Buf("s", (TILE,), "local"), Buf("m", (ROWS,), "local"), Buf("l", (ROWS,), "local")
-    weights, acc = Buf("pr", (TILE,), "local"), Buf("acc", (dv,), "local")
-    scores = For(j, 0, n, [line("const int visible = (!causal || j0 + j <= i) && (!has_mask || {f} != 0);", f=mask[b, j0 + j]),
-                           line("{s} = visible ? {s} * scale : -INFINITY;", s=s[j]),
-                           line("if ({s} > tile_max) tile_max = {s};", s=s[j])])
-    exps = For(j, 0, n, [line("{p} = EXP({s} - m_new);", p=weights[j], s=s[j])])     # no branch: the loop vectorises
-    update = For(j, 0, n, [line("const T p = {s} == -INFINITY ? 0 : {w};", s=s[j], w=weights[j]),   # a hidden key adds nothing
-                           line("{l} += p;", l=l[i - i0]), row_update(acc, "p", lambda c: v[b, j0 + j, c], dv)])
+    weights, vtile = Buf("pr", (TILE,), "local"), Buf("vtile", (TILE, dv), "local")
+    acc, acc2, lsum = Buf("acc", (dv,), "local"), Buf("acc2", (dv,), "local"), Buf("lsum", (8,), "local")
+    scores = [For(j, 0, n, [line("const int visible = (!causal || j0 + j <= i) && (!has_mask || {f} != 0);", f=mask[b, j0 + j]),
+                            line("{s} = visible ? {s} * scale : -INFINITY;", s=s[j]),
+                            line("tile_max = {s} > tile_max ? {s} : tile_max;", s=s[j])]),
+              For(j, n, TILE, [line("{s} = -INFINITY;", s=s[j])])]       # the short tile's padding keys are hidden
+    exps = For(j, 0, TILE, [line("{p} = {s} == -INFINITY ? 0 : EXP({s} - m_new);", p=weights[j], s=s[j])])  # a hidden key weighs 0
+    total = [For(t, 0, 8, [line("{a} = 0;", a=lsum[t])]),      # the weights summed eight lanes at a time
+             For(j, 0, TILE // 8, [For(t, 0, 8, [line("{a} += {p};", a=lsum[t], p=weights[8 * j + t])])]),
+             line("{l} += (({a0} + {a1}) + ({a2} + {a3})) + (({a4} + {a5}) + ({a6} + {a7}));", l=l[i - i0],
+                  **{f"a{u}": lsum[u] for u in range(8)})]
     tile = For(j0, 0, kend, step=TILE, body=[
-        Let(n, Min((TILE, kend - j0))), *transpose_tile(kt, k, j0, n, d),
-        For(i, i0, i1, [line("T tile_max = -INFINITY;"), *tile_dots(s, lambda c: q[b, i, c], kt, d), scores,
+        Let(n, Min((TILE, kend - j0))), *transpose_tile(kt, k, j0, n, d), *copy_tile(vtile, v, j0, n, dv),
+        For(i, i0, i1, [line("T tile_max = -INFINITY;"), *tile_dots(s, lambda c: q[b, i, c], kt, d), *scores,
                         line("if (tile_max == -INFINITY) continue;   /* nothing visible in this tile */"),
                         line("const T m_new = {m} > tile_max ? {m} : tile_max, alpha = EXP({m} - m_new);", m=m[i - i0]),
-                        line("{l} *= alpha;", l=l[i - i0]),
-                        For(c, 0, dv, [line("{a} = {o} * alpha;", a=acc[c], o=o[b, i, c])], unroll=UNROLL),
-                        exps, update, row_copy(lambda c: o[b, i, c], lambda c: acc[c], dv), line("{m} = m_new;", m=m[i - i0])])])
-    body = [Local(kt), Local(s), Local(weights), Local(acc), Local(m), Local(l), Let(kend, Pick("causal", Min((tk, i1)), tk)),
+                        line("{l} *= alpha;", l=l[i - i0]), exps, *total,
+                        For(c, 0, dv, [line("{a} = {o} * alpha;", a=acc[c], o=o[b, i, c]), line("{z} = 0;", z=acc2[c])], unroll=UNROLL),
+                        paired_sums(acc, acc2, weights, vtile, dv),
+                        For(c, 0, dv, [line("{o} = {a} + {z};", o=o[b, i, c], a=acc[c], z=acc2[c])], unroll=UNROLL),
+                        line("{m} = m_new;", m=m[i - i0])])])
+    body = [Local(kt), Local(vtile), Local(s), Local(weights), Local(acc), Local(acc2), Local(lsum), Local(m), Local(l),
+            Let(kend, Pick("causal", Min((tk, i1)), tk)),
             For(i, i0, i1, [line("{m} = -INFINITY; {l} = 0;", m=m[i - i0], l=l[i - i0]), For(c, 0, dv, [line("{o} = 0;", o=o[b, i, c])])]),
             tile,
             For(i, i0, i1, [line("const T li = {l};", l=l[i - i0]), For(c, 0, dv, [line("if (li > 0) {o} /= li;", o=o[b, i, c])]),
@@ -812,15 +947,33 @@ def c_sdpa_kernels() -> str:
             "static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n"
             + "\n".join(render_described(nest) for nest in C_SDPA_NESTS.values()))
 
+# %% ../../nbs/limn/12_attention.ipynb #h28fexp
+LIMN_SDPA_EXPF = r"""typedef union { float f; uint32_t u; } limn_fbits;
+/* 2**m for an integer-valued m in [-126, 127]: m + 2**23 + 127 holds m + 127 in its low bits */
+static inline float limn_pow2f(float m) { limn_fbits b; b.f = m + 0x1.0000fep23f; b.u <<= 23; return b.f; }
+static inline float limn_sdpa_expf(float x) {
+  const float xc = x > 88.72f ? 88.72f : (x < -104.0f ? -104.0f : x);
+  const float n = (xc * 0x1.715476p0f + 0x1.8p23f) - 0x1.8p23f;
+  const float r = fmaf(n, -0x1.7f7d1cp-20f, fmaf(n, -0x1.62e4p-1f, xc));
+  const float p = fmaf(r, fmaf(r, fmaf(r, fmaf(r, fmaf(r, fmaf(r, fmaf(r, 1.0f / 5040, 1.0f / 720), 1.0f / 120), 1.0f / 24),
+                  1.0f / 6), 0.5f), 1.0f), 1.0f);
+  const float half = (n * 0.5f + 0x1.8p23f) - 0x1.8p23f;
+  return p * limn_pow2f(half) * limn_pow2f(n - half);
+}
+void limn_sdpa_expf_many(const float *restrict x, float *restrict y, int64_t count) {
+  for (int64_t i = 0; i < count; i++) y[i] = limn_sdpa_expf(x[i]);
+}
+"""
+
 # %% ../../nbs/limn/12_attention.ipynb #65e1d696
 def c_sdpa_source(dtype: DType) -> str:
     "The three kernels for `dtype` (float32 or float64; the c device declines the half widths before this is asked)."
     from limn.backend_c import LIMN_EXP, LIMN_LOG      # the c device's inline, vectorisable exp and log (chapter 08)
-    spell = {"float32": ("float", "limn_expf", "limn_logf", "fmaf"), "float64": ("double", "limn_exp", "limn_log", "fma")}
+    spell = {"float32": ("float", "limn_sdpa_expf", "limn_logf", "fmaf"), "float64": ("double", "limn_exp", "limn_log", "fma")}
     if dtype.name not in spell:
         raise TypeError(f"the c device's attention kernels take float32 or float64, got {dtype.name}")
     T, EXP, LOG, FMA = spell[dtype.name]
-    prelude = "#include <stdint.h>\n#include <math.h>\n" + LIMN_EXP + LIMN_LOG
+    prelude = "#include <stdint.h>\n#include <math.h>\n" + LIMN_EXP + LIMN_LOG + LIMN_SDPA_EXPF
     return prelude + f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n#define FMA {FMA}\n" + c_sdpa_kernels()
 
 # %% ../../nbs/limn/12_attention.ipynb #fbdabe35
