@@ -306,6 +306,9 @@ def prepare(only: str = "", run: str = "") -> Path:
     os.chdir(ROOT)
     cfg = get_config()
     # forked workers inherit these patches (nbdev's own spawned workers would not)
+    # nbdev's clean_magics reads pyproject.toml afresh for every cell (two TOML parses a cell: most of a build's CPU);
+    # a build reads one project's config, so once is enough
+    nbdev.processors.get_config = functools.cache(nbdev.processors.get_config)
     nbdev.processors._do_eval = execute_every_cell
     nbdev.processors.FilterDefaults.base_procs = lambda self: site_processors(run)
     nbdev.serve_drv.exec_nb = functools.partial(exec_in_notebook_folder, exec_nb=nbdev.serve_drv.exec_nb)
@@ -354,7 +357,8 @@ def render_page(chapter: Chapter, processed: dict, links: Links, built: list[Cha
     up = "../" * chapter.href.count("/")
     args = ["--standalone", f"--template={SITE / 'template.html'}", "--mathml", "--toc", "--toc-depth=2",
             f"--syntax-highlighting={HIGHLIGHT_STYLE}", "--columns=100000", f"--variable=css:{up}style.css", f"--variable=sidebar:{sidebar_html(built, chapter)}"]
-    page = pypandoc.convert_text(f"---\n{front}---\n\n{markdown}", "html5", format=PANDOC_MARKDOWN, extra_args=args)
+    # verify_format=False: the formats are fixed here, and pypandoc would run pandoc twice more per page to list them
+    page = pypandoc.convert_text(f"---\n{front}---\n\n{markdown}", "html5", format=PANDOC_MARKDOWN, extra_args=args, verify_format=False)
     return re.sub(r"(<table\b.*?</table>)", r'<div class="table-scroll">\1</div>', page, flags=re.S)   # wide tables scroll
 
 
@@ -389,7 +393,7 @@ def readme(out: Path = ROOT / "README.md") -> Path:
     "README.md from nbs/index.ipynb run afresh (its map is computed), as GitHub markdown (GitHub strips inline SVG)."
     import pypandoc
     _, markdown = notebook_markdown(run_notebook(NBS / "index.ipynb"), pictures=False)
-    body = pypandoc.convert_text(markdown, "gfm", format=PANDOC_MARKDOWN, extra_args=["--wrap=none"])
+    body = pypandoc.convert_text(markdown, "gfm", format=PANDOC_MARKDOWN, extra_args=["--wrap=none"], verify_format=False)
     out.write_text("<!-- made from nbs/index.ipynb by tools/build_docs.py --readme; edit the notebook -->\n\n" + body)
     return out
 

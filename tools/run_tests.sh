@@ -20,6 +20,9 @@ case "$mode" in
   soaks) marks="long" ;;
   *) echo "usage: tools/run_tests.sh BIN [short|long|soaks], got mode '$mode'" >&2; exit 2 ;;
 esac
+# bytecode may be written: pytest then reuses the assertion-rewritten test modules `make install` cached (this environment
+# may set PYTHONDONTWRITEBYTECODE, under which every worker rewrites every test file on each run)
+unset PYTHONDONTWRITEBYTECODE
 run_dir=$(mktemp -d "${TMPDIR:-/tmp}/limn-test-run.XXXXXX")
 trap 'rm -rf "$run_dir"' EXIT
 export LIMN_CACHE_DIR="$run_dir/c-cache"
