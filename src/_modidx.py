@@ -2152,6 +2152,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                              'src/litmus/launcher.py'),
                                      'src.litmus.launcher._minmax': ('litmus/launcher.html#_minmax', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._name': ('litmus/launcher.html#_name', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._new_like': ('litmus/launcher.html#_new_like', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._offsets': ('litmus/launcher.html#_offsets', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._one_input': ('litmus/launcher.html#_one_input', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._one_shape': ('litmus/launcher.html#_one_shape', 'src/litmus/launcher.py'),

@@ -1963,13 +1963,18 @@ def _tensor_method(self, m, args, kwargs, e):
         return _BYTES.get(t.dtype, Unreadable(f"`{ast.unparse(e)[:60]}`", e.lineno))
     if name in ('flatten', 'ravel') and not args:
         return _reshape(self, t, (size_prod(t.shape),), e)
-    if name in _ALLOC:
-        kind = _ALLOC[name]
-        shape = _shape_arg(self, args[:1] if kind == 'full' else args, e)
-        if isinstance(shape, Unreadable):
-            return shape
-        return SymbolicTensor(tuple(shape), _dtype_kw(kwargs, t.dtype) or t.dtype, alloc=kind, line=e.lineno)
-    return Unreadable(f"the tensor method `{ast.unparse(e)[:60]}`", e.lineno)
+    return _new_like(self, t, name, args, kwargs, e)
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c0newl1k
+def _new_like(self, t, name, args, kwargs, e):
+    "`x.new_empty(shape)`, `x.new_full(shape, v)`: a fresh tensor in x's dtype (or dtype=); any other method is unread."
+    if name not in _ALLOC:
+        return Unreadable(f"the tensor method `{ast.unparse(e)[:60]}`", e.lineno)
+    kind = _ALLOC[name]
+    shape = _shape_arg(self, args[:1] if kind == 'full' else args, e)
+    if isinstance(shape, Unreadable):
+        return shape
+    return SymbolicTensor(tuple(shape), _dtype_kw(kwargs, t.dtype) or t.dtype, alloc=kind, line=e.lineno)
 
 # %% ../../nbs/litmus/14_launcher.ipynb #017c51ec
 @patch
@@ -3024,10 +3029,6 @@ def _dsl_call(e, names, values, ranks, pair: bool = False) -> str:
         return f"{name[:3]}({arg(0)}, {arg(1)})"
     if name == 'index_select' and len(args) == 3 and isinstance(args[1], (ast.Constant, ast.UnaryOp)):
         return f"gather({arg(0)}, {arg(2)})"            # the DSL gathers along the last dim: `_agree` holds any other to torch
-    if name in ('mm', 'bmm') and len(args) == 2:          # torch.mm and torch.bmm take matrices only
-        return f"matmul({arg(0)}, {arg(1)})"
-    if name in ('matmul', 'mv') and len(args) == 2:
-        return _dsl_matmul(args[0], args[1], names, values, ranks)
     eps = next((k.value for k in e.keywords if k.arg == 'eps'), None)
     if name == 'layer_norm' and len(args) == 2 and not [k for k in e.keywords if k.arg != 'eps']:
         return f"layernorm({arg(0)}, eps={_dsl(eps, names, values, ranks) if eps is not None else '1e-05'})"
@@ -3065,6 +3066,10 @@ def _dsl_more(e, name, names, values, ranks) -> str:
     if name in ('cross_entropy', 'nll_loss') and len(args) == 2 and per_row and matrix:
         x, t = _dsl(args[0], names, values, ranks), _dsl(args[1], names, values, ranks)
         return f"(logsumexp({x}) - pick({x}, {t}))" if name == 'cross_entropy' else f"(-pick({x}, {t}))"
+    if name in ('mm', 'bmm') and len(args) == 2:          # torch.mm and torch.bmm take matrices only
+        return f"matmul({_dsl(args[0], names, values, ranks)}, {_dsl(args[1], names, values, ranks)})"
+    if name in ('matmul', 'mv') and len(args) == 2:
+        return _dsl_matmul(args[0], args[1], names, values, ranks)
     if name in ('masked_fill', 'where') and len(args) == 3 and not keywords and isinstance(args[int(name == 'masked_fill')], ast.Name):
         return _dsl_select(args, name, names, values, ranks)
     if name in ('contiguous', 'clone', 'reshape', 'view', 'flatten', 'squeeze', 'unsqueeze') and args and not keywords:
