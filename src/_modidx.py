@@ -2243,6 +2243,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.launcher.size_op': ('litmus/launcher.html#size_op', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher.size_prod': ('litmus/launcher.html#size_prod', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher.size_text': ('litmus/launcher.html#size_text', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher.spec_gap': ('litmus/launcher.html#spec_gap', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher.untuned': ('litmus/launcher.html#untuned', 'src/litmus/launcher.py')},
             'src.litmus.prove': { 'src.litmus.prove.ModelProver': ('litmus/prove.html#modelprover', 'src/litmus/prove.py'),
                                   'src.litmus.prove.Proof': ('litmus/prove.html#proof', 'src/litmus/prove.py'),

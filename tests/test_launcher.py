@@ -406,6 +406,18 @@ def test_a_torch_reference_is_a_spec_only_where_it_agrees():
     assert infer_spec("A @ x", mv, ranks={"A": 2, "x": 2}) == "matmul(a_ptr, x_ptr)"
 
 
+def test_a_reference_without_a_spec_says_which_part_has_no_word():
+    """F.cross_entropy's default reduction='mean' averages the rows' losses, a reduction across rows the DSL cannot
+    say: the note names that (was only 'the reference is a function'); a translatable one has no gap to name."""
+    from litmus.launcher import spec_gap
+    names, ranks = {"x": "X", "t": "T"}, {"x": 2, "t": 1}
+    assert infer_spec("F.cross_entropy(x, t)", names, {}, ranks) is None
+    assert "reduction='mean'" in spec_gap("F.cross_entropy(x, t)", names, {}, ranks)
+    assert "reduction='sum'" in spec_gap("F.cross_entropy(x, t, reduction='sum')", names, {}, ranks)
+    assert infer_spec("F.cross_entropy(x, t, reduction='none')", names, {}, ranks) is not None
+    assert "torch.sort" in spec_gap("torch.sort(x, dim=-1)", names) and "file" in spec_gap("ref.py", names)
+
+
 def test_a_select_by_a_bool_parameter_is_arithmetic_and_a_computed_condition_is_no_spec():
     """masked_fill and torch.where on a bool parameter read as mask * a + (1 - mask) * b, which is the select exactly at
     mask in {0, 1} (the oracle: torch's own); a condition the expression computes (x > 0) has no DSL word: no spec."""

@@ -32,9 +32,9 @@ __all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', '
            'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall', 'library_defs', 'jit_functions',
            'Reader', 'pointer_uses', 'module_state', 'SizeRange', 'Method', 'Ratio', 'read_launches', 'parse_shapes',
            'untuned', 'kernel_from', 'entry_values', 'launchers', 'default_entry', 'entry_params', 'declared_inputs',
-           'literal_text', 'TorchReference', 'infer_spec', 'reference_function', 'reference_expression', 'parse_sizes',
-           'file_literal', 'parse_entry_domain', 'NotComposable', 'chained', 'sequences', 'buffers_of', 'finals',
-           'Composed', 'check_composed', 'benchmark_inputs', 'check_entry', 'EntryResult']
+           'literal_text', 'TorchReference', 'infer_spec', 'spec_gap', 'reference_function', 'reference_expression',
+           'parse_sizes', 'file_literal', 'parse_entry_domain', 'NotComposable', 'chained', 'sequences', 'buffers_of',
+           'finals', 'Composed', 'check_composed', 'benchmark_inputs', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -3072,6 +3072,9 @@ def _dsl_more(e, name, names, values, ranks) -> str:
         return _dsl_matmul(args[0], args[1], names, values, ranks)
     if name in ('masked_fill', 'where') and len(args) == 3 and not keywords and isinstance(args[int(name == 'masked_fill')], ast.Name):
         return _dsl_select(args, name, names, values, ranks)
+    if name in ('cross_entropy', 'nll_loss') and not per_row:
+        raise _NoSpec(f"{name} with reduction={ast.unparse(reduction) if reduction is not None else repr('mean')}: "
+                      "the rows' losses summed or averaged, a reduction across rows")
     if name in ('contiguous', 'clone', 'reshape', 'view', 'flatten', 'squeeze', 'unsqueeze') and args and not keywords:
         return _dsl(args[0], names, values, ranks)     # the same values in row-major order: `_agree` holds the layout to torch
     raise _NoSpec(ast.unparse(e)[:60])
@@ -3124,6 +3127,21 @@ def infer_spec(ref, names: dict, values: dict | None = None, ranks: dict | None 
     except (SyntaxError, ValueError, TypeError, _NoSpec, RecursionError):
         return None
     return texts if isinstance(body, ast.Tuple) else texts[0]
+
+# %% ../../nbs/litmus/14_launcher.ipynb #c0gap001
+def spec_gap(ref, names: dict, values: dict | None = None, ranks: dict | None = None) -> str:
+    "Why `infer_spec` finds no spec for `ref`: the part of it the spec language has no word for, in a clause."
+    if not isinstance(ref, str) or ref.endswith(".py"):
+        return "as its file's reference is not one `return <torch expression>`"
+    try:
+        body = ast.parse(ref.strip(), mode="eval").body
+        for part in body.elts if isinstance(body, ast.Tuple) else [body]:
+            parse(_dsl(part, names, values or {}, ranks))
+    except _NoSpec as gap:
+        return f"as the spec language has no word for `{gap}`"
+    except (SyntaxError, ValueError, TypeError, RecursionError) as error:
+        return f"as it does not read as one ({type(error).__name__}: {str(error)[:80]})"
+    return "as its outputs are not the kernel's"
 
 # %% ../../nbs/litmus/14_launcher.ipynb #c2a8733c
 class _Rename(ast.NodeTransformer):
@@ -3657,8 +3675,11 @@ def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: 
                                {a["name"]: a["shape"] for a in outs}, params,
                                {a["from"]: a["perm"] for a in ins if a.get("perm")}, {a["from"]: a["dtype"] for a in ins})
     permuted = any(a.get("perm") for a in ins)        # the spec would name the permuted copy, not the parameter
-    spec = None if permuted else infer_spec(_ref_text(ref, torch_ref.params, torch_ref.every), names, values,
-                                           {a["from"]: len(a["shape"]) for a in ins})
+    text, ranks = _ref_text(ref, torch_ref.params, torch_ref.every), {a["from"]: len(a["shape"]) for a in ins}
+    spec = None if permuted else infer_spec(text, names, values, ranks)
+    if spec is None and not permuted:
+        notes.append(f"{meta['kernel']} (line {meta['line']}): the reference has no spec, {spec_gap(text, names, values, ranks)}:"
+                     " torch runs it in its box, and no bound is certified")
     fits = isinstance(spec, str) and len(outs) == 1 or isinstance(spec, list) and len(spec) == len(outs)
     return spec if fits else None, torch_ref
 
