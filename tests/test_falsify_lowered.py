@@ -169,3 +169,21 @@ def test_a_constant_the_launch_passes_is_read_as_the_kernels_own(tmp_path, capsy
     assert got == "UNKNOWN" and "the constant LIMIT = 500000 at line 16 was never crossed" in out, out[-3000:]
     got, out = verdict(*launch_constant_case(tmp_path, 1, 3000, 2000), capsys)   # the oracle: run, it is garbage
     assert got == "REJECT", out[-3000:]
+
+
+def clamped_grid_case(tmp_path, batch, dim, programs):
+    "Correct in the kernel, but the launcher's grid stops at `programs`: past programs * 256 elements none is written."
+    kernel, ref = write_case(tmp_path, "size", batch, dim, 0)
+    text = kernel.read_text().replace("    if n_elements > 0:\n        c = c + 1.0\n", "")
+    grid = 'grid = lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)'
+    kernel.write_text(text.replace(grid, f"grid = (min(triton.cdiv(n, 256), {programs}),)"))
+    return kernel, ref
+
+
+def test_a_grid_that_clamps_below_the_declared_size_is_not_accepted(tmp_path, capsys):
+    got, out = verdict(*clamped_grid_case(tmp_path, 128, 5000, 1000), capsys)
+    assert got in ("UNKNOWN", "REJECT"), out[-3000:]
+    if got == "UNKNOWN":
+        assert "the constant 1000 in the grid" in out, out[-3000:]
+    got, out = verdict(*clamped_grid_case(tmp_path, 1, 3000, 5), capsys)   # the oracle: 1280 of 3000 elements written
+    assert got == "REJECT", out[-3000:]

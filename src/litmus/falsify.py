@@ -1139,6 +1139,19 @@ def _argument_constants(kernel) -> list:
             out.append((abs(int(value)), compared[a["name"]], f"{a['name']} = {value}"))
     return out
 
+def _grid_constants(kernel) -> list:
+    """[(|value|, None, text)] of each number a grid entry clamps with (`min(cdiv(n, 256), 1000)`): past it the
+    declared size runs fewer programs than it has blocks, which lowered runs below it never show."""
+    out = []
+    for entry in kernel.grid:
+        tree = ast.parse(str(entry), mode="eval")
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") in ("min", "max")):
+            for arg in call.args:
+                value = _folded(arg, {})
+                if value is not None and math.isfinite(value) and float(value).is_integer():
+                    out.append((abs(int(value)), None, f"{ast.unparse(arg)} in the grid `{entry}`"))
+    return out
+
 # %% ../../nbs/litmus/12_falsify.ipynb #h30c0003
 def _jit_functions(kernel) -> list:
     "The kernel's function and every function of its file it calls by name (a jit helper), transitively."
@@ -1170,7 +1183,7 @@ def kernel_constants(kernel) -> list:
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.keyword):
                 visit(child)
-    out += _argument_constants(kernel)
+    out += _argument_constants(kernel) + _grid_constants(kernel)
     for fn in _jit_functions(kernel):
         local = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
         local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -1206,7 +1219,8 @@ def uncrossed(constants: list, reached: dict, declared: dict) -> list:
         if not under or value > ceiling:
             continue
         k = next((k for k in under if value <= declared[k]), under[0])    # a size the constant lies inside, if any
-        out.append(f"the constant {text} at line {line} was never crossed: the runs reached {k} = {lowered[k]} of the "
+        where = f" at line {line}" if line else ""
+        out.append(f"the constant {text}{where} was never crossed: the runs reached {k} = {lowered[k]} of the "
                    f"{declared[k]} the declared sizes reach (lowered to fit the model), so a branch past it was not run")
     return list(dict.fromkeys(out))
 
