@@ -198,9 +198,22 @@ def test_the_interpreter_boxes_each_kernel_file(tmp_path):
 
 @needs_triton
 def test_an_interpreter_worker_that_cannot_start_loses_no_caller(monkeypatch):
+    "Neither a warm server nor a fresh worker can start: every job of the batch says so."
+    simulate._stop_warm_server()                 # a server left warm by an earlier test would take the batch
     monkeypatch.setattr(simulate.sys, "executable", "/bin/false")
     runs = simulate.run_interpreter([(corpus.get("vadd"), None, X), (corpus.get("vadd"), {"N": 8}, None)], FAST)
     assert all(r.failed and "exited with status 1" in r.error for r in runs)
+
+
+def test_a_dead_warm_server_is_replaced_and_its_batch_still_runs():
+    "The warm server killed between batches: the next batch starts a server of its own and gets its results."
+    vadd = (corpus.get("vadd"), {"N": 8}, None)
+    assert not simulate.run_interpreter([vadd], FAST)[0].failed
+    dead = simulate._WARM["server"]
+    os.killpg(dead.pid, signal.SIGKILL)
+    dead.wait()
+    run = simulate.run_interpreter([vadd], FAST)[0]
+    assert not run.failed and simulate._WARM["server"] is not dead and simulate._WARM["server"].poll() is None
 
 
 def test_a_kernel_whose_imports_fail_gets_its_own_error(tmp_path):

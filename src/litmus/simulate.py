@@ -4,7 +4,7 @@
 
 # %% ../../nbs/litmus/08_simulate.ipynb #4d71ec99
 from __future__ import annotations
-import ast, itertools, json, math, os, pickle, secrets, signal, subprocess, sys, tempfile, time, types
+import ast, atexit, itertools, json, math, os, pickle, secrets, select, signal, subprocess, sys, tempfile, threading, time, traceback, types
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -1907,7 +1907,8 @@ def _job_record(kernel: Kernel, dims, inputs, directory: Path, index: int) -> di
 # %% ../../nbs/litmus/08_simulate.ipynb #019c1a8c
 def run_interpreter(jobs: list, limits: Limits | None = None, startup: float = 120.0) -> list[Run]:
     """Run `jobs` = [(kernel, dims, inputs), ...] through Triton's interpreter: one worker process, one box per kernel
-    file inside it. `limits` bound each launch (wall clock, memory, CPU), `startup` the worker's import of torch and triton."""
+    file inside it. `limits` bound each launch (wall clock, memory, CPU), `startup` the worker's import of torch and triton.
+    The worker is forked by this process's warm server (below); where the server cannot take it, it starts afresh."""
     if not triton_available():
         raise RuntimeError("run_interpreter: triton is not installed (pip install triton==3.9.0)")
     limits = limits or Limits()
@@ -1918,23 +1919,11 @@ def run_interpreter(jobs: list, limits: Limits | None = None, startup: float = 1
         records = [_job_record(k, d, x, directory, i) for i, (k, d, x) in enumerate(jobs)]
         batch, out, log = directory / "batch.json", directory / "results.jsonl", directory / "stderr.txt"
         batch.write_text(json.dumps({"token": token, "limits": [limits.timeout, limits.memory, limits.cpu, limits.output], "jobs": records}))
-        code = "import sys, litmus.simulate as s; s._interpreter_worker(sys.argv[1], sys.argv[2])"
-        with open(log, "wb") as err:                  # a file, not a pipe: a chatty worker must never block on it
-            proc = subprocess.Popen([sys.executable, "-c", code, str(batch), str(out)], env={**os.environ, "TRITON_INTERPRET": "1"},
-                                    stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
-        deadline, problem = startup + len(jobs) * (limits.timeout + 1), None
+        deadline = startup + len(jobs) * (limits.timeout + 1)
         try:
-            proc.wait(timeout=deadline)
-        except subprocess.TimeoutExpired:
-            problem = f"the interpreter worker did not finish within {deadline:.0f} s and was killed"
-        finally:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
-        if problem is None and proc.returncode != 0:
-            problem = f"the interpreter worker exited with status {proc.returncode}: {log.read_text(errors='replace')[-500:].strip()}"
+            problem = _warm_batch(batch, out, log, startup, deadline)
+        except _ServerUnavailable:
+            problem = _cold_batch(batch, out, log, deadline)
         return _read_interpreted(jobs, records, out, token, limits, problem)
 
 # %% ../../nbs/litmus/08_simulate.ipynb #50a92505
@@ -1967,6 +1956,138 @@ def _read_interpreted(jobs, records, out: Path, token: str, limits: Limits, prob
         outcome = Boxed(rec.get("ok") is True, value, None if rec.get("ok") is True else str(rec.get("error")), bool(rec.get("timed_out")))
         runs.append(_checked_run(k, d, outcome, "interpreter", RACE_NOTE))
     return runs
+
+# %% ../../nbs/litmus/08_simulate.ipynb #warm5e7b
+def _interpreter_server():
+    """Entry point of the warm server (the parent sets TRITON_INTERPRET=1). It imports torch and triton once, then for
+    each request line (the batch, results and log paths) forks a worker in a session of its own, writes back its pid,
+    and, once the worker has exited and its process group is killed, its exit status. It never runs kernel code itself."""
+    import torch, triton.runtime.interpreter        # what every worker imports, paid once
+    for line in sys.stdin:
+        batch, out, log = line.rstrip("\n").split("\t")
+        pid = os.fork()
+        if pid == 0:
+            _forked_worker(batch, out, log)
+        print(pid, flush=True)
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)    # exited, not yet reaped: its process group is still its own
+        try:
+            os.killpg(pid, signal.SIGKILL)                     # anything the worker left running
+        except ProcessLookupError:
+            pass
+        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+
+def _forked_worker(batch: str, out: str, log: str):
+    "A worker's side of the fork: its own session, stdin and stdout off the server's pipes, stderr into the batch's log."
+    os.setsid()
+    quiet = os.open(os.devnull, os.O_RDWR)
+    os.dup2(quiet, 0)
+    os.dup2(quiet, 1)
+    os.dup2(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
+    status = 0
+    try:
+        _interpreter_worker(batch, out)
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    finally:
+        sys.stderr.flush()
+        os._exit(status)
+
+# %% ../../nbs/litmus/08_simulate.ipynb #warm5e7c
+_WARM = {"pid": None, "server": None}       # this process's warm server (a forked copy of the process starts its own)
+_WARM_LOCK = threading.Lock()
+
+class _ServerUnavailable(Exception):
+    "The warm server cannot take this batch (another thread has it, or it did not start a worker): start one afresh."
+
+def _read_line(fd: int, deadline: float) -> str | None:
+    "One line from the pipe `fd` by `deadline` (time.monotonic()); None when it closed or the time ran out."
+    line = b""
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        byte = os.read(fd, 1)
+        if not byte:
+            return None
+        line += byte
+    return line.decode().strip()
+
+def _stop_server(server: subprocess.Popen):
+    "Kill the server's process group (each worker is in a session of its own, killed by its batch) and reap it."
+    try:
+        os.killpg(server.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    server.wait()
+
+def _server_for_this_process(startup: float) -> tuple[subprocess.Popen, float]:
+    "The warm server, started if this process has none (or it died), and how long to wait for its first reply."
+    if _WARM["pid"] == os.getpid() and _WARM["server"].poll() is None:
+        return _WARM["server"], 10.0
+    code = "import litmus.simulate as s; s._interpreter_server()"
+    server = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"}, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True, bufsize=0)
+    _WARM.update(pid=os.getpid(), server=server)
+    return server, startup
+
+@atexit.register
+def _stop_warm_server():
+    if _WARM["pid"] == os.getpid() and _WARM["server"].poll() is None:
+        _stop_server(_WARM["server"])
+
+# %% ../../nbs/litmus/08_simulate.ipynb #warm5e7d
+def _warm_batch(batch: Path, out: Path, log: Path, startup: float, deadline: float) -> str | None:
+    "The batch in a worker the warm server forks; the problem, or None. Raises _ServerUnavailable where it cannot."
+    if not _WARM_LOCK.acquire(blocking=False):
+        raise _ServerUnavailable("another thread's batch is in the server")
+    try:
+        server, first_reply = _server_for_this_process(startup)
+        start, reply = time.monotonic(), server.stdout.fileno()
+        try:
+            server.stdin.write(f"{batch}\t{out}\t{log}\n".encode())
+        except OSError as e:
+            raise _ServerUnavailable(f"the server's pipe: {e}")
+        pid = _read_line(reply, start + first_reply)
+        if pid is None or not pid.isdigit():
+            _stop_server(server)
+            raise _ServerUnavailable("the server started no worker")
+        status = _read_line(reply, start + deadline)
+        if status is not None:
+            return _exit_problem(int(status), log)
+        try:
+            os.killpg(int(pid), signal.SIGKILL)                 # not reaped until the server hears of it: still its group
+        except ProcessLookupError:
+            pass
+        if _read_line(reply, time.monotonic() + 10.0) is None:
+            _stop_server(server)
+        return f"the interpreter worker did not finish within {deadline:.0f} s and was killed"
+    finally:
+        _WARM_LOCK.release()
+
+def _cold_batch(batch: Path, out: Path, log: Path, deadline: float) -> str | None:
+    "The batch in a worker process started afresh (it imports torch and triton itself); the problem, or None."
+    code = "import sys, litmus.simulate as s; s._interpreter_worker(sys.argv[1], sys.argv[2])"
+    with open(log, "wb") as err:                  # a file, not a pipe: a chatty worker must never block on it
+        proc = subprocess.Popen([sys.executable, "-c", code, str(batch), str(out)], env={**os.environ, "TRITON_INTERPRET": "1"},
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    try:
+        proc.wait(timeout=deadline)
+    except subprocess.TimeoutExpired:
+        return f"the interpreter worker did not finish within {deadline:.0f} s and was killed"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    return _exit_problem(proc.returncode, log)
+
+def _exit_problem(status: int, log: Path) -> str | None:
+    "None for a worker that exited with status 0, else what it said last."
+    if status == 0:
+        return None
+    return f"the interpreter worker exited with status {status}: {log.read_text(errors='replace')[-500:].strip()}"
 
 # %% ../../nbs/litmus/08_simulate.ipynb #13a166b2
 def _interpreter_hooks(ti, state: dict):
