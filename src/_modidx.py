@@ -2148,6 +2148,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                              'src/litmus/launcher.py'),
                                      'src.litmus.launcher._launches_jit': ('litmus/launcher.html#_launches_jit', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._launching': ('litmus/launcher.html#_launching', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._layout_decorator': ( 'litmus/launcher.html#_layout_decorator',
+                                                                                'src/litmus/launcher.py'),
                                      'src.litmus.launcher._len': ('litmus/launcher.html#_len', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._loaded_import': ( 'litmus/launcher.html#_loaded_import',
                                                                              'src/litmus/launcher.py'),

@@ -1248,10 +1248,12 @@ def test_an_entry_that_finishes_in_torch_is_refused_naming_its_return(tmp_path, 
 UPSTREAM = ROOT / "tests" / "launchers" / "upstream"
 
 
-def test_upstream_files_are_checked_as_shipped(capsys):
+def test_upstream_files_are_checked_as_shipped(tmp_path, capsys):
     """Liger's relu_squared.py, unmodified: its `from liger_kernel.ops.utils import calculate_settings` is read as Liger
     ships it (was a usage error: a call litmus cannot read), so the kernel ACCEPTs and its one-bug sibling REJECTs;
-    FlagGems' mv.py behind @libentry/@libtuner is a usage error naming the decorator's line, never a guess."""
+    its autograd Function's forward under Liger's @ensure_contiguous (only a layout: the identity here) is read too, and
+    a file's own decorator of that name is refused; FlagGems' mv.py behind @libentry/@libtuner is a usage error
+    naming the decorator's line, never a guess."""
     relu2 = ["--entry", "relu_squared_forward", "--ref", "torch.relu(X) ** 2", "--shape", "X: [M, N] float32",
              "--dims", "M=16,N=1000", "--domain", "X in [-100, 100]", "--quick"]
     assert main(["check", str(UPSTREAM / "liger_relu_squared.py"), *relu2]) == 0
@@ -1259,6 +1261,13 @@ def test_upstream_files_are_checked_as_shipped(capsys):
     assert "line 5: the launcher raises when `BLOCK_SIZE > MAX_FUSED_SIZE`" in out, out[-2000:]    # the import's line
     assert main(["check", str(UPSTREAM / "liger_relu_squared_mask_le.py"), *relu2]) == 1
     assert "out_of_bounds" in capsys.readouterr().out
+    autograd = ["--entry", "LigerReLUSquaredFunction.forward", *relu2[2:]]     # under Liger's @ensure_contiguous
+    assert main(["check", str(UPSTREAM / "liger_relu_squared.py"), *autograd]) == 0
+    capsys.readouterr()
+    own = (UPSTREAM / "liger_relu_squared.py").read_text() + "\n\ndef ensure_contiguous(fn):\n    return fn\n"
+    hostile = tmp_path / "own_decorator.py"                 # the file's own ensure_contiguous would run: refused
+    hostile.write_text(own)
+    assert main(["check", str(hostile), *autograd]) == 3 and "@ensure_contiguous" in capsys.readouterr().err
     code = main(["check", str(UPSTREAM / "fg_mv.py"), "--entry", "mv", "--ref", "torch.mv(inp, vec)", "--shape",
                  "inp: [N, M] float32; vec: [M] float32", "--dims", "N=300,M=1000", "--quick"])
     err = capsys.readouterr().err

@@ -26,15 +26,16 @@ from litmus.shapes import SymbolicShapeSpace
 from litmus.check import check, EXIT_CODES, _jsonable
 
 # %% auto #0
-__all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'LIBRARY_HELPERS', 'TENSOR_ATTRS',
-           'DEFAULT_DIM', 'MAX_PATHS', 'MAX_PATH_TESTS', 'RANDN_SIGMAS', 'FILLS', 'COMPOSE_GENERATORS', 'LauncherError',
-           'Unreadable', 'Condition', 'Size', 'size_text', 'is_size', 'size_op', 'size_call', 'size_prod',
-           'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall', 'library_defs', 'jit_functions',
-           'Reader', 'pointer_uses', 'module_state', 'SizeRange', 'Method', 'Ratio', 'read_launches', 'parse_shapes',
-           'untuned', 'kernel_from', 'entry_values', 'launchers', 'default_entry', 'entry_params', 'declared_inputs',
-           'literal_text', 'TorchReference', 'infer_spec', 'spec_gap', 'reference_function', 'reference_expression',
-           'parse_sizes', 'file_literal', 'parse_entry_domain', 'NotComposable', 'chained', 'sequences', 'buffers_of',
-           'finals', 'Composed', 'check_composed', 'benchmark_inputs', 'check_entry', 'EntryResult']
+__all__ = ['TORCH_DTYPES', 'LAUNCH_OPTIONS', 'MAX_INLINE_DEPTH', 'MAX_UNROLL', 'MAX_REREADS', 'LIBRARY_HELPERS',
+           'LAYOUT_DECORATORS', 'TENSOR_ATTRS', 'DEFAULT_DIM', 'MAX_PATHS', 'MAX_PATH_TESTS', 'RANDN_SIGMAS', 'FILLS',
+           'COMPOSE_GENERATORS', 'LauncherError', 'Unreadable', 'Condition', 'Size', 'size_text', 'is_size', 'size_op',
+           'size_call', 'size_prod', 'SymbolicTensor', 'DType', 'Module', 'Closure', 'JitRef', 'LaunchCall',
+           'library_defs', 'jit_functions', 'Reader', 'pointer_uses', 'module_state', 'SizeRange', 'Method', 'Ratio',
+           'read_launches', 'parse_shapes', 'untuned', 'kernel_from', 'entry_values', 'launchers', 'default_entry',
+           'entry_params', 'declared_inputs', 'literal_text', 'TorchReference', 'infer_spec', 'spec_gap',
+           'reference_function', 'reference_expression', 'parse_sizes', 'file_literal', 'parse_entry_domain',
+           'NotComposable', 'chained', 'sequences', 'buffers_of', 'finals', 'Composed', 'check_composed',
+           'benchmark_inputs', 'check_entry', 'EntryResult']
 
 # %% ../../nbs/litmus/14_launcher.ipynb #4d6cd6d1
 class LauncherError(KernelFileError):
@@ -300,6 +301,20 @@ def library_defs(tree) -> dict:
             out[fn.name] = fn
     return out
 
+# %% ../../nbs/litmus/14_launcher.ipynb #c0deco01
+# Decorators a package ships that only make a launcher's tensor arguments contiguous: the identity on the row-major
+# tensors the reader builds. Liger-Kernel 0.8.5's `ensure_contiguous` wraps its autograd Functions' forward and backward.
+LAYOUT_DECORATORS = {"liger_kernel.ops.utils.ensure_contiguous"}
+
+def _layout_decorator(tree, d) -> bool:
+    "`@name` imported from LAYOUT_DECORATORS and bound by nothing else in the file (no def, class or assignment)."
+    if not isinstance(d, ast.Name) or _imports(tree).get(d.id) not in LAYOUT_DECORATORS:
+        return False
+    bound = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef)) and s.name == d.id
+             or isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and d.id in {n.id for n in ast.walk(s) if isinstance(n, ast.Name)}
+             or isinstance(s, (ast.Import, ast.ImportFrom)) and sum(1 for a in s.names if (a.asname or a.name).split('.')[0] == d.id)]
+    return len(bound) == 1          # the import itself
+
 # %% ../../nbs/litmus/14_launcher.ipynb #89368654
 def jit_functions(tree) -> dict:
     "name -> FunctionDef of every top-level function carrying @triton.jit (under any autotune or heuristics)."
@@ -388,7 +403,8 @@ def known(self: Reader, c: Condition) -> bool | None:
 def _refuse_running_code(self: Reader, fn):
     "A launcher (or helper) whose decorators or defaults would run code is refused before anything is read."
     for d in fn.decorator_list:
-        self.fail(d.lineno, f"carries the decorator @{ast.unparse(d)[:60]} (a decorator runs when the file loads)")
+        if not _layout_decorator(self.tree, d):
+            self.fail(d.lineno, f"carries the decorator @{ast.unparse(d)[:60]} (a decorator runs when the file loads)")
     a = fn.args
     for default in a.defaults + [x for x in a.kw_defaults if x is not None]:
         if not literal_value(default)[0]:
