@@ -32,24 +32,24 @@ import os, shutil, tempfile
 import pytest
 
 # test file -> seconds it costs its worker: the hand-out order, so no heavy file is left for the tail while the other
-# core idles. Re-timed in session 8 from each file run alone (`pytest -q tests/FILE.py`): its CPU seconds, children
-# included (user + sys), or for the Ray suites, which mostly wait on Ray's own processes, the wall time a node's start
-# costs on the idle machine (about 27 s) plus their tests'. A quiet `make test` prints the numbers to re-time this from
-# (`seconds per test file`). A file missing here counts UNLISTED_COST seconds.
+# core idles. Re-timed in session 13 from a `make test` run with a per-test CPU profile: each file's CPU seconds
+# (user + sys, children included), re-measured alone for the files that session sped up; for the Ray suites, which mostly
+# wait on Ray's own processes, the wall time a node's start costs (about 27 s idle) plus their tests'. A quiet `make
+# test` prints the numbers to re-time this from (`seconds per test file`). A file missing here counts UNLISTED_COST seconds.
 COST = {
-    "test_backend_c.py": 107, "test_bridge.py": 67, "test_rewards.py": 60, "test_site.py": 32, "test_corpus.py": 44,
-    "test_matmul_c.py": 44, "test_bounds_soundness.py": 37, "test_trust.py": 35, "test_simulate.py": 33,
-    "test_cuda_emulated.py": 28, "test_ci_checks.py": 28, "test_torch_nn.py": 28, "test_attention.py": 23,
-    "test_eager_cache.py": 18, "test_prove_edges.py": 15, "test_hostile_static.py": 13, "test_launcher.py": 12,
-    "test_real_kernels.py": 11, "test_webdemo.py": 11, "test_safety.py": 11, "test_hostile_run.py": 10,
-    "test_torch_tensor.py": 10, "test_ttir.py": 10, "test_cuda_emit.py": 9, "test_autograd_fuzz.py": 8, "test_optim.py": 7,
-    "test_torch_semantics_exec.py": 7, "test_tensor_api.py": 7, "test_falsify.py": 6, "test_transcendentals.py": 6,
-    "test_nn.py": 6, "test_check.py": 6, "test_ir_interpreter.py": 6, "test_capture.py": 6, "test_dtypes.py": 6,
-    "test_jit.py": 5, "test_serialize.py": 5, "test_bounds_fuzz.py": 5, "test_bounds_layernorm.py": 5,
-    "test_second_derivatives.py": 5, "test_mutation_kills.py": 4, "test_cli.py": 4, "test_bounds_composites.py": 4,
-    "test_backward_templates.py": 4, "test_trust_semantics.py": 3, "test_bounds_movement.py": 3, "test_errors.py": 3,
-    "test_schedule.py": 3, "test_bounds_inputs.py": 3, "test_falsify_launch.py": 2, "test_mask_algebra.py": 2,
-    "test_bounds_rules.py": 2,
+    "test_torch_nn.py": 76, "test_rewards.py": 60, "test_bounds_soundness.py": 60, "test_bridge.py": 58,
+    "test_corpus.py": 56, "test_backend_c.py": 53, "test_ci_checks.py": 46, "test_trust.py": 35, "test_simulate.py": 33,
+    "test_site.py": 32, "test_safety.py": 31, "test_transcendentals.py": 30, "test_attention.py": 25,
+    "test_torch_tensor.py": 25, "test_cuda_emit.py": 25, "test_matmul_c.py": 24, "test_cuda_emulated.py": 24,
+    "test_hostile_static.py": 21, "test_cli.py": 16, "test_bounds_fuzz.py": 16, "test_launcher.py": 15,
+    "test_optim.py": 14, "test_check.py": 14, "test_eager_cache.py": 13, "test_webdemo.py": 13, "test_serialize.py": 13,
+    "test_falsify.py": 12, "test_ttir.py": 11, "test_hostile_run.py": 9, "test_ir_interpreter.py": 9,
+    "test_real_kernels.py": 6, "test_nn.py": 6, "test_autograd_fuzz.py": 4, "test_capture.py": 4,
+    "test_prove_edges.py": 4, "test_bounds_layernorm.py": 4, "test_torch_semantics_exec.py": 3, "test_jit.py": 3,
+    "test_trust_semantics.py": 3, "test_tensor_api.py": 2, "test_backward_templates.py": 2, "test_mutation_kills.py": 2,
+    "test_dtypes.py": 1, "test_second_derivatives.py": 1, "test_bounds_composites.py": 1, "test_bounds_rules.py": 1,
+    "test_mask_algebra.py": 1, "test_bounds_inputs.py": 1, "test_bounds_movement.py": 1, "test_errors.py": 1,
+    "test_schedule.py": 1, "test_falsify_launch.py": 1,
 }
 UNLISTED_COST = 3
 
