@@ -22,9 +22,9 @@ __all__ = ['TILE', 'SDPA_KERNELS', 'ROWS', 'SPECIALISE', 'batch', 'tq', 'tk', 'd
            'CUDA_SDPA_BUILDERS', 'composed_attention', 'compute_dtype', 'tile_scores', 's_type', 'sdpa_forward',
            'sdpa_bwd_q', 'sdpa_bwd_kv', 'composed_backward', 'attention', 'Sym', 'c_expr', 'Min', 'Pick', 'CeilDiv',
            'Buf', 'Ref', 'Line', 'Let', 'Local', 'For', 'line', 'Described', 'Touch', 'touches', 'check_described',
-           'render_described', 'render_specialised', 'transpose_tile', 'tile_dots', 'row_copy', 'row_update',
-           'copy_tile', 'paired_sums', 'row_blocks', 'attention_operands', 'c_sdpa_kernels', 'c_sdpa_source',
-           'described_counts', 'c_builder', 'cuda_builder']
+           'render_described', 'render_fixed', 'transpose_tile', 'tile_dots', 'row_copy', 'row_update', 'copy_tile',
+           'paired_sums', 'row_blocks', 'attention_operands', 'c_sdpa_kernels', 'c_sdpa_source', 'described_counts',
+           'c_builder', 'cuda_builder']
 
 # %% ../../nbs/limn/12_attention.ipynb #62cfa2ea
 def _visible(tq: int, tk: int, causal: bool, key_mask: Tensor | None) -> Tensor | None:
@@ -560,15 +560,16 @@ def _render_block(stmts, depth: int, out: list, in_threads=False, unroll=True):
             out.append(pad + "}")
 
 # %% ../../nbs/limn/12_attention.ipynb #f86c7e0d
-def render_described(desc: Described) -> str:
+def render_described(desc: Described, fixed: dict | None = None) -> str:
     """The C function of `desc` (T, EXP and LOG are the dtype's macros), after `check_described`. Its pointers are
     `restrict`, the promise every c kernel makes (chapter 08): the executor hands an output memory no other argument
-    shares, so the compiler vectorises a row update without testing for overlap at run time."""
+    shares, so the compiler vectorises a row update without testing for overlap at run time. With `fixed` (sizes by
+    name, one of `desc.specialise`) it is the function for those sizes only (`render_fixed`)."""
     check_described(desc)
-    if desc.specialise and _threaded_chain(desc.body):
-        return render_specialised(desc)
+    if fixed is not None:
+        return render_fixed(desc, fixed)
     out = [f"void {desc.name}({', '.join(_params(desc))}) {{"] + _prologue(desc)
-    _render_block(desc.body, 1, out)
+    _render_block(desc.body, 1, out, unroll=False)     # loops of unknown length: no unroll pragmas
     return "\n".join(out + ["}", ""])
 
 def _params(desc: Described) -> list:
@@ -590,217 +591,24 @@ def _threaded_chain(body) -> list:
         chain.append(chain[-1].body[0])
     return chain
 
-def render_specialised(desc: Described) -> str:
-    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
-    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
-    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
-    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
-    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
+def render_fixed(desc: Described, fixed: dict) -> str:
+    """The C of `desc` for the sizes `fixed` only: the body inside its threaded loops as an inline function of their
+    counters, with its loops' unroll pragmas, and `<name>`, the threaded loops calling it with those sizes as
+    constants, so the compiler sees loops of fixed length (it unrolls them and keeps a row in registers). The code is
+    the description's, at those sizes; the caller runs it only there (`c_builder` picks the library by the sizes)."""
     chain = _threaded_chain(desc.body)
+    if not chain or not set(fixed) <= {s.name for s in desc.sizes}:
+        raise ValueError(f"{desc.name}: a fixed rendering takes a body of threaded loops and sizes among "
+                         f"{[s.name for s in desc.sizes]}, got {sorted(fixed)}")
     counters = [f.var.name for f in chain]
-    out = []
-    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
-        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
-        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
-        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
-        out.append("}")
-    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
-    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
-    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
-    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
-    pad = "  " * (len(chain) + 1)
-    for setting in desc.specialise:
-        fixed = dict(setting)
-        test = " && ".join(f"{name} == {value}" for name, value in setting)
-        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
-        out.append(f"{pad}else")
-    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
-    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
-    return "\n".join(out + ["}", ""])
-
-# %% ../../nbs/limn/12_attention.ipynb #9d299345
-def _threaded_chain(body) -> list:
-    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
-    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
-        return []
-    chain = [body[0]]
-    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
-        chain.append(chain[-1].body[0])
-    return chain
-
-def render_specialised(desc: Described) -> str:
-    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
-    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
-    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
-    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
-    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
-    chain = _threaded_chain(desc.body)
-    counters = [f.var.name for f in chain]
-    out = []
-    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
-        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
-        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
-        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
-        out.append("}")
-    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
-    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
-    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
-    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
-    pad = "  " * (len(chain) + 1)
-    for setting in desc.specialise:
-        fixed = dict(setting)
-        test = " && ".join(f"{name} == {value}" for name, value in setting)
-        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
-        out.append(f"{pad}else")
-    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
-    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
-    return "\n".join(out + ["}", ""])
-
-# %% ../../nbs/limn/12_attention.ipynb #d4b97d4e
-def _threaded_chain(body) -> list:
-    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
-    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
-        return []
-    chain = [body[0]]
-    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
-        chain.append(chain[-1].body[0])
-    return chain
-
-def render_specialised(desc: Described) -> str:
-    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
-    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
-    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
-    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
-    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
-    chain = _threaded_chain(desc.body)
-    counters = [f.var.name for f in chain]
-    out = []
-    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
-        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
-        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
-        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
-        out.append("}")
-    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
-    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
-    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
-    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
-    pad = "  " * (len(chain) + 1)
-    for setting in desc.specialise:
-        fixed = dict(setting)
-        test = " && ".join(f"{name} == {value}" for name, value in setting)
-        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
-        out.append(f"{pad}else")
-    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
-    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
-    return "\n".join(out + ["}", ""])
-
-# %% ../../nbs/limn/12_attention.ipynb #74d8f749
-def _threaded_chain(body) -> list:
-    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
-    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
-        return []
-    chain = [body[0]]
-    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
-        chain.append(chain[-1].body[0])
-    return chain
-
-def render_specialised(desc: Described) -> str:
-    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
-    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
-    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
-    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
-    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
-    chain = _threaded_chain(desc.body)
-    counters = [f.var.name for f in chain]
-    out = []
-    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
-        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
-        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
-        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
-        out.append("}")
-    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
-    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
-    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
-    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
-    pad = "  " * (len(chain) + 1)
-    for setting in desc.specialise:
-        fixed = dict(setting)
-        test = " && ".join(f"{name} == {value}" for name, value in setting)
-        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
-        out.append(f"{pad}else")
-    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
-    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
-    return "\n".join(out + ["}", ""])
-
-# %% ../../nbs/limn/12_attention.ipynb #b7c4ed36
-def _threaded_chain(body) -> list:
-    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
-    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
-        return []
-    chain = [body[0]]
-    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
-        chain.append(chain[-1].body[0])
-    return chain
-
-def render_specialised(desc: Described) -> str:
-    """The C of `desc` as three functions: `<name>_rows`, the body inside its threaded loops as an inline function of
-    their counters; `<name>_fixed`, the same body with its loops' unroll pragmas; and `<name>`, the threaded loops
-    calling them. Where the sizes equal one of `desc.specialise`, the call to `_fixed` passes them as constants, so the
-    compiler sees loops of fixed length (it unrolls them and keeps a row in registers); the code is the description's,
-    for those sizes. The pragmas stay out of the general copy, where they would unroll loops of unknown length."""
-    chain = _threaded_chain(desc.body)
-    counters = [f.var.name for f in chain]
-    out = []
-    for suffix, fixed in (("_rows", False), ("_fixed", True)):    # the fixed sizes' copy alone carries the unroll pragmas
-        head = ', '.join(_params(desc) + [f'int64_t {v}' for v in counters])
-        out += ["", f"static inline __attribute__((always_inline)) void {desc.name}{suffix}({head}) {{"] + _prologue(desc)
-        _render_block(chain[-1].body, 1, out, in_threads=True, unroll=fixed)
-        out.append("}")
-    out += ["", f"void {desc.name}({', '.join(_params(desc))}) {{"]
-    out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
-    out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
-    names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
-    pad = "  " * (len(chain) + 1)
-    for setting in desc.specialise:
-        fixed = dict(setting)
-        test = " && ".join(f"{name} == {value}" for name, value in setting)
-        out.append(f"{pad}if ({test}) {desc.name}_fixed({', '.join(str(fixed.get(n, n)) for n in names)});")
-        out.append(f"{pad}else")
-    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
-    out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
-    return "\n".join(out + ["}", ""])
-
-# %% ../../nbs/limn/12_attention.ipynb #3e5d107d
-def _threaded_chain(body) -> list:
-    "The threaded loops of a body that is one threaded loop and the threaded loops perfectly nested in it; [] otherwise."
-    if len(body) != 1 or not isinstance(body[0], For) or not body[0].threads:
-        return []
-    chain = [body[0]]
-    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], For) and chain[-1].body[0].threads:
-        chain.append(chain[-1].body[0])
-    return chain
-
-def render_specialised(desc: Described) -> str:
-    """The C of `desc` as two functions: `<name>_rows`, the body inside its threaded loops as an inline function of
-    their counters, and `<name>`, the threaded loops calling it. Where the sizes equal one of `desc.specialise`, the
-    call passes them as constants, so the compiler sees loops of fixed length (it unrolls them and keeps a row in
-    registers); the code is the description's, for those sizes."""
-    chain = _threaded_chain(desc.body)
-    counters = [f.var.name for f in chain]
-    rows = f"static inline __attribute__((always_inline)) void {desc.name}_rows({', '.join(_params(desc) + [f'int64_t {v}' for v in counters])}) {{"
-    out = [rows] + _prologue(desc)
+    head = ", ".join(_params(desc) + [f"int64_t {v}" for v in counters])
+    out = [f"static inline __attribute__((always_inline)) void {desc.name}_rows({head}) {{"] + _prologue(desc)
     _render_block(chain[-1].body, 1, out, in_threads=True)
     out += ["}", "", f"void {desc.name}({', '.join(_params(desc))}) {{"]
     out.append(f"  #pragma omp parallel for{f' collapse({len(chain)})' if len(chain) > 1 else ''} schedule(dynamic)")
     out += ["  " * (depth + 1) + _for_header(f) for depth, f in enumerate(chain)]
     names = [b.name for b in desc.bufs] + [s.name for s in desc.sizes] + list(desc.flags) + ["scale_"] + counters
-    pad = "  " * (len(chain) + 1)
-    for setting in desc.specialise:
-        fixed = dict(setting)
-        test = " && ".join(f"{name} == {value}" for name, value in setting)
-        out.append(f"{pad}if ({test}) {desc.name}_rows({', '.join(str(fixed.get(n, n)) for n in names)});")
-        out.append(f"{pad}else")
-    out.append(f"{pad}  {desc.name}_rows({', '.join(names)});")
+    out.append("  " * (len(chain) + 1) + f"{desc.name}_rows({', '.join(str(fixed.get(n, n)) for n in names)});")
     out += ["  " * (depth + 1) + "}" for depth in reversed(range(len(chain)))]
     return "\n".join(out + ["}", ""])
 
@@ -940,12 +748,14 @@ def _backward_kv() -> Described:
 C_SDPA_NESTS = {"sdpa": _forward(), "sdpa_bwd_q": _backward_q(), "sdpa_bwd_kv": _backward_kv()}
 
 @functools.cache
-def c_sdpa_kernels() -> str:
-    """The three kernels' C, dtype-generic (T, EXP, LOG left as macros): rendered, and so checked, on first use rather
-    than at `import limn`, where the checks would cost a tenth of a second every start."""
+def c_sdpa_kernels(setting: tuple = ()) -> str:
+    """The three kernels' C, dtype-generic (T, EXP, LOG left as macros), for every size or, with `setting` (one of
+    SPECIALISE), for those sizes only: rendered, and so checked, on first use rather than at `import limn`, where the
+    checks would cost a tenth of a second every start."""
+    fixed = dict(setting) if setting else None
     return ("#include <stdint.h>\n#include <math.h>\n"
             "static inline int64_t limn_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n"
-            + "\n".join(render_described(nest) for nest in C_SDPA_NESTS.values()))
+            + "\n".join(render_described(nest, fixed) for nest in C_SDPA_NESTS.values()))
 
 # %% ../../nbs/limn/12_attention.ipynb #h28fexp
 LIMN_SDPA_EXPF = r"""typedef union { float f; uint32_t u; } limn_fbits;
@@ -966,32 +776,35 @@ void limn_sdpa_expf_many(const float *restrict x, float *restrict y, int64_t cou
 """
 
 # %% ../../nbs/limn/12_attention.ipynb #65e1d696
-def c_sdpa_source(dtype: DType) -> str:
-    "The three kernels for `dtype` (float32 or float64; the c device declines the half widths before this is asked)."
+def c_sdpa_source(dtype: DType, setting: tuple = ()) -> str:
+    """The three kernels for `dtype` (float32 or float64; the c device declines the half widths before this is asked),
+    for every size or for the sizes `setting` only."""
     from limn.backend_c import LIMN_EXP, LIMN_LOG      # the c device's inline, vectorisable exp and log (chapter 08)
     spell = {"float32": ("float", "limn_sdpa_expf", "limn_logf", "fmaf"), "float64": ("double", "limn_exp", "limn_log", "fma")}
     if dtype.name not in spell:
         raise TypeError(f"the c device's attention kernels take float32 or float64, got {dtype.name}")
     T, EXP, LOG, FMA = spell[dtype.name]
     prelude = "#include <stdint.h>\n#include <math.h>\n" + LIMN_EXP + LIMN_LOG + LIMN_SDPA_EXPF
-    return prelude + f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n#define FMA {FMA}\n" + c_sdpa_kernels()
+    return prelude + f"#define T {T}\n#define EXP {EXP}\n#define LOG {LOG}\n#define FMA {FMA}\n" + c_sdpa_kernels(setting)
 
 # %% ../../nbs/limn/12_attention.ipynb #fbdabe35
-def _c_function(backend, dtype: DType, name: str, n_pointers: int):
-    "Kernel `name` of the compiled attention library for `dtype` (one cc run per dtype, then the on-disk cache)."
+def _c_function(backend, dtype: DType, name: str, n_pointers: int, setting: tuple = ()):
+    """Kernel `name` of the compiled attention library for `dtype`, for every size or for the sizes `setting` only (one
+    cc run per library, then the on-disk cache)."""
     from limn.backend_c import build_library
     import logging, time
     log = logging.getLogger("limn")                     # the executor's logger: it says what compiles, and how long
     libs = backend.__dict__.setdefault("sdpa_libraries", {})
-    if dtype.name not in libs:
+    key = dtype.name + "".join(f" {n}={v}" for n, v in setting)
+    if key not in libs:
         start = time.perf_counter()
-        path, ran = build_library(c_sdpa_source(dtype), backend.cc, backend.flags, backend.cache_dir)
+        path, ran = build_library(c_sdpa_source(dtype, setting), backend.cc, backend.flags, backend.cache_dir)
         if ran:
-            log.info("limn c: compiled the attention library (%s) in %.2f s", dtype.name, time.perf_counter() - start)
+            log.info("limn c: compiled the attention library (%s) in %.2f s", key, time.perf_counter() - start)
         with backend.cc_lock:                     # the executor compiles in threads
             backend.cc_runs += ran
-        libs[dtype.name] = ctypes.CDLL(path)
-    fn = getattr(libs[dtype.name], name)
+        libs[key] = ctypes.CDLL(path)
+    fn = getattr(libs[key], name)
     fn.argtypes = [ctypes.c_void_p] * n_pointers + [ctypes.c_int64] * 5 + [ctypes.c_int, ctypes.c_double]
     fn.restype = None
     return fn
@@ -1015,7 +828,8 @@ def described_counts(nest, dims) -> list:
 def c_builder(op: str):
     """A `register_custom` builder for the c device running the described kernel `C_SDPA_NESTS[op]` (kept as `.nest`, for
     litmus.bridge). Every buffer's element count is held to the description's shape at the launch's sizes, the assumption
-    the bridge's proof (Part III) makes; an output the graph does not use still gets scratch memory to be written to."""
+    the bridge's proof (Part III) makes; an output the graph does not use still gets scratch memory to be written to.
+    Sizes that are one of the nest's `specialise` run the library compiled for them alone."""
     nest = C_SDPA_NESTS[op]
     def build(backend, inputs, params):
         dtype, masked, dims = inputs[0][1], params.get("masked", False), _dims(inputs)
@@ -1026,7 +840,9 @@ def c_builder(op: str):
         for buf, want, got in zip(nest.bufs, counts, given):
             if got is not None and got != want:
                 raise ValueError(f"{nest.name}: {buf.name} has {got} elements; its described shape at sizes {dims} holds {want}")
-        fn = _c_function(backend, dtype, nest.name, len(nest.bufs))
+        env = dict(zip((s.name for s in nest.sizes), dims))
+        setting = next((s for s in nest.specialise if all(env[n] == v for n, v in s)), ())   # sizes compiled as constants
+        fn = _c_function(backend, dtype, nest.name, len(nest.bufs), setting)
         def program(ins, outs):
             pointers = [_pointer(m) for m in ins[:3]] + [_pointer(ins[3]) if masked else None] + [_pointer(m) for m in ins[3 + masked:]]
             scratch = {i: np.empty(n, dtype.np) for i, n in enumerate(counts[-n_out:]) if i not in outs}
