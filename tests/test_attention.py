@@ -322,3 +322,23 @@ def test_the_float32_kernels_exp_is_within_one_ulp():
     assert ulps.max() <= 1.0, f"{ulps.max():.2f} ulp at x = {x[normal][ulps.argmax()]}"
     assert np.abs(y[~normal] - want[~normal]).max() <= np.finfo(np.float32).smallest_subnormal   # subnormal results
     assert y[-len(edges)] == 0.0 and y[-len(edges) + 1] == 1.0
+
+
+@pytest.mark.parametrize("width", [32, 16])          # the library built for d = 32 and the general one
+def test_c_kernels_on_one_thread_give_the_threaded_bits(width):
+    """Each thread owns whole query (or key) rows, so the fused kernels' results do not depend on how many threads run
+    them: one OpenMP thread and two give the same bits, from the same compiled libraries."""
+    import ctypes, ctypes.util
+    gomp = ctypes.CDLL(ctypes.util.find_library("gomp") or "libgomp.so.1")
+    qa, ka, va = seeded([(1, 6, 300, width)] * 3, np.float32, seed=6)
+    seed = np.sin(np.arange(qa.size)).reshape(qa.shape)
+    before = gomp.omp_get_max_threads()
+    try:
+        gomp.omp_set_num_threads(2)
+        threaded = limn_run("c", qa, ka, va, True, key_mask((1, 1, 300)), seed)
+        gomp.omp_set_num_threads(1)
+        assert gomp.omp_get_max_threads() == 1
+        serial = limn_run("c", qa, ka, va, True, key_mask((1, 1, 300)), seed)
+    finally:
+        gomp.omp_set_num_threads(before)
+    for a, b in zip(threaded, serial): assert np.array_equal(a, b)
