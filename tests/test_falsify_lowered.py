@@ -3,9 +3,9 @@ lowering of declared dims and shape classes, chapter 13's verdict).
 
 Each hostile file is a KernelBench-style add + relu (kernel, ModelNew launcher, Model reference, get_inputs) that is
 correct except past an integer constant (a size test, a program id, an offset in a tl.where, a folded `1 << 19`, a
-constexpr global, a derived value, a jit helper's constant) that only the declared size crosses. Its oracle is the
-same kernel declared at a size the model can run, with the constant scaled into it: that file REJECTs, so the branch
-really writes garbage."""
+shift of the size by 19, a constexpr global, a derived value, a jit helper's constant) that only the declared size
+crosses. Its oracle is the same kernel declared at a size the model can run, with the constant scaled into it: that
+file REJECTs, so the branch really writes garbage."""
 from pathlib import Path
 import pytest
 from litmus.cli import main
@@ -86,13 +86,14 @@ BUGS = {
     "global": ("LIMIT: tl.constexpr = {c}\n", "    c = tl.where(offs > LIMIT, c + 1.0, c)"),
     "scaled size": ("", "    if n_elements * 2 > {c}:\n        c = c + 1.0"),         # the constant is past every size
     "scaled program": ("", "    if pid * 3 > {c}:\n        c = c + 1.0"),
+    "shifted": ("", "    if (n_elements >> {c}) > 0:\n        c = c + 1.0"),     # a size test with no large number in it
     "helper": ("\n@triton.jit\ndef bump(c, offs):\n    return tl.where(offs > {c}, c + 1.0, c)\n", "    c = bump(c, offs)"),
 }
 # 128 x 5000 = 640000 elements a tensor (three tensors: too large for the model); 1 x 3000 fits
 BIG = {"size": 500000, "program": 1000, "offset": 600000, "folded": 19, "global": 600000, "scaled size": 1000000,
-       "scaled program": 3000, "helper": 600000}
+       "scaled program": 3000, "shifted": 19, "helper": 600000}
 SMALL = {"size": 2000, "program": 5, "offset": 2000, "folded": 11, "global": 2000, "scaled size": 4000,
-         "scaled program": 15, "helper": 2000}
+         "scaled program": 15, "shifted": 11, "helper": 2000}
 
 
 def write_case(tmp_path, bug, batch, dim, constant, block=256):

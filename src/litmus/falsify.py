@@ -1170,7 +1170,7 @@ def kernel_constants(kernel) -> list:
     """[(|value|, line, text)] of every whole-number constant in the kernel's code and its helpers: the largest constant
     subexpression (`1 << 19`, not 1 and 19), a constexpr global where it is used (unless a parameter or local of that
     name hides it: a kernel's `M` is not the file's `M = 1000`), and each number the launch fixes that the kernel
-    compares (`_argument_constants`). Keyword arguments are skipped."""
+    compares (`_argument_constants`), and 2**k for a size shifted by a constant k. Keyword arguments are skipped."""
     constant_globals = _constant_globals(kernel.module_ast)
     out = []
     def visit(node):
@@ -1180,6 +1180,10 @@ def kernel_constants(kernel) -> list:
                 text = ast.unparse(node)
                 out.append((abs(int(value)), node.lineno, text if text == str(value) else f"{text} = {value}"))
             return
+        shift = _folded(node.right, names) if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.RShift)) else None
+        if shift is not None and 0 <= shift <= 64 and float(shift).is_integer():
+            # a size shifted by k is tested against 2**k: `(n >> 19) > 0` is `n >= 524288` with no large number written
+            out.append((2 ** int(shift), node.lineno, f"{ast.unparse(node)}: a shift by {int(shift)}, the size 2**{int(shift)}"))
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.keyword):
                 visit(child)
