@@ -5,6 +5,7 @@
 # %% ../../nbs/bridge/00_bridge.ipynb #6fa80d3d
 from __future__ import annotations
 from dataclasses import dataclass, field, replace
+import functools
 import math
 import numpy as np
 import limn.codegen
@@ -618,53 +619,77 @@ def move_access(desc, touch, *index):
 
 # %% ../../nbs/bridge/00_bridge.ipynb #3e9bb735
 def _value(e, env):
+    "The value of a description's expression with `env`'s sizes, flags, counters and Lets: an int, or an array of them."
     from limn.attention import Min, Pick, CeilDiv
     if isinstance(e, Min):
-        return min(_value(a, env) for a in e.args)
+        return functools.reduce(np.minimum, [_value(a, env) for a in e.args])
     if isinstance(e, Pick):
-        return _value(e.a, env) if env[e.flag] else _value(e.b, env)
+        return _value(e.a, env) if env[e.flag] else _value(e.b, env)     # a flag is one int for the whole launch
     if isinstance(e, CeilDiv):
         return -(-_value(e.num, env) // e.k)
     return Index.of(e).eval(env)
 
 # %% ../../nbs/bridge/00_bridge.ipynb #10d1ec95
+def _repeat_for(loop, env, rows):
+    """`env` (sizes and flags as ints, the enclosing counters and Lets as arrays of `rows` entries) with each entry
+    repeated once per iteration `loop` makes there, and the loop's counter bound: the environment of its body."""
+    start = np.broadcast_to(_value(loop.start, env), (rows,))
+    end = np.broadcast_to(_value(loop.end, env), (rows,))
+    count = np.maximum(0, -(-(end - start) // loop.step))            # len(range(start, end, step)), for step >= 1
+    entry = np.repeat(np.arange(rows), count)
+    first = np.repeat(np.cumsum(count) - count, count)               # where each entry's iterations begin
+    inner = {name: v[entry] if isinstance(v, np.ndarray) else v for name, v in env.items()}
+    inner[loop.var.name] = start[entry] + loop.step * (np.arange(len(entry)) - first)
+    return inner, len(entry)
+
 def walk_described(desc, env: dict):
-    """Every access the description's loops make with sizes and flags bound in `env`: (touch, index tuple, thread
-    coordinates), in program order."""
+    """Every access the description's loops make with sizes and flags bound in `env`: (touch, index, thread), where
+    index and thread are tuples of arrays with one entry per iteration that reaches the access (a thread coordinate
+    outside the threaded loops is -1)."""
     from limn.attention import For, Let, Line, touches
     if missing := [n for n in [s.name for s in desc.sizes] + list(desc.flags) if n not in env]:
         raise ValueError(f"walk_described needs a value for {missing} (sizes {[s.name for s in desc.sizes]}, flags {list(desc.flags)})")
     per_line, threads = {}, [f.var.name for f in threaded_chain(desc)]
     for t in touches(desc):
         per_line.setdefault(id(t.line), []).append(t)
-    def walk(stmts, env):
+    def every(value, rows):
+        return np.broadcast_to(np.asarray(value, dtype=np.int64), (rows,))
+    def walk(stmts, env, rows):
         env = dict(env)
         for s in stmts:
             if isinstance(s, Let):
                 env[s.var.name] = _value(s.expr, env)
             elif isinstance(s, Line):
                 for t in per_line.get(id(s), []):
-                    yield t, tuple(i.eval(env) for i in t.ref.index), tuple(env.get(n) for n in threads)
+                    yield t, tuple(every(i.eval(env), rows) for i in t.ref.index), tuple(every(env.get(n, -1), rows) for n in threads)
             elif isinstance(s, For):
-                for v in range(_value(s.start, env), _value(s.end, env), s.step):
-                    yield from walk(s.body, {**env, s.var.name: v})
-    yield from walk(desc.body, env)
+                inner, inner_rows = _repeat_for(s, env, rows)
+                if inner_rows:
+                    yield from walk(s.body, inner, inner_rows)
+    yield from walk(desc.body, env, 1)
 
 # %% ../../nbs/bridge/00_bridge.ipynb #9f3f1259
 def walked_ok(desc, env):
     """True when every index `walk_described` makes at `env` is inside its dim and no cell a thread writes is touched by
     another thread: the brute-force answer a proof (or a witness) is held to."""
-    touched, written = {}, set()
+    touched, written = {}, {}                         # buffer name -> arrays of (cell..., thread...) rows; written cells
     for t, at, thread in walk_described(desc, env):
         shape = [s if isinstance(s, int) else env[s.name] for s in t.ref.buf.shape]
-        if not all(0 <= x < n for x, n in zip(at, shape)):
+        if not all(np.all((0 <= x) & (x < n)) for x, n in zip(at, shape)):
             return False
         if t.ref.buf.role == 'local':
             continue
-        touched.setdefault((t.ref.buf.name, at), set()).add(thread)
+        touched.setdefault(t.ref.buf.name, []).append(np.stack(at + thread, axis=1))
         if t.kind != 'load':
-            written.add((t.ref.buf.name, at))
-    return all(len(touched[cell]) == 1 for cell in written)
+            written.setdefault(t.ref.buf.name, []).append(np.stack(at, axis=1))
+    for name, cells in written.items():
+        rank = cells[0].shape[1]
+        pairs = np.unique(np.concatenate(touched[name]), axis=0)       # each (cell, thread) once
+        cell_of_pair, threads_per_cell = np.unique(pairs[:, :rank], axis=0, return_counts=True)
+        shared = {tuple(c) for c in cell_of_pair[threads_per_cell > 1]}
+        if shared and any(tuple(c) in shared for c in np.unique(np.concatenate(cells), axis=0)):
+            return False
+    return True
 
 # %% ../../nbs/bridge/00_bridge.ipynb #005c45a4
 def draw_described(desc, report: KernelReport | None = None):
