@@ -14,7 +14,7 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'NORM', 'SCAN', 'MOVE', 'UNSUPPORTED', '
            'normalise', 'DType', 'dtype_info', 'dtype_name', 'parse_dtypes', 'Spec', 'reduce_sum', 'scan_sum']
 
 # %% ../../nbs/litmus/01_spec.ipynb #bf09bbd0
-import ast, math, re, weakref
+import ast, hashlib, math, re, weakref
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 import numpy as np
@@ -836,8 +836,9 @@ def evaluate(self: Spec, inputs: dict, dtype=None, acc_dtype=None, order="sequen
 def reference(self: Spec, inputs: dict):
     """The exact result to float64 accuracy: float64 arithmetic, every sum by math.fsum
     (correctly rounded), so no cancellation error; checked against mpmath in the tests. Budget: O(size) per node
-    in Python-speed sums (a scan keeps its exact running sum as a few partials), O(M*N*K) for a matmul."""
-    return _reference(self.expr, {k: np.asarray(v, np.float64) for k, v in self._inputs(inputs).items()})
+    in Python-speed sums (a scan keeps its exact running sum as a few partials), O(M*N*K) for a matmul; an answer
+    already computed for the same expression and the same input bits is handed back from memory (`_remembered`)."""
+    return _remembered(self.expr, {k: np.asarray(v, np.float64) for k, v in self._inputs(inputs).items()})
 
 # %% ../../nbs/litmus/01_spec.ipynb #8660367a
 @patch
@@ -1246,3 +1247,27 @@ def _picked(x, idx):
         raise ValueError(f"pick's indices must be integers in [0, {N - 1}]")
     return x[np.arange(x.shape[0]), idx.astype(np.int64)][:, None]
 
+
+# %% ../../nbs/litmus/01_spec.ipynb #spec-memo
+_REMEMBERED: dict = {}                # (expr, ((name, shape, digest), ...)) -> the reference's float64 answer
+_REMEMBERED_BYTES = [0]
+_REMEMBER_BYTES = 64 << 20             # at most this many bytes of answers are kept; an answer over 1/8 of it never is
+
+def _input_key(inputs: dict) -> tuple:
+    "Each input's name, shape and the digest of its bytes (float64, C order): equal keys mean equal inputs."
+    return tuple((k, v.shape, hashlib.blake2b(np.ascontiguousarray(v).data, digest_size=20).digest())
+                 for k, v in sorted(inputs.items()))
+
+def _remembered(expr, inputs: dict) -> np.ndarray:
+    "`_reference(expr, inputs)`, from memory when it was computed for this expression and these input bits."
+    key = (expr, _input_key(inputs))
+    kept = _REMEMBERED.get(key)
+    if kept is not None:
+        return kept.copy()
+    answer = _reference(expr, inputs)
+    if answer.nbytes <= _REMEMBER_BYTES // 8:
+        while _REMEMBERED and _REMEMBERED_BYTES[0] + answer.nbytes > _REMEMBER_BYTES:
+            _REMEMBERED_BYTES[0] -= _REMEMBERED.pop(next(iter(_REMEMBERED))).nbytes
+        _REMEMBERED[key] = answer.copy()
+        _REMEMBERED_BYTES[0] += answer.nbytes
+    return answer
