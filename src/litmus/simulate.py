@@ -131,7 +131,7 @@ def _unpromoted(ufunc, inputs) -> list | None:
         if kind is Block or kind is np.ndarray:
             if dtype is None:
                 dtype = x.dtype
-            elif x.dtype != dtype:
+            elif x.dtype is not dtype and x.dtype != dtype:
                 return None
         elif kind is float:
             float_scalar = True
@@ -139,8 +139,11 @@ def _unpromoted(ufunc, inputs) -> list | None:
             return None
     if dtype is None:
         return None
-    if not _is_float(dtype) and (float_scalar or ufunc is np.true_divide):
+    if (float_scalar or ufunc is np.true_divide) and not _is_float(dtype):
         return None
+    if len(inputs) == 2:          # a binary operation, most of them: no comprehension's frame
+        a, b = inputs
+        return [a.view(np.ndarray) if type(a) is Block else a, b.view(np.ndarray) if type(b) is Block else b]
     return [x.view(np.ndarray) if type(x) is Block else x for x in inputs]
 
 def _promote(ufunc, inputs) -> list:
@@ -1066,7 +1069,13 @@ def _widened(data, rank: int):
 # %% ../../nbs/litmus/08_simulate.ipynb #07475389
 def _aligned(values) -> list:
     "VBlocks as their data widened to the rank of the widest array among `values`, Blocks as plain arrays, the rest as is."
-    rank = max((_rank(v) for v in values if type(v) is VBlock or isinstance(v, (np.ndarray, np.generic))), default=0)
+    rank = 0
+    for v in values:               # one pass, exact type tests first: this runs for every operation of a body
+        kind = type(v)
+        if kind is VBlock:
+            rank = max(rank, v.data.ndim - 1)
+        elif kind is Block or kind is np.ndarray or isinstance(v, (np.ndarray, np.generic)):
+            rank = max(rank, v.ndim)
     out = []
     for v in values:
         if type(v) is VBlock:
@@ -1102,14 +1111,33 @@ def __array_ufunc__(self: VBlock, ufunc, method, *inputs, **kwargs):
     return _as_vblock(_ufunc_call(ufunc, _aligned(inputs)))
 
 # %% ../../nbs/litmus/08_simulate.ipynb #75b0e149
+def _vblock_operator(ufunc, reflected: bool):
+    """`x + y` on a block of many programs as `VBlock.__array_ufunc__` computes it, without numpy's dispatch in between
+    (a kernel body's arithmetic is most of a launch); a pointer operand is left to its own operators."""
+    def operator(self, other):
+        if getattr(type(other), "__array_ufunc__", True) is None:
+            return NotImplemented
+        return _as_vblock(_ufunc_call(ufunc, _aligned((other, self) if reflected else (self, other))))
+    return operator
+
 def _in_place(ufunc):
     "`x += y` on a block is `x = x + y`, as for `Block`: the model never writes into a block."
-    return lambda self, other: ufunc(self, other)
+    forward = _vblock_operator(ufunc, False)
+    def in_place(self, other):
+        result = forward(self, other)
+        return ufunc(self, other) if result is NotImplemented else result     # numpy's own refusal of a pointer
+    return in_place
 
-for _name, _ufunc in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-                      "floordiv": np.floor_divide, "mod": np.remainder, "and": np.bitwise_and, "or": np.bitwise_or,
-                      "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift}.items():
+_VBLOCK_OPERATORS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+                     "floordiv": np.floor_divide, "mod": np.remainder, "and": np.bitwise_and, "or": np.bitwise_or,
+                     "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift}
+for _name, _ufunc in _VBLOCK_OPERATORS.items():
+    setattr(VBlock, f"__{_name}__", _vblock_operator(_ufunc, False))
+    setattr(VBlock, f"__r{_name}__", _vblock_operator(_ufunc, True))
     setattr(VBlock, f"__i{_name}__", _in_place(_ufunc))
+for _name, _ufunc in {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+                      "eq": np.equal, "ne": np.not_equal}.items():
+    setattr(VBlock, f"__{_name}__", _vblock_operator(_ufunc, False))
 
 # %% ../../nbs/litmus/08_simulate.ipynb #9eaa4f8b
 def _simple_index(index) -> tuple | None:
@@ -1241,9 +1269,12 @@ def _vector_lanes(programs, ptr, mask):
         offsets = ptr.offsets[None]
     else:
         raise _Devectorise(f"a load or store through {type(ptr).__name__} {_kernel_line()}")
+    full = offsets.shape[0] == programs.count
     if mask is None:
-        return np.broadcast_to(offsets, (programs.count,) + offsets.shape[1:]), None
+        return (offsets if full else np.broadcast_to(offsets, (programs.count,) + offsets.shape[1:])), None
     active = mask.data.astype(bool) if type(mask) is VBlock else np.asarray(mask, dtype=bool)[None]
+    if full and active.shape == offsets.shape:       # most loads: one offset and one mask bit per lane already
+        return offsets, active
     rank = max(offsets.ndim, active.ndim) - 1
     offsets, active = np.broadcast_arrays(_widened(offsets, rank), _widened(active, rank))
     shape = (programs.count,) + offsets.shape[1:]
@@ -1251,9 +1282,10 @@ def _vector_lanes(programs, ptr, mask):
 
 # %% ../../nbs/litmus/08_simulate.ipynb #08b22446
 def _lane_programs(programs, shape, active):
-    "Each active lane's index among the programs, in row-major order of (program, lane)."
-    index = np.broadcast_to(np.arange(programs.count).reshape((-1,) + (1,) * (len(shape) - 1)), shape)
-    return index.reshape(-1) if active is None else index[active]
+    "Each active lane's index among the programs, in row-major order of (program, lane); `shape` leads with the programs."
+    if active is None:
+        return np.repeat(np.arange(programs.count), math.prod(shape[1:]))
+    return np.nonzero(active.reshape(programs.count, -1))[0]       # the row of each True, in row-major order
 
 # %% ../../nbs/litmus/08_simulate.ipynb #a7a6d174
 @patch
@@ -1537,12 +1569,16 @@ class _Extra:
 _NAMESPACES: dict = {}   # (id(kernel), together) -> the kernel, its function, and the namespace as it was built
 
 def _namespace_state(namespace: dict, bound) -> bytes | None:
-    "The bytes of everything a launch could change in place: each literal, each function's defaults and attributes."
+    """The bytes of everything a launch could change in place: each literal, each function's defaults and attributes.
+    The builtins dict is held by which object each name holds (pickling its functions took most of a small launch's
+    check): every builtin stays alive in the builtins module, so a name rebound in place shows as another id."""
     state = []
     for name, value in namespace.items():
         if name in bound:
             continue
-        if isinstance(value, types.FunctionType):
+        if name == "__builtins__" and type(value) is dict:
+            state.append((name, [(k, id(v)) for k, v in value.items()]))
+        elif isinstance(value, types.FunctionType):
             state.append((name, value.__defaults__, value.__kwdefaults__, value.__dict__))
         else:
             state.append((name, value))
@@ -1618,6 +1654,22 @@ class Run:
         return self.error is not None or self.timed_out
 
 # %% ../../nbs/litmus/08_simulate.ipynb #00a9a59c
+_POISONED: dict = {}     # (span, dtype) -> poison(arange(span), dtype), read-only: a search lays out the same few spans
+
+def _poisoned(span: int, dtype) -> np.ndarray:
+    "A fresh copy of `poison(np.arange(span), dtype)`, the poison of a small span computed once."
+    key = (span, np.dtype(dtype).str, np.dtype(dtype).name)
+    kept = _POISONED.get(key)
+    if kept is None:
+        kept = poison(np.arange(span), dtype)
+        if span > 1 << 16:
+            return kept
+        if len(_POISONED) >= 256:
+            _POISONED.clear()
+        kept.setflags(write=False)
+        _POISONED[key] = kept
+    return kept.copy()
+
 def layout(tensor: TensorArg, logical=None) -> np.ndarray:
     """The flat allocation of one tensor argument. Inputs: the logical values at their strided offsets and poison in the
     gaps a padded stride leaves. Outputs: NaN (ints: 0), so an element the kernel never writes cannot pass. Accumulators: 0."""
@@ -1633,7 +1685,7 @@ def layout(tensor: TensorArg, logical=None) -> np.ndarray:
     elif tensor.role == "out":
         flat = np.full(tensor.span, np.nan if _is_float(dtype) else 0, dtype)
     else:
-        flat = poison(np.arange(tensor.span), dtype)
+        flat = _poisoned(tensor.span, dtype)
     if logical is not None:
         flat[tensor.flat_index()] = logical.astype(dtype)
     return flat
