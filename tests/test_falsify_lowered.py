@@ -2,12 +2,17 @@
 lowering of declared dims and shape classes, chapter 13's verdict).
 
 Each hostile file is a KernelBench-style add + relu (kernel, ModelNew launcher, Model reference, get_inputs) that is
-correct except past an integer constant (a size test, a program id, an offset in a tl.where, a folded `1 << 19`, a
-shift of the size by 19, a constexpr global, a derived value, a jit helper's constant) that only the declared size
-crosses. Its oracle is the same kernel declared at a size the model can run, with the constant scaled into it: that
+correct except past a threshold that only the declared size crosses: an integer constant (a size test, a program id, an
+offset in a tl.where, a folded `1 << 19`, a shift of the size by 19, a constexpr global, a derived value, a jit helper's
+constant), or a threshold no constant betrays (`tl.log2` of the size against 19.0, a loop counting the size's bits,
+a float compare `n * 1e-6 > 0.5`, a local product `lim * lim * 60`). The search's launches run lowered sizes; one
+launch at the declared size (chapter 12's `_run_declared`) REJECTs every one. Where that launch cannot run (here: its
+size limit set below the declared size), the verdict is UNKNOWN naming why, and the constant rule still names the
+constant. Each oracle is the same kernel declared at a size the model can run, with the threshold scaled into it: that
 file REJECTs, so the branch really writes garbage."""
 from pathlib import Path
 import pytest
+from litmus import falsify
 from litmus.cli import main
 
 KERNEL = '''import torch
@@ -89,11 +94,22 @@ BUGS = {
     "shifted": ("", "    if (n_elements >> {c}) > 0:\n        c = c + 1.0"),     # a size test with no large number in it
     "helper": ("\n@triton.jit\ndef bump(c, offs):\n    return tl.where(offs > {c}, c + 1.0, c)\n", "    c = bump(c, offs)"),
 }
+# thresholds no constant of the kernel betrays: every number in them is crossed by the lowered runs, or not whole
+HIDDEN = {
+    "log2": ("", "    if tl.log2(n_elements * 1.0) > {c}:\n        c = c + 1.0"),
+    "counting loop": ("", "    bits = 0\n    for i in range(0, 40):\n        bits = bits + tl.where((n_elements >> i) > 0, 1, 0)\n"
+                          "    c = tl.where(bits > {c}, c + 1.0, c)"),     # bits: the size's bit length
+    "float compare": ("", "    if n_elements * {c} > 0.5:\n        c = c + 1.0"),
+    "local product": ("", "    lim = {c}\n    lim = lim * lim * 60\n    c = tl.where(offs > lim, c + 1.0, c)"),
+}
+BUGS.update(HIDDEN)
 # 128 x 5000 = 640000 elements a tensor (three tensors: too large for the model); 1 x 3000 fits
 BIG = {"size": 500000, "program": 1000, "offset": 600000, "folded": 19, "global": 600000, "scaled size": 1000000,
-       "scaled program": 3000, "shifted": 19, "helper": 600000}
+       "scaled program": 3000, "shifted": 19, "helper": 600000,
+       "log2": 19.0, "counting loop": 19, "float compare": 1e-6, "local product": 100}   # 524288, 2**20, 500000, 600000
 SMALL = {"size": 2000, "program": 5, "offset": 2000, "folded": 11, "global": 2000, "scaled size": 4000,
-         "scaled program": 15, "shifted": 11, "helper": 2000}
+         "scaled program": 15, "shifted": 11, "helper": 2000,
+         "log2": 11.0, "counting loop": 11, "float compare": 2.5e-4, "local product": 5}
 
 
 def write_case(tmp_path, bug, batch, dim, constant, block=256):
@@ -113,12 +129,28 @@ def verdict(kernel, ref, capsys):
 
 
 @pytest.mark.parametrize("bug", sorted(BUGS))
-def test_a_kernel_wrong_only_at_its_declared_size_is_not_accepted(tmp_path, capsys, bug):
+def test_a_kernel_wrong_only_at_its_declared_size_is_rejected_by_the_declared_run(tmp_path, capsys, bug):
     kernel, ref = write_case(tmp_path, bug, 128, 5000, BIG[bug])
     got, out = verdict(kernel, ref, capsys)
-    assert got in ("UNKNOWN", "REJECT"), out[-3000:]
-    if got == "UNKNOWN":
-        assert "not run" in out and "line " in out, out[-3000:]
+    assert got == "REJECT", out[-3000:]
+    assert "'batch_size': 128, 'dim': 5000" in out, out[-3000:]     # the witness is at the declared size
+
+
+@pytest.fixture
+def no_declared_run(monkeypatch):
+    "The declared launch's size limit below 3 x 640000 elements: the declared size cannot run even once."
+    monkeypatch.setattr(falsify, "_DECLARED_MAX_ELEMENTS", 100000)
+
+
+@pytest.mark.parametrize("bug", ["size", "shifted", "log2", "float compare"])
+def test_where_the_declared_size_cannot_run_the_verdict_is_unknown_naming_why(tmp_path, capsys, no_declared_run, bug):
+    kernel, ref = write_case(tmp_path, bug, 128, 5000, BIG[bug])
+    got, out = verdict(kernel, ref, capsys)
+    assert got == "UNKNOWN", out[-3000:]
+    assert ("the declared sizes (batch_size=128, dim=5000) were not run: too large to run even once (1920000 tensor "
+            "elements; at most 100000)") in out, out[-3000:]
+    if bug not in HIDDEN:    # the constant rule names the constant too
+        assert "was never crossed" in out and "line 16" in out, out[-3000:]
 
 
 @pytest.mark.parametrize("bug", sorted(BUGS))
@@ -129,12 +161,16 @@ def test_the_same_branch_at_a_size_the_model_runs_is_rejected(tmp_path, capsys, 
     assert got == "REJECT", out[-3000:]
 
 
-def test_a_correct_kernel_at_a_lowered_size_still_accepts_and_says_the_declared_size_was_not_run(tmp_path, capsys):
+def test_a_correct_kernel_at_a_lowered_size_accepts_and_says_what_ran_at_which_size(tmp_path, capsys, monkeypatch):
     kernel, ref = write_case(tmp_path, "size", 128, 5000, 0)
     kernel.write_text(kernel.read_text().replace("    if n_elements > 0:\n        c = c + 1.0\n", ""))
     got, out = verdict(kernel, ref, capsys)
     assert got == "ACCEPT", out[-3000:]
-    assert "declared" in out and "not run" in out, out[-3000:]
+    assert "which ran batch_size=128, dim=1 in their place; then one launch at the declared sizes (batch_size=128, " \
+           "dim=5000) on a random input from the domain" in out, out[-3000:]
+    monkeypatch.setattr(falsify, "_DECLARED_MAX_ELEMENTS", 100000)   # the same kernel, its declared size not run
+    got, out = verdict(kernel, ref, capsys)
+    assert got == "UNKNOWN" and "were not run: too large to run even once" in out, out[-3000:]
 
 
 @pytest.mark.parametrize("name", ["kb_add_relu", "kb_transpose2d"])
@@ -143,7 +179,7 @@ def test_the_benchmark_files_with_no_such_constant_keep_their_accept(capsys, nam
     kb = Path(__file__).resolve().parent / "launchers" / "kb"
     got, out = verdict(kb / f"{name}.py", kb / f"{name}_ref.py", capsys)
     assert got == "ACCEPT", out[-3000:]
-    assert "the declared sizes were not run" in out, out[-3000:]
+    assert "then one launch at the declared sizes" in out, out[-3000:]
 
 
 def test_the_rule_holds_where_shape_classes_were_lowered(tmp_path, capsys):
@@ -165,7 +201,10 @@ def launch_constant_case(tmp_path, batch, dim, limit):
     return kernel, ref
 
 
-def test_a_constant_the_launch_passes_is_read_as_the_kernels_own(tmp_path, capsys):
+def test_a_constant_the_launch_passes_is_read_as_the_kernels_own(tmp_path, capsys, monkeypatch):
+    got, out = verdict(*launch_constant_case(tmp_path, 128, 5000, 500000), capsys)
+    assert got == "REJECT", out[-3000:]                                           # the declared run crosses it
+    monkeypatch.setattr(falsify, "_DECLARED_MAX_ELEMENTS", 100000)
     got, out = verdict(*launch_constant_case(tmp_path, 128, 5000, 500000), capsys)
     assert got == "UNKNOWN" and "the constant LIMIT = 500000 at line 16 was never crossed" in out, out[-3000:]
     got, out = verdict(*launch_constant_case(tmp_path, 1, 3000, 2000), capsys)   # the oracle: run, it is garbage
@@ -181,10 +220,11 @@ def clamped_grid_case(tmp_path, batch, dim, programs):
     return kernel, ref
 
 
-def test_a_grid_that_clamps_below_the_declared_size_is_not_accepted(tmp_path, capsys):
+def test_a_grid_that_clamps_below_the_declared_size_is_not_accepted(tmp_path, capsys, monkeypatch):
     got, out = verdict(*clamped_grid_case(tmp_path, 128, 5000, 1000), capsys)
-    assert got in ("UNKNOWN", "REJECT"), out[-3000:]
-    if got == "UNKNOWN":
-        assert "the constant 1000 in the grid" in out, out[-3000:]
+    assert got == "REJECT", out[-3000:]
+    monkeypatch.setattr(falsify, "_DECLARED_MAX_ELEMENTS", 100000)
+    got, out = verdict(*clamped_grid_case(tmp_path, 128, 5000, 1000), capsys)
+    assert got == "UNKNOWN" and "the constant 1000 in the grid" in out, out[-3000:]
     got, out = verdict(*clamped_grid_case(tmp_path, 1, 3000, 5), capsys)   # the oracle: 1280 of 3000 elements written
     assert got == "REJECT", out[-3000:]

@@ -66,13 +66,14 @@ class CheckResult:
         return " below the int32 size limits listed under safety (LIMIT)"
     @property
     def _lowered_note(self) -> str:
-        "An ACCEPT whose declared sizes were too large for the model was searched at smaller ones: the text says so."
+        """An ACCEPT whose declared sizes were too large for the search's launches was searched at smaller ones, then run
+        once at the declared sizes (without that run it is UNKNOWN): the text says what ran at which size."""
         f = self.falsification
         if f is None or not f.lowered:
             return ""
         ran = ", ".join(f"{d}={v}" for d, v in f.lowered.items())
-        return (f"; the declared sizes were not run (too large for the model): the search ran {ran} in their place, "
-                f"and no constant of the kernel lies between those and the declared sizes")
+        return (f"; the declared sizes were too large for the search's launches, which ran {ran} in their place; then "
+                f"{f.declared_run or 'no launch at the declared sizes'}")
 
 # %% ../../nbs/litmus/13_check.ipynb #b66a252e
 @patch
@@ -151,7 +152,8 @@ def _validated(value) -> FalsifyResult:
     result = FalsifyResult.from_dict(value)
     ok = (isinstance(result.kernel, str) and isinstance(result.evaluations, int) and isinstance(result.configs, int)
           and isinstance(result.worst_ratio, (int, float)) and isinstance(result.failure, str) and isinstance(result.notes, list)
-          and isinstance(result.uncrossed, list) and isinstance(result.lowered, dict))
+          and isinstance(result.uncrossed, list) and isinstance(result.lowered, dict)
+          and isinstance(result.declared_run, str))
     cx = result.counterexample
     if cx is not None:
         ok = ok and cx.kind in _KINDS and isinstance(cx.elements, int) and isinstance(cx.dims, dict) and isinstance(cx.detail, str)

@@ -19,7 +19,7 @@ import numpy as np
 import ml_dtypes
 from litmus import corpus, simulate
 from litmus.sandbox import Box, Boxed, Limits, exchange
-from litmus.spec import Spec, DType, DTYPES, dtype_info, UNARY, BINARY, render, output_specs
+from litmus.spec import Spec, DType, DTYPES, dtype_info, UNARY, BINARY, MOVE, render, output_specs
 from litmus.bounds import ToleranceBound
 from litmus.shapes import SymbolicShapeSpace
 
@@ -347,6 +347,21 @@ def domain_at(self: Target, name: str, dims: dict) -> tuple:
 # %% ../../nbs/litmus/12_falsify.ipynb #672e92be
 _ELEMENTWISE = set(UNARY) | set(BINARY) | {"input", "const", "neg"}
 
+def _row_input(expr):
+    """(input, transposed) of the input the first reduction, norm or scan of `expr` reads its rows from, or None where
+    none does: transposed when an odd number of `transpose` nodes lie between them (`sum(transpose(x))` sums x's
+    columns, so its row has x.shape[-2] elements)."""
+    for n in expr.walk():
+        if n.op in _ELEMENTWISE or n.op in MOVE:
+            continue
+        todo = [(s, False) for s in n.srcs]
+        while todo:
+            m, flipped = todo.pop(0)
+            if m.op == "input":
+                return m.arg, flipped
+            todo += [(s, flipped != (m.op == "transpose")) for s in m.srcs]
+    return None
+
 @patch
 def _spec_dims(self: Target, launch, spec=None) -> dict:
     "N (row length) or K (contraction length) of `spec` (default: the first output's) at this launch, read off the tensors' shapes."
@@ -357,7 +372,11 @@ def _spec_dims(self: Target, launch, spec=None) -> dict:
     mm = next((n for n in nodes if n.op == "matmul"), None)
     if mm is not None:
         return {"K": max(1, shapes[by_spec[mm.srcs[0].arg]][-1])}
-    along_rows = [m.arg for n in nodes if n.op not in _ELEMENTWISE for m in n.walk() if m.op == "input"]   # reductions, norms, scans
+    row = _row_input(spec.expr)
+    if row is not None:
+        shape = shapes[by_spec[row[0]]]
+        return {"N": max(1, shape[-2] if row[1] and len(shape) >= 2 else shape[-1] if shape else 1)}
+    along_rows = [m.arg for n in nodes if n.op not in _ELEMENTWISE for m in n.walk() if m.op == "input"]   # data movement only
     first = (along_rows or spec.inputs)[0]
     shape = shapes[by_spec[first]]
     return {"N": max(1, shape[-1] if shape else 1)}
@@ -421,7 +440,10 @@ def reference(self: Target, case: Case, launch) -> dict:
         ins = {self.names[t]: case.inputs[t] for t in self.kernel.inputs if self.names.get(t)}
         shapes, out = {t.name: t.shape for t in launch.tensors}, {}
         for name, spec in self.specs.items():
-            ref = np.asarray(spec.reference({k: ins[k] for k in spec.inputs}), np.float64)
+            given = {k: ins[k] for k in spec.inputs}
+            if not any(n.op == "matmul" for n in spec.expr.walk()):    # rows of the last axis, as reshape(-1, D) reads them
+                given = {k: v.reshape(-1, v.shape[-1]) if v.ndim > 2 else v for k, v in given.items()}
+            ref = np.asarray(spec.reference(given), np.float64)
             if ref.size != int(np.prod(shapes[name])):
                 ref = np.broadcast_to(ref.reshape(-1) if ref.size == 1 else ref, shapes[name])
             out[name] = ref.reshape(shapes[name])
@@ -677,7 +699,8 @@ class FalsifyResult:
     with any, or with no launch at all, saw less than the kernel's shape space, and the pipeline says UNKNOWN.
     `uncrossed` names each constant of the kernel that a declared size reaches and no run did (where sizes were lowered
     to fit the model): a branch past it was never run, so UNKNOWN too. `lowered` is the declared dims the search ran
-    instead of the declared ones ({} when it ran them as declared)."""
+    instead of the declared ones ({} when it ran them as declared); `declared_run` says what then ran once at the
+    declared dims themselves (`_run_declared`)."""
     kernel: str
     counterexample: Counterexample | None
     evaluations: int
@@ -691,6 +714,7 @@ class FalsifyResult:
     skipped: list = field(default_factory=list)
     uncrossed: list = field(default_factory=list)
     lowered: dict = field(default_factory=dict)
+    declared_run: str = ""   # what ran once at the declared dims where `lowered` stood in for them
     @property
     def found(self) -> bool:
         return self.counterexample is not None
@@ -1235,11 +1259,78 @@ def _reach(self: TargetedFalsification, launch):
 
 @patch
 def _uncrossed(self: TargetedFalsification) -> list:
-    "uncrossed() over the sizes lowered to fit and the sizes run; [] when every size ran as declared."
+    """uncrossed() over the sizes lowered to fit and the sizes run, after why the declared dims were not run (where
+    `_run_declared` could not); [] when every size ran as declared."""
     declared = {}
     for dims in self._unfitted:
         _merged(declared, launch_sizes(self._launch(self.kernel, dims)))
-    return uncrossed(kernel_constants(self.kernel), self._reached, declared) if declared else []
+    found = uncrossed(kernel_constants(self.kernel), self._reached, declared) if declared else []
+    return ([self._unrun] if self._unrun else []) + found   # the declared dims not run at all come first
+
+# %% ../../nbs/litmus/12_falsify.ipynb #h30c0013
+# one launch at the declared dims may be larger than the search's (it runs once, not hundreds of times): its tensors'
+# elements, its programs, and the product of its dims (a matmul's M * N * K: the exact reference's cost)
+_DECLARED_MAX_ELEMENTS, _DECLARED_MAX_PROGRAMS, _DECLARED_MAX_WORK = 1 << 24, 1 << 17, 1 << 30
+
+@patch
+def random_case(self: TargetedFalsification, kernel, dims, seed) -> Case:
+    "A case at `dims` drawn uniformly from each input's domain (an index input uniformly over its integers), in its format."
+    rng = np.random.default_rng(seed)
+    inputs = {}
+    for t in self._launch(kernel, dims).tensors:
+        if t.role not in corpus.READ:
+            continue
+        lo, hi = self.target.domain_at(t.name, dims)
+        if _float_dtype(t.dtype):
+            top = dtype_info(t.dtype).max     # an unbounded domain is drawn inside the format's range
+            x = rng.uniform(max(lo, -top), min(hi, top), t.shape)
+        else:
+            x = generate_index("uniform", t.shape, lo, hi, rng)
+        with np.errstate(all="ignore"):
+            inputs[t.name] = x.astype(simulate.NP_DTYPES[t.dtype]).astype(np.float64)
+    return Case(kernel, dict(dims), inputs, "declared", self.native, "uniform")
+
+# %% ../../nbs/litmus/12_falsify.ipynb #h30c0014
+@patch
+def _declared_problem(self: TargetedFalsification, launch) -> str:
+    "Why the declared launch cannot run even once here, or ''."
+    elements = sum(t.span for t in launch.tensors)
+    work = math.prod(v for v in launch.dims.values() if isinstance(v, int) and v > 0)
+    if elements > _DECLARED_MAX_ELEMENTS:
+        return f"too large to run even once ({elements} tensor elements; at most {_DECLARED_MAX_ELEMENTS})"
+    if launch.programs > _DECLARED_MAX_PROGRAMS:
+        return f"too large to run even once ({launch.programs} programs; at most {_DECLARED_MAX_PROGRAMS})"
+    if work > _DECLARED_MAX_WORK:
+        return f"too large to run even once (the dims multiply to {work}; at most {_DECLARED_MAX_WORK})"
+    if self.time_limit and time.monotonic() - self._started > self.time_limit:
+        return f"the search's time limit ({self.time_limit:g} s) ran out before it"
+    return ""
+
+@patch
+def _run_declared(self: TargetedFalsification):
+    """Where the declared dims were lowered to fit the search: one launch at them on a random input, its sizes counted
+    as reached; (case, outcome) of a violation, else None with `_declared_run` saying what ran, or `_unrun` why none did."""
+    if not self.lowered:
+        return None
+    dims = dict(self.kernel.dims)
+    launch = self._launch(self.kernel, dims)
+    at = ", ".join(f"{d}={v}" for d, v in dims.items())
+    problem = self._declared_problem(launch)
+    if not problem:
+        case = self.random_case(self.kernel, dims, [self.seed, 1 << 20])
+        o = self.evaluate(case)
+        if not o.failure:
+            self._reach(launch)
+            if o.violates:
+                return case, o
+            self._declared_run = (f"one launch at the declared sizes ({at}) on a random input from the domain, "
+                                  f"{o.ratio:.3g} x the threshold")
+            return None
+        problem = f"their one launch failed: {o.failure}"
+    ran = ", ".join(f"{d}={v}" for d, v in self.lowered.items())
+    self._unrun = (f"the declared sizes ({at}) were not run: {problem}; the search ran {ran} in their place, so what "
+                   f"the kernel does at the declared sizes is unseen")
+    return None
 
 # %% ../../nbs/litmus/12_falsify.ipynb #19bbbf13
 @patch
@@ -1254,6 +1345,7 @@ def run(self: TargetedFalsification) -> FalsifyResult:
 @patch
 def _run(self: TargetedFalsification) -> FalsifyResult:
     start, self.evaluations, self.skipped, self._reached = time.monotonic(), 0, [], {}
+    self._unrun, self._declared_run = "", ""
     self._started = start
     items, seen_configs, reached = self.plan(), set(), set()
     best, best_case, failures = None, None, []
@@ -1264,7 +1356,7 @@ def _run(self: TargetedFalsification) -> FalsifyResult:
         return FalsifyResult(self.kernel.name, cx, self.evaluations, len(seen_configs),
                              best.ratio if best else 0.0, f"{best_case.config}/{best_case.dtype}/{best_case.generator}" if best_case else "",
                              kind.tolerance_kind if kind is not None else "tolerance", failure, self.notes, time.monotonic() - start,
-                             list(self.skipped), self._uncrossed(), dict(self.lowered))
+                             list(self.skipped), self._uncrossed(), dict(self.lowered), self._declared_run)
     over = lambda: self.time_limit and time.monotonic() - start > self.time_limit
     for n, (label, dims, dtype, gen, variant) in enumerate(items):
         name = f"{label}/{dtype or self.native}"
@@ -1302,6 +1394,9 @@ def _run(self: TargetedFalsification) -> FalsifyResult:
         hit = self.spsa(best_case, best)
         if hit is not None:
             return result(self.minimise(*hit))
+    hit = self._run_declared()
+    if hit is not None:
+        return result(self.minimise(*hit))
     return result()
 
 # %% ../../nbs/litmus/12_falsify.ipynb #ecaa8278
