@@ -161,8 +161,8 @@ class Kernel:
         return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] in READ]
     @property
     def outputs(self) -> list[str]:
-        "Tensors whose final contents are compared: roles 'out', 'acc' and 'inout'."
-        return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] in WRITTEN]
+        "Tensors whose final contents are compared: roles 'out', 'acc' and 'inout', less those marked `compared: false`."
+        return [a["name"] for a in self.args if a["kind"] == "tensor" and a["role"] in WRITTEN and a.get("compared", True)]
     def __repr__(self):
         return f"Kernel({self.name!r}, label={self.label!r}, dims={self.dims})"
 
@@ -252,6 +252,8 @@ def _check_tensor(fail, a):
             fail(f"tensor argument {a['name']!r}: {key} must be a list of 1 to 8 size expressions, got {a[key]!r}")
     if "strides" in a and len(a["strides"]) != len(a["shape"]):
         fail(f"tensor argument {a['name']!r} has {len(a['shape'])} dims but {len(a['strides'])} strides")
+    if not isinstance(a.get("compared", True), bool):   # false: written, but what the caller never sees (a scratch buffer)
+        fail(f"tensor argument {a['name']!r}: compared must be true or false, got {a['compared']!r}")
 
 # %% ../../nbs/litmus/06_corpus.ipynb #bd367c4a
 def check_meta(fail, litmus: dict, has_reference: bool):

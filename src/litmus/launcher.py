@@ -2255,6 +2255,9 @@ def describe(self: Reader, call: LaunchCall) -> list[dict]:
     for config in configs or [None]:
         values = self._kernel_values(call, config, heuristics)
         args = [self._arg(p, values[p.arg], uses, call) for p in fn.args.args]
+        for a in args:
+            if a["name"] in self.unreturned(call, values, args):
+                a["compared"] = False
         tensors = [a["name"] for a in args if isinstance(values[a["name"]], SymbolicTensor)]
         roots = [values[t].root for t in tensors]
         same = [t for t in tensors if roots.count(values[t].root) > 1]
@@ -2277,6 +2280,23 @@ def describe(self: Reader, call: LaunchCall) -> list[dict]:
             meta["when"] = list(self.when)
         out.append(meta)
     return out
+
+# %% ../../nbs/litmus/14_launcher.ipynb #unreturned-outs
+@patch
+def unreturned(self: Reader, call: LaunchCall, values: dict, args: list) -> set:
+    """The tensor arguments of `call` that the entry allocates, this launch writes, and neither another launch nor the
+    entry's `return` hands on (the mean and 1/std a layer norm keeps on ctx for its backward): no reference of what the
+    entry returns describes them. Empty where the entry returns no tensor (a launcher writing into its arguments)."""
+    r = getattr(self, 'returned', None)
+    value = r.value if r is not None else None
+    value = list(value) if isinstance(value, (tuple, list)) else [value]
+    handed = {id(v.root) for v in value if isinstance(v, SymbolicTensor)}
+    if not handed:
+        return set()
+    others = {id(v.root) for c in self.launches if c is not call for v in list(c.args) + list(c.kwargs.values())
+              if isinstance(v, SymbolicTensor)}
+    return {a["name"] for a in args if a["kind"] == "tensor" and a["role"] in ("out", "acc")
+            and a.get("from") not in self.params and id(values[a["name"]].root) not in handed | others}
 
 # %% ../../nbs/litmus/14_launcher.ipynb #2a135fd1
 def _rename(meta, names: dict):
@@ -2851,7 +2871,8 @@ def literal_text(metas: list, notes: list = ()) -> str:
 
 # %% ../../nbs/litmus/14_launcher.ipynb #51288eb7
 def _arg_text(a: dict) -> str:
-    text = json.dumps({k: a[k] for k in ("name", "kind", "dtype", "shape", "strides", "role", "value") if k in a}) + ","
+    text = json.dumps({k: a[k] for k in ("name", "kind", "dtype", "shape", "strides", "role", "value") if k in a})
+    text = (text[:-1] + ', "compared": False}' if a.get("compared") is False else text) + ","   # never returned: not compared
     perm = f", permuted {a['perm']}" if a.get("perm") else ""
     return text + (f"  # from {a['from']}{perm}" if a.get("from") else "")
 
@@ -2965,6 +2986,15 @@ def _last_dim(call, at: int, ranks: dict | None = None) -> bool:
         return True
     return isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and getattr(dim.operand, 'value', None) == 1
 
+def _first_dim(call, at: int, ranks: dict | None = None) -> bool:
+    "The call reduces a matrix parameter along its first dim (dim=0 or dim=-2, positional at `at` or keyword): its columns."
+    dim = next((k.value for k in call.keywords if k.arg == 'dim'), call.args[at] if len(call.args) > at else None)
+    operand = call.args[0] if call.args else None
+    if not (isinstance(operand, ast.Name) and (ranks or {}).get(operand.id) == 2):
+        return False
+    negative = isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and getattr(dim.operand, 'value', None) == 2
+    return negative or isinstance(dim, ast.Constant) and type(dim.value) is int and dim.value == 0
+
 # %% ../../nbs/litmus/14_launcher.ipynb #5c8889af
 class _NoSpec(Exception):
     "The torch expression holds something the DSL cannot say."
@@ -3072,6 +3102,7 @@ def _dsl_more(e, name, names, values, ranks) -> str:
     """The rest of the table. Per-row losses over scores x [B, C] and class indices t [B]: F.cross_entropy(x, t,
     reduction='none') is logsumexp(x) - pick(x, t), F.nll_loss(x, t, reduction='none') is -pick(x, t). Their default
     'mean' (and 'sum') add the B rows' losses up, a reduction across rows the DSL cannot say: no spec, the reference runs.
+    A matrix reduced along its first dim (`x.sum(dim=0)`, a column sum) is that reduction of its transpose's rows.
     A copy or a new shape of the same values (`.contiguous()`, `.reshape(1)`) is its operand. A select by a bool
     parameter (`x.masked_fill(mask, v)`, `torch.where(mask, a, b)`) is `_dsl_select`'s."""
     args, keywords = e.args, {k.arg: k.value for k in e.keywords}
@@ -3082,6 +3113,8 @@ def _dsl_more(e, name, names, values, ranks) -> str:
     if name in ('cross_entropy', 'nll_loss') and len(args) == 2 and per_row and matrix:
         x, t = _dsl(args[0], names, values, ranks), _dsl(args[1], names, values, ranks)
         return f"(logsumexp({x}) - pick({x}, {t}))" if name == 'cross_entropy' else f"(-pick({x}, {t}))"
+    if name in ('sum', 'mean', 'amax', 'amin') and args and _first_dim(e, 1, ranks):
+        return f"{_TORCH_ROW[name]}(transpose({_dsl(args[0], names, values, ranks)}))"    # x.sum(dim=0): its columns
     if name in ('mm', 'bmm') and len(args) == 2:          # torch.mm and torch.bmm take matrices only
         return f"matmul({_dsl(args[0], names, values, ranks)}, {_dsl(args[1], names, values, ranks)})"
     if name in ('matmul', 'mv') and len(args) == 2:
@@ -3221,10 +3254,8 @@ def _agree(kernel, spec_text, reference, limits, seed=0) -> str | None:
     if not outcome.ok:
         return f"the torch reference failed in its box: {outcome.error}"
     texts = spec_text if isinstance(spec_text, list) else [spec_text]
-    deep = [n for n in kernel.inputs if np.ndim(inputs[n]) > 2]
-    if deep and any(_along_rows(t) for t in texts):      # elementwise specs and a matmul's stacks take any rank
-        return (f"the spec reads the rows of a matrix, and {deep[0]} has rank {np.ndim(inputs[deep[0]])} "
-                "(flattened by the launcher, as [B, S, D] to [B*S, D], which the spec does not follow)")
+    if any(_along_rows(t) for t in texts):      # rows of the last axis, as reshape(-1, D) reads [B, S, D] (and chapter 12)
+        inputs = {n: v.reshape(-1, v.shape[-1]) if np.ndim(v) > 2 else v for n, v in inputs.items()}
     value = outcome.value["ref"]
     answers = tuple(value) if len(texts) > 1 and isinstance(value, (tuple, list)) else (value,)
     if len(answers) != len(texts):
@@ -3673,10 +3704,14 @@ def _launch_target(meta, ref, values: dict, params: list, literal: dict, notes: 
     `read_later` holds the tensors (their `from`) later launches of the entry read: an output among them is an
     intermediate, and a launch that reads or writes one is not held to the reference of the entry's result."""
     ins = [a for a in meta["args"] if a["kind"] == "tensor" and a["role"] in corpus.READ]
-    outs = [a for a in meta["args"] if a["kind"] == "tensor" and a["role"] != "in"]
+    outs = [a for a in meta["args"] if a["kind"] == "tensor" and a["role"] != "in" and a.get("compared", True)]
     made = [a["name"] for a in ins if a.get("from", "").split(" ")[0] in ("empty", "zeros", "ones", "full")]
     if ref is None:
         return literal.get("spec"), None
+    kept = [a["name"] for a in meta["args"] if a.get("compared") is False]
+    if kept:
+        notes.append(f"{meta['kernel']} (line {meta['line']}) writes {kept}, which the entry allocates and never returns (what "
+                     "a backward pass reads): held to memory safety, not to the reference")
     if made:
         notes.append(f"{meta['kernel']} (line {meta['line']}) reads {made}, made by an earlier launch: checked without the "
                      "reference (the launches are not composed)")
