@@ -1210,6 +1210,12 @@ KB_CASES = {
     "kb cumsum no carry": ("kb_cumsum_chunked_no_carry.py", None, "kb_cumsum_ref.py", None, None, None, "REJECT"),
     "3d grid add": ("tb_batched_add_3d_grid.py", None, "x + y", "x: [B, M, N] float32; y: [B, M, N] float32", "B=4,M=100,N=300",
                     "x in [-100, 100]; y in [-100, 100]", "ACCEPT"),
+    # a persistent grid, min(SM count, rows) programs striding by tl.num_programs (the SM count a dim of its own, NUM_SMS
+    # >= 1), and its row loop stopping one row short
+    "persistent softmax": ("tb_softmax_persistent.py", None, "torch.softmax(x, dim=-1)", "x: [M, N] float32", "M=200,N=781",
+                           WIDE, "ACCEPT"),
+    "persistent softmax last row": ("tb_softmax_persistent_last_row.py", None, "torch.softmax(x, dim=-1)", "x: [M, N] float32",
+                                    "M=200,N=781", WIDE, "REJECT"),
     "3d grid add batch stride": ("tb_batched_add_3d_grid_batch_stride.py", None, "x + y", "x: [B, M, N] float32; y: [B, M, N] float32",
                                  "B=4,M=100,N=300", "x in [-100, 100]; y in [-100, 100]", "REJECT"),
 }
