@@ -2,7 +2,7 @@
 benchmarks is proved in bounds and, where the C backend threads it, race-free (attention's CUSTOM kernels through their
 descriptions, for every size); mutants of real kernels and of the attention descriptions are each rejected with a witness
 that limn's interpreter or the walked loops confirm; and the certified tolerances hold while a reordered or float16 fold breaks them."""
-import sys, pathlib
+import math, sys, pathlib
 from dataclasses import replace
 import numpy as np
 import pytest
@@ -423,6 +423,36 @@ def test_the_ordered_bound_holds_on_a_matmul():
     c, ref = _on("c", build).reshape(-1), _on("numpy", build).reshape(-1)
     assert bound.order["depth"] <= 301 and np.all(bound.total_each >= 0.99 * magnitude * bound.order["depth"] * 2.0 ** -24)
     assert np.all(np.abs(c - exact) <= bound.total_each) and np.all(np.abs(c - ref) <= bound.pairwise_each)
+
+
+@pytest.mark.parametrize("shape", [(8, 1000), (4, 4096)])
+def test_an_exp_sum_holds_its_libm_and_order_bound(shape):
+    "A softmax denominator on the c device: within its ordered bound (the fold's rounding plus the c exp's stated 0.51 ulps a term) of the exact sum, and of numpy within the pairwise bound."
+    from litmus.bridge import ordered_tolerance
+    x = np.random.default_rng(6).uniform(-20, 5, shape).astype(np.float32)
+    build = lambda: Tensor(x).exp().sum(1)
+    kernel = kernels_of(build())[0]
+    assert reduction_spec(kernel)[:2] == ("sum(exp(x))", {"N": shape[1]})
+    bound = ordered_tolerance(kernel, {"in0": x})
+    exact = np.array([math.fsum(row) for row in np.exp(x.astype(np.float64))])
+    c, ref = _on("c", build), _on("numpy", build)
+    assert np.all(np.abs(c - exact) <= bound.total_each) and np.all(np.abs(c - ref) <= bound.pairwise_each)
+    assert bound.total < bound.any_order.total
+
+
+def test_an_exp_read_through_a_narrowing_cast_or_a_c_exp_above_litmus_budget_is_not_certified(monkeypatch):
+    "exp of a value rounded to float16 first is not `sum(exp(x))` of the input (the rounding moves exp's argument); and a c exp stated above litmus's libm budget is refused, naming both."
+    import limn, limn.backend_c
+    from litmus.bridge import ordered_tolerance
+    x = np.random.default_rng(7).uniform(-3, 3, (2, 64)).astype(np.float32)
+    narrowed = kernels_of(Tensor(x).cast(limn.float16).cast(limn.float32).exp().sum(1))[0]
+    assert reduction_spec(narrowed) is None
+    widened = kernels_of(Tensor(x.astype(np.float16)).cast(limn.float32).exp().sum(1))[0]
+    assert reduction_spec(widened)[0] == "sum(exp(x))"                      # a float16 input widened first is exact
+    kernel = kernels_of(Tensor(x).exp().sum(1))[0]
+    monkeypatch.setitem(limn.backend_c.ULP_BOUNDS, "float32", {**limn.backend_c.ULP_BOUNDS["float32"], "exp": 3.0})
+    with pytest.raises(ValueError, match="within 3.0 ulps, above litmus's libm budget of 2"):
+        ordered_tolerance(kernel, {"in0": x})
 
 
 def test_a_laned_loop_inside_another_reduce_loop_is_counted_per_lane():

@@ -734,8 +734,10 @@ def draw_described(desc, report: KernelReport | None = None):
 # %% ../../nbs/bridge/00_bridge.ipynb #ff7d9201
 def reduction_spec(kernel):
     """The litmus spec a SUM kernel computes, read from its IR: (spec text, dims, {spec input: buffer}, accumulator
-    dtype), or None when its folded value is not a plain load (`sum(x)`) or a product of two loads (`matmul(a, b)`).
-    The accumulator is what the nest really adds in: the ACC register's width, or the output's for an ACCUM."""
+    dtype), or None when its folded value is not a plain load (`sum(x)`), a product of two loads (`matmul(a, b)`) or
+    the exp of a load computed in the accumulator's float32 or float64 (`sum(exp(x))`; the load reaches it only through
+    casts that widen a float, which are exact). The accumulator is what the nest really adds in: the ACC register's
+    width, or the output's for an ACCUM."""
     from limn.codegen import Fold, Acc, Cast, Arith
     if kernel.op is not Ops.SUM or not kernel.output.dtype.is_float:
         return None
@@ -758,6 +760,12 @@ def reduction_spec(kernel):
         a, b = (through_casts(s) for s in value.srcs)
         if isinstance(a, Load) and isinstance(b, Load) and not a.valid and not b.valid:
             return "matmul(a, b)", {"K": n}, {"a": a.buf, "b": b.buf}, acc
+    if isinstance(value, Arith) and value.op is Ops.EXP and value.dtype == acc and acc.name in ("float32", "float64"):
+        x = defs.get(value.srcs[0])
+        while isinstance(x, Cast) and isinstance(defs.get(x.src), (Load, Cast)) and defs[x.src].dtype.is_float and x.dtype.itemsize >= defs[x.src].dtype.itemsize:
+            x = defs[x.src]
+        if isinstance(x, Load) and not x.valid:
+            return "sum(exp(x))", {"N": n}, {"x": x.buf}, acc
     return None
 
 # %% ../../nbs/bridge/00_bridge.ipynb #fba74efd
@@ -833,30 +841,46 @@ INTERPRET_LIMIT = 1 << 17     # iterations past which magnitudes come from the b
 # %% ../../nbs/bridge/00_bridge.ipynb #2e311d69
 def ordered_tolerance(kernel, inputs: dict):
     """`OrderedTolerance` for a recognised SUM kernel over its actual inputs (arg name -> array), or None. Its magnitudes
-    sum|terms| come from running the kernel itself (the IR interpreter) on the inputs' absolute values, widened by
-    that run's own worst rounding (past `INTERPRET_LIMIT` iterations, n times the largest term, for every output)."""
+    sum|terms| come from running the kernel itself (the IR interpreter) on the inputs' absolute values (on the inputs
+    themselves for `sum(exp(x))`, whose terms are positive), widened by that run's own worst rounding (past
+    `INTERPRET_LIMIT` iterations, n times the largest term, for every output). An exp term adds its libm's error: the c
+    device's stated `ULP_BOUNDS`, the numpy device's litmus's `LIBM_ULPS`."""
     from limn.codegen import interpret
+    from limn.backend_c import ULP_BOUNDS
     from litmus.bounds import gamma
+    from litmus.spec import LIBM_ULPS
     if (order := reduction_order(kernel)) is None:
         return None
     any_order = certified_tolerance(kernel, inputs)
     text, dims, buffers, acc = reduction_spec(kernel)
     out = kernel.output
     u_acc, u_out = float(np.finfo(acc.np).eps) / 2, float(np.finfo(out.dtype.np).eps) / 2
+    libm = "exp" if text == "sum(exp(x))" else None
+    c_ulps, numpy_ulps = (ULP_BOUNDS[acc.name][libm], LIBM_ULPS[libm]) if libm else (0.0, 0.0)
+    if c_ulps > numpy_ulps:
+        raise ValueError(f"{kernel.name}: the c device states its {libm} within {c_ulps} ulps, above litmus's libm budget of {numpy_ulps}: litmus's certificate would not cover it")
     if math.prod(kernel.loop_shape) <= INTERPRET_LIMIT:
-        arrays = {name: np.abs(np.asarray(inputs[name]).reshape(-1)).astype(ref.dtype.np) for name, ref in kernel.args[:-1]}
+        positive = np.asarray if libm else np.abs                # exp's terms are positive: the sum is its own magnitude
+        arrays = {name: positive(np.asarray(inputs[name]).reshape(-1)).astype(ref.dtype.np) for name, ref in kernel.args[:-1]}
         arrays["out"] = np.zeros(out.numel, out.dtype.np)
         interpret(kernel, arrays)
         magnitude = arrays["out"].astype(np.float64) * (1 + 2 * gamma(order["n"] + 2, max(u_acc, u_out)))   # the run's own rounding, outward
+        magnitude *= 1 + 4 * numpy_ulps * u_acc                  # and its own exp's (the interpreter's is numpy's)
     else:                                                   # too long to interpret: the box's n * max|term|, for every output
         largest = math.prod(float(np.abs(np.asarray(inputs[buf])).max(initial=0)) for buf in buffers.values())
+        if libm:
+            with np.errstate(over="ignore"):
+                largest = float(np.exp(np.float64(np.max(inputs[buffers["x"]]))))
         magnitude = np.full(out.numel, order["n"] * largest * (1 + 4 * u_acc))
-    def side(depth):
+    tiny = float(np.finfo(acc.np).smallest_subnormal)
+    def side(depth, ulps):
         g = gamma(depth, u_acc) if depth > 0 else 0.0
         if g is None:
             raise ValueError(f"{kernel.name}: gamma_{depth} diverges in {acc.name}; no bound of this form")
-        return g * magnitude + (0.0 if out.dtype == acc else u_out * magnitude * (1 + g))
-    return OrderedTolerance(order, side(order["depth"]), side(order["numpy_depth"]), any_order)
+        libm_error = 2 * ulps * u_acc * magnitude + order["n"] * ulps * tiny    # each term's own error, summed
+        error = g * (magnitude + libm_error) + libm_error                     # the fold's rounding is of the computed terms
+        return error + (0.0 if out.dtype == acc else u_out * (magnitude + error))
+    return OrderedTolerance(order, side(order["depth"], c_ulps), side(order["numpy_depth"], numpy_ulps), any_order)
 
 # %% ../../nbs/bridge/00_bridge.ipynb #54172e53
 def sink_tolerance(tensor):
