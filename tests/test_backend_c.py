@@ -21,7 +21,7 @@ from graph_corpus import CORPUS, tolerance, C_DTYPES
 C_CASES = [c for c in CORPUS if c.dtype in C_DTYPES]
 
 CONFIGS = {"c": None,                                                   # the default device
-           "c-threads-everywhere": lambda: CDevice(threads=True, split_masks=True, parallel_work=0),
+           "c-threads-everywhere": lambda: CDevice(threads=True, split_masks=True, parallel_work=0, cut_work=0),
            "c-serial-uncut": lambda: CDevice(**PLAIN)}
 for _name, _factory in CONFIGS.items():
     if _factory is not None: register_device(_name, _factory)
@@ -65,7 +65,7 @@ def test_corpus_is_threaded_and_cut():
     pragmas = cuts = kernels = 0
     for case in C_CASES:
         for k in schedule([t.node for t in case.build()]).kernels:
-            src = render_c(k, threads=True, split_masks=True, parallel_work=0)
+            src = render_c(k, threads=True, split_masks=True, parallel_work=0, cut_work=0)
             kernels += 1; pragmas += "#pragma omp parallel for" in src; cuts += "int64_t c0 = limn_clamp" in src
     assert kernels > 100 and pragmas > kernels // 2 and cuts >= 5, (kernels, pragmas, cuts)
 
@@ -230,11 +230,13 @@ def _padded_graphs(seed=3):
 @pytest.mark.parametrize("sorted_cuts", [True, False])
 def test_mask_cuts_bit_identical(sorted_cuts, tmp_path):
     "Both ways of cutting (edges ordered at render time, or at run time) give the unsplit nest's bits."
-    cut, plain = CDevice(split_masks=True, sorted_cuts=sorted_cuts, cache_dir=str(tmp_path)), CDevice(split_masks=False, threads=False)
+    cut = CDevice(split_masks=True, sorted_cuts=sorted_cuts, cache_dir=str(tmp_path), cut_work=0)      # small kernels cut too
+    plain = CDevice(split_masks=False, threads=False)
     kernels = schedule([t.node for t in _padded_graphs()]).kernels
     srcs = [cut.backend.render(k) for k in kernels]
     assert sum("int64_t c0 = limn_clamp" in s for s in srcs) >= 2 and sum("if (" in s for s in srcs) >= 1
-    assert (srcs == [render_c(k) for k in kernels]) == sorted_cuts      # the option reaches the renderer
+    assert (srcs == [render_c(k, cut_work=0) for k in kernels]) == sorted_cuts      # the option reaches the renderer
+    assert not any("int64_t c0" in render_c(k) for k in kernels)       # by default none of them runs enough to be cut
     got, ref = cut.realize([t.node for t in _padded_graphs()]), plain.realize([t.node for t in _padded_graphs()])
     with use_device("numpy"): want = [t.numpy() for t in _padded_graphs()]
     for g, r, w in zip(got, ref, want):

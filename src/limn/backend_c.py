@@ -18,12 +18,12 @@ from limn.executor import Backend, JitDevice
 
 # %% auto #0
 __all__ = ['C_TYPES', 'INTEGER_PRELUDE', 'LIMN_EXP', 'LIMN_LOG', 'PRELUDE', 'ULP_BOUNDS', 'PARALLEL_WORK', 'COLLAPSE_CELLS',
-           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'PLAIN', 'HOISTABLE', 'WANTED_FLAGS', 'MICRO_CALLED', 'TILE_K',
-           'TILE_SPEEDUP', 'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST', 'TASKS_PER_CORE', 'ISAS',
-           'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c', 'CompilerNotFound',
-           'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir', 'cached_build',
-           'build_library', 'micro_source', 'load_kernel', 'physical_cores', 'vector_isa', 'tile_shape', 'micro_name',
-           'micro_prototype', 'microkernel', 'divisions', 'CBackend', 'check_dtypes', 'CDevice']
+           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'CUT_WORK', 'PLAIN', 'HOISTABLE', 'WANTED_FLAGS',
+           'MICRO_CALLED', 'TILE_K', 'TILE_SPEEDUP', 'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST',
+           'TASKS_PER_CORE', 'ISAS', 'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c',
+           'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir',
+           'cached_build', 'build_library', 'micro_source', 'load_kernel', 'physical_cores', 'vector_isa', 'tile_shape',
+           'micro_name', 'micro_prototype', 'microkernel', 'divisions', 'CBackend', 'check_dtypes', 'CDevice']
 
 # %% ../../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -177,23 +177,25 @@ COLUMN_CHUNK = 64              # kept-loop steps per thread chunk of a nest whos
 UNROLL = 8                     # reduce steps folded per pass through a memory accumulator (unroll-and-jam)
 JAM = 4                        # output rows sharing one pass of an unrolled reduce (unroll-and-jam)
 TILE_WORK = 1 << 12            # multiply-adds under which a matmul-shaped nest is not worth packing (tiled matmuls)
+CUT_WORK = 1 << 12             # iterations under which a kernel's masks stay checks: cut copies cost cc more than they save (split_masks)
 PLAIN = dict(threads=False, split_masks=False, unroll=1, lanes=False, tile=False)      # every refinement off: the plain renderer
 
 # %% ../../nbs/limn/08_backend_c.ipynb #cd419a2a
 class CRenderer:
-    """Renders one lowered kernel as C; see `render_c`. The options switch on this chapter's refinements, each
-    of which keeps every output cell's arithmetic and order: `threads` (OpenMP over a nest's leading output loops, for
-    nests of at least `parallel_work` iterations), `unroll` (unroll-and-jam; 1 is off), `split_masks` (cut masked
-    innermost loops at their mask edges, a gathered row's check run before the loop; with `sorted_cuts` False, the cuts
-    are always ordered at run time), `lanes`
-    (a laned reduce loop in vector-sized blocks), `tile` (matmul-shaped nests packed and register-tiled), `isa` (the
-    vector instructions the matmul microkernel is spelled in; None: this host's, `vector_isa`)."""
+    """Renders one lowered kernel as C; see `render_c`. The options switch on this chapter's refinements, each of which
+    keeps every output cell's arithmetic and order: `threads` (OpenMP over a nest's leading output loops, for nests
+    of at least `parallel_work` iterations), `unroll` (unroll-and-jam; 1 is off), `split_masks` (cut masked
+    innermost loops at their mask edges, a gathered row's check run before the loop; with `sorted_cuts` False, the
+    cuts are always ordered at run time), `lanes` (a laned reduce loop in vector-sized blocks), `tile`
+    (matmul-shaped nests packed and register-tiled), `isa` (the vector instructions the matmul microkernel is
+    spelled in; None: this host's, `vector_isa`), `cut_work` (the fewest iterations of a kernel whose masks are
+    cut)."""
     def __init__(self, kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
                  unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True,
-                 isa: str | None = None):
+                 isa: str | None = None, cut_work: int = CUT_WORK):
         self.kernel, self.threads, self.split_masks, self.sorted_cuts = kernel, threads, split_masks, sorted_cuts
         self.parallel_work, self.unroll, self.lanes, self.tile = parallel_work, unroll, lanes, tile
-        self.isa = isa                                   # None: the host's, looked up when a matmul is tiled
+        self.isa, self.cut_work = isa, cut_work          # isa None: the host's, looked up when a matmul is tiled
         self.instrs = lower(kernel)
         self.match = match_loops(self.instrs)            # LOOP position -> its ENDLOOP's (and back)
         self.types = {i.dst: i.dtype for i in self.instrs if isinstance(i, (Load, Const, Arith, Cast, Where, Acc))}
@@ -228,6 +230,16 @@ class CRenderer:
     def innermost(self, pc: int) -> bool:
         "True when the LOOP at `pc` has no loop inside it."
         return not any(isinstance(i, Loop) for i in self.instrs[pc + 1:self.match[pc]])
+    def cuts_pay(self) -> bool:
+        "The innermost loops run `cut_work` iterations in all, enough for mask cuts to save more than cc spends on them."
+        extents, total = [], 0
+        for pc, ins in enumerate(self.instrs):
+            if isinstance(ins, Loop):
+                extents.append(ins.var.extent)
+                total += math.prod(extents) if self.innermost(pc) else 0
+            elif isinstance(ins, EndLoop):
+                extents.pop()
+        return total >= self.cut_work
 
 # %% ../../nbs/limn/08_backend_c.ipynb #f8b1c030
 @patch
@@ -273,6 +285,8 @@ def loop(self: CRenderer, pc: int, depth: int, resolved: dict, outer: list):
         return self.hoisting(pc, rows, depth, resolved, outer)
     if self.lanes and self.innermost(pc) and self.laned(pc):
         return self.lane_loop(pc, depth, resolved, outer)
+    if self.split_masks and self.innermost(pc) and not self.cuts_pay():
+        return self.plain_loop(pc, depth, resolved, outer)          # too few iterations for cut copies to pay
     if self.split_masks and self.innermost(pc):
         return self.innermost_loop(pc, end, depth, resolved, outer)
     if not ins.reduce and self.unroll > 1 and self.jammable(pc):
@@ -360,10 +374,10 @@ def instr(self: CRenderer, ins, pc: int, depth: int, resolved: dict):
 # %% ../../nbs/limn/08_backend_c.ipynb #4e21ffec
 def render_c(kernel, threads: bool = True, split_masks: bool = True, parallel_work: int = PARALLEL_WORK,
              unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True, tile: bool = True,
-             isa: str | None = None) -> str:
+             isa: str | None = None, cut_work: int = CUT_WORK) -> str:
     """C source of one kernel: `int limn_kernel(void **args)` over its args in calling order, returning 1 when a
     gather/scatter row was out of range. The options are `CRenderer`'s; `render_c(kernel, **PLAIN)` is the plain nest."""
-    return CRenderer(kernel, threads, split_masks, parallel_work, unroll, sorted_cuts, lanes, tile, isa).render()
+    return CRenderer(kernel, threads, split_masks, parallel_work, unroll, sorted_cuts, lanes, tile, isa, cut_work).render()
 
 # %% ../../nbs/limn/08_backend_c.ipynb #97561fc8
 HOISTABLE = (Load, Const, Cast, Arith, Where)          # pure instructions: one run before a loop is a run per step
@@ -1068,8 +1082,9 @@ class CBackend(Backend):
     overlap_custom = True          # cc runs are processes: the attention library compiles beside the kernels' batches
     def __init__(self, threads: bool = True, split_masks: bool = True, cache_dir: str | None = None,
                  parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True,
-                 tile: bool = True):
+                 tile: bool = True, cut_work: int = CUT_WORK):
         self.cc, self.unroll, self.sorted_cuts, self.lanes, self.tile = find_cc(), unroll, sorted_cuts, lanes, tile
+        self.cut_work = cut_work
         self.flags = probe_flags(self.cc)
         self.threads = threads and "-fopenmp" in self.flags
         self.split_masks, self.cache_dir, self.parallel_work = split_masks, cache_dir or default_cache_dir(), parallel_work
@@ -1078,7 +1093,8 @@ class CBackend(Backend):
         if self.threads:
             os.environ.setdefault("OMP_NUM_THREADS", str(physical_cores()))
     def render(self, kernel) -> str:
-        return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll, self.sorted_cuts, self.lanes, self.tile)
+        return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll, self.sorted_cuts, self.lanes, self.tile,
+                        cut_work=self.cut_work)
     def compile(self, source: str, kernel):
         path, ran = build_library(source, self.cc, self.flags, self.cache_dir)
         with self.cc_lock:
@@ -1110,7 +1126,8 @@ class CDevice(JitDevice):
     "`set_device('c')`: the shared executor over `CBackend`. Fails here, not later, when there is no usable cc."
     def __init__(self, threads: bool = True, split_masks: bool = True, cache_dir: str | None = None,
                  parallel_work: int = PARALLEL_WORK, unroll: int = UNROLL, sorted_cuts: bool = True, lanes: bool = True,
-                 tile: bool = True):
-        super().__init__(CBackend(threads, split_masks, cache_dir, parallel_work, unroll, sorted_cuts, lanes, tile), check=check_dtypes)
+                 tile: bool = True, cut_work: int = CUT_WORK):
+        super().__init__(CBackend(threads, split_masks, cache_dir, parallel_work, unroll, sorted_cuts, lanes, tile, cut_work),
+                         check=check_dtypes)
 
 register_device("c", CDevice)
