@@ -2134,6 +2134,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                'src/litmus/launcher.py'),
                                      'src.litmus.launcher._dtype_kw': ('litmus/launcher.html#_dtype_kw', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._dtype_of': ('litmus/launcher.html#_dtype_of', 'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._empty_fallback': ( 'litmus/launcher.html#_empty_fallback',
+                                                                              'src/litmus/launcher.py'),
                                      'src.litmus.launcher._entry_def': ('litmus/launcher.html#_entry_def', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._expanded': ('litmus/launcher.html#_expanded', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._factors': ('litmus/launcher.html#_factors', 'src/litmus/launcher.py'),

@@ -1300,6 +1300,42 @@ def test_a_tensor_the_entry_never_returns_is_not_held_to_the_reference(tmp_path,
     assert verdict == "ACCEPT" and "writes ['Mean', 'Rstd'], which the entry allocates and never returns" in out, out[-2000:]
 
 
+DTENSOR = """import torch
+import triton
+import triton.language as tl
+
+try:
+    from torch.distributed.tensor import DTensor as _DTensor
+except Exception:
+    _DTensor = ()
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def copy(x):
+    if isinstance(x, _DTensor):
+        x = x.full_tensor()
+    y = torch.empty_like(x)
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y
+"""
+
+
+def test_a_type_imported_under_try_is_decided_for_a_plain_tensor(tmp_path):
+    """Liger's `try: from torch.distributed.tensor import DTensor as _DTensor / except Exception: _DTensor = ()`: either
+    way a parameter declared a tensor is no DTensor, so `if isinstance(X, _DTensor)` is read as False (was a usage error:
+    a type litmus does not decide); a fallback that binds a real type leaves the test undecided, as before."""
+    metas, _ = read_launches(write(tmp_path, "dtensor", DTENSOR), "copy", parse_shapes("x: [N] float32"))
+    assert [m["kernel"] for m in metas] == ["copy_kernel"] and "assume" not in metas[0]
+    other = write(tmp_path, "fallback", DTENSOR.replace("    _DTensor = ()", "    _DTensor = torch.Tensor"))
+    with pytest.raises(LauncherError, match="a type litmus does not decide"):
+        read_launches(other, "copy", parse_shapes("x: [N] float32"))
+
+
 UPSTREAM = ROOT / "tests" / "launchers" / "upstream"
 
 

@@ -247,11 +247,19 @@ class _Return(Exception):
         self.value, self.node = value, node
 
 # %% ../../nbs/litmus/14_launcher.ipynb #46215b6d
+def _empty_fallback(handler) -> bool:
+    "An `except` that passes or binds names to `()` (Liger's `_DTensor = ()`: an isinstance against it is False)."
+    return all(isinstance(s, ast.Pass) or isinstance(s, ast.Assign) and isinstance(s.value, ast.Tuple) and not s.value.elts
+               for s in handler.body)
+
 def _imports(tree) -> dict:
-    "name -> dotted module path for every top-level import (read, never imported)."
+    """name -> dotted module path for every top-level import (read, never imported), those of a `try:` too where each
+    `except` only passes or binds `()`: either way a plain tensor is no instance of what it names."""
     out = {}
     for s in tree.body:
-        if isinstance(s, ast.Import):
+        if isinstance(s, ast.Try) and not s.orelse and not s.finalbody and all(map(_empty_fallback, s.handlers)):
+            out.update(_imports(ast.Module(body=[b for b in s.body if isinstance(b, (ast.Import, ast.ImportFrom))])))
+        elif isinstance(s, ast.Import):
             for a in s.names:
                 out[a.asname or a.name.split('.')[0]] = a.name if a.asname else a.name.split('.')[0]
         elif isinstance(s, ast.ImportFrom) and s.module and not s.level:
@@ -1706,7 +1714,8 @@ _BUILTINS = {'min', 'max', 'int', 'float', 'len', 'range', 'tuple', 'list', 'dic
 _TYPES = {'torch.Tensor': lambda v: isinstance(v, SymbolicTensor), 'builtins.int': lambda v: is_size(v) or isinstance(v, bool),
           'builtins.float': lambda v: isinstance(v, float), 'builtins.bool': lambda v: isinstance(v, bool),
           'builtins.str': lambda v: isinstance(v, str), 'builtins.tuple': lambda v: isinstance(v, tuple),
-          'builtins.list': lambda v: isinstance(v, list), 'builtins.dict': lambda v: isinstance(v, dict)}
+          'builtins.list': lambda v: isinstance(v, list), 'builtins.dict': lambda v: isinstance(v, dict),
+          'torch.distributed.tensor.DTensor': lambda v: False}     # a parameter declared a tensor is a plain, local one
 
 def _isinstance(self, a, k, e):
     """`isinstance(v, T)` (T a type or a tuple of them) decided from what the reader bound `v` to: a tensor parameter is
