@@ -257,82 +257,91 @@ def test_an_unreadable_file_in_check_many_is_an_unknown_that_says_why(tmp_path):
     assert r["verdict"] == "UNKNOWN" and "could not check it" in r["reasons"][0]
 
 
-# Ray: one local node with two CPUs per test worker, the session fixture `ray_node` of tests/conftest.py
+# Ray: one local node with two CPUs per test worker, the session fixture `ray_node` of tests/conftest.py, and one
+# pool of two warm actors for the module (each pool's start costs its actors' imports; the kill and deadline tests
+# replace the actors they lose, so whatever runs after them still has two)
 
 
 RAY_SAMPLE = ["vadd", "vadd_nomask", "softmax_nomaxsub", "histogram"]
 
 
-def _ray_and_local(names):
+def test_check_many_on_ray_matches_the_local_pool(ray_node):
+    "First: its own pool takes both CPUs, which the module's pool below holds once it starts."
+    paths = [corpus.get(n).path for n in ("vadd", "vadd_nomask")]
+    local, ray_ = check_many(paths, workers=2, quick=True), check_many(paths, ray="auto", quick=True)
+    assert [r["verdict"] for r in ray_.results] == [r["verdict"] for r in local.results] == ["ACCEPT", "REJECT"]
+    assert ray_.summary["backend"] == "ray" and ray_.summary["verdicts"] == local.summary["verdicts"]
+
+
+@pytest.fixture(scope="module")
+def ray_reward(ray_node):
+    reward = LitmusReward(workers=2, backend="ray")
+    yield reward
+    reward.close()
+
+
+def _ray_and_local(names, ray_reward):
     completions = [fenced(corpus.get(n).source) for n in names]
     out = []
-    for backend in ("local", "ray"):
-        reward = LitmusReward(workers=2, backend=backend)
-        try:
-            reward(completions=completions, **_columns(names))
-            out.append(_outcomes(reward))
-        finally:
-            reward.close()
-    return out
+    local = LitmusReward(workers=2, backend="local")
+    try:
+        local(completions=completions, **_columns(names))
+        out.append(_outcomes(local))
+    finally:
+        local.close()
+    ray_reward(completions=completions, **_columns(names))
+    return out + [_outcomes(ray_reward)]
 
 
-def test_ray_and_local_give_the_same_verdicts_and_scores(ray_node):
-    local, ray_ = _ray_and_local(RAY_SAMPLE)
+def test_ray_and_local_give_the_same_verdicts_and_scores(ray_reward):
+    local, ray_ = _ray_and_local(RAY_SAMPLE, ray_reward)
     assert local == ray_
     assert [o[2] for o in ray_][:3] == ["accept", "memory_safety", "counterexample"]
 
 
 @pytest.mark.long
-def test_ray_and_local_agree_on_the_whole_corpus(ray_node):
-    local, ray_ = _ray_and_local([k.name for k in corpus.kernels()])
+def test_ray_and_local_agree_on_the_whole_corpus(ray_reward):
+    local, ray_ = _ray_and_local([k.name for k in corpus.kernels()], ray_reward)
     assert local == ray_
 
 
-def test_killing_a_ray_worker_loses_only_that_completions_score(ray_node):
+def test_killing_a_ray_worker_loses_only_that_completions_score(ray_reward):
     names = ["matmul", "vadd", "vadd_nomask", "softmax_nomaxsub"]
-    reward = LitmusReward(workers=2, backend="ray")
-    completions = [fenced(corpus.get(n).source) for n in names]
-    try:
-        reward(completions=[fenced("x = 1")])            # the pool is up, so the kill below lands mid-job
-        pool, victim, scores = reward._ray_pool, [], []
-        worker = threading.Thread(target=lambda: scores.extend(reward(completions=completions, **_columns(names))))
-        worker.start()
-        for _ in range(3000):
-            busy = dict(pool.busy)
-            if "matmul" not in victim and busy:
-                key = reward.key(extract_kernel(completions[0]), reward.task(0, _columns(names), len(names)))
-                if key in busy:
-                    os.kill(pool.pids[busy[key]], signal.SIGKILL)
-                    victim.append("matmul")
-                    break
-            time.sleep(0.005)
-        worker.join(600)
-        assert victim, "the matmul job was never seen running"
-        lost, *rest = reward.last
-        assert lost.verdict == "UNKNOWN" and lost.gate == "error" and lost.score == 0.0 and "lost mid-batch" in lost.reasons[0]
-        assert [b.gate for b in rest] == ["accept", "memory_safety", "counterexample"], [str(b) for b in rest]
-        again = reward(completions=completions[:1], **{k: v[:1] for k, v in _columns(names).items()})
-        assert again == [1.0] and len(pool.actors) == 2        # the lost worker was replaced; its score was not cached
-    finally:
-        reward.close()
+    reward = ray_reward
+    completions = [fenced(corpus.get(n).source + "\n# the kill test\n") for n in names]   # none served from the cache
+    reward(completions=[fenced("x = 1")])            # the pool is up, so the kill below lands mid-job
+    pool, victim, scores = reward._ray_pool, [], []
+    worker = threading.Thread(target=lambda: scores.extend(reward(completions=completions, **_columns(names))))
+    worker.start()
+    for _ in range(3000):
+        busy = dict(pool.busy)
+        if "matmul" not in victim and busy:
+            key = reward.key(extract_kernel(completions[0]), reward.task(0, _columns(names), len(names)))
+            if key in busy:
+                os.kill(pool.pids[busy[key]], signal.SIGKILL)
+                victim.append("matmul")
+                break
+        time.sleep(0.005)
+    worker.join(600)
+    assert victim, "the matmul job was never seen running"
+    lost, *rest = reward.last
+    assert lost.verdict == "UNKNOWN" and lost.gate == "error" and lost.score == 0.0 and "lost mid-batch" in lost.reasons[0]
+    assert [b.gate for b in rest] == ["accept", "memory_safety", "counterexample"], [str(b) for b in rest]
+    again = reward(completions=completions[:1], **{k: v[:1] for k, v in _columns(names).items()})
+    assert again == [1.0] and len(pool.actors) == 2        # the lost worker was replaced; its score was not cached
 
 
-def test_a_ray_batch_has_a_deadline(ray_node):
-    reward = LitmusReward(workers=2, backend="ray", deadline=0.05, **task_of("matmul"))
+def test_a_ray_batch_has_a_deadline(ray_reward):
+    reward = ray_reward
+    reward.deadline = 0.05
     try:
-        scores = reward(completions=[fenced(corpus.get("matmul").source + f"\n# {i}\n") for i in range(3)])
+        matmul = {k: [v] * 3 for k, v in task_of("matmul").items()}
+        scores = reward(completions=[fenced(corpus.get("matmul").source + f"\n# {i}\n") for i in range(3)], **matmul)
         assert scores == [0.0] * 3 and all("deadline" in b.reasons[0] and b.verdict == "UNKNOWN" for b in reward.last)
-        reward.deadline = None
-        assert reward(completions=[fenced(corpus.get("vadd").source)], **{k: [v] for k, v in task_of("vadd").items()}) == [1.0]
     finally:
-        reward.close()
-
-
-def test_check_many_on_ray_matches_the_local_pool(ray_node):
-    paths = [corpus.get(n).path for n in ("vadd", "vadd_nomask")]
-    local, ray_ = check_many(paths, workers=2, quick=True), check_many(paths, ray="auto", quick=True)
-    assert [r["verdict"] for r in ray_.results] == [r["verdict"] for r in local.results] == ["ACCEPT", "REJECT"]
-    assert ray_.summary["backend"] == "ray" and ray_.summary["verdicts"] == local.summary["verdicts"]
+        reward.deadline = None
+    vadd = fenced(corpus.get("vadd").source + "\n# after the deadline\n")
+    assert reward(completions=[vadd], **{k: [v] for k, v in task_of("vadd").items()}) == [1.0]
 
 
 # The Ray pool's bookkeeping without a Ray node (which needs half a minute to start on a loaded 2-core machine): a
