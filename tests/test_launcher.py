@@ -1216,6 +1216,11 @@ KB_CASES = {
                            WIDE, "ACCEPT"),
     "persistent softmax last row": ("tb_softmax_persistent_last_row.py", None, "torch.softmax(x, dim=-1)", "x: [M, N] float32",
                                     "M=200,N=781", WIDE, "REJECT"),
+    # block pointers (tl.make_block_ptr, tl.advance, boundary_check): the model runs them, the safety prover does not
+    # read them, so the correct one is UNKNOWN naming that; A's tiles checked in M only REJECTs from the search
+    "kb matmul block ptr": ("kb_matmul_block_ptr.py", None, "kb_matmul_ref.py", None, None, "A in [-1, 1]; B in [-1, 1]", "UNKNOWN"),
+    "kb matmul block ptr k unchecked": ("kb_matmul_block_ptr_k_unchecked.py", None, "kb_matmul_ref.py", None, None,
+                                        "A in [-1, 1]; B in [-1, 1]", "REJECT"),
     "3d grid add batch stride": ("tb_batched_add_3d_grid_batch_stride.py", None, "x + y", "x: [B, M, N] float32; y: [B, M, N] float32",
                                  "B=4,M=100,N=300", "x in [-100, 100]; y in [-100, 100]", "REJECT"),
 }
