@@ -1252,6 +1252,7 @@ def _picked(x, idx):
 _REMEMBERED: dict = {}                # (expr, ((name, shape, digest), ...)) -> the reference's float64 answer
 _REMEMBERED_BYTES = [0]
 _REMEMBER_BYTES = 64 << 20             # at most this many bytes of answers are kept; an answer over 1/8 of it never is
+_REMEMBER_COUNT = 4096                 # and at most this many answers (a key holds its expression and digests)
 
 def _input_key(inputs: dict) -> tuple:
     "Each input's name, shape and the digest of its bytes (float64, C order): equal keys mean equal inputs."
@@ -1266,7 +1267,8 @@ def _remembered(expr, inputs: dict) -> np.ndarray:
         return kept.copy()
     answer = _reference(expr, inputs)
     if answer.nbytes <= _REMEMBER_BYTES // 8:
-        while _REMEMBERED and _REMEMBERED_BYTES[0] + answer.nbytes > _REMEMBER_BYTES:
+        while _REMEMBERED and (_REMEMBERED_BYTES[0] + answer.nbytes > _REMEMBER_BYTES
+                               or len(_REMEMBERED) >= _REMEMBER_COUNT):
             _REMEMBERED_BYTES[0] -= _REMEMBERED.pop(next(iter(_REMEMBERED))).nbytes
         _REMEMBERED[key] = answer.copy()
         _REMEMBERED_BYTES[0] += answer.nbytes
