@@ -1221,6 +1221,9 @@ KB_CASES = {
     "kb matmul block ptr": ("kb_matmul_block_ptr.py", None, "kb_matmul_ref.py", None, None, "A in [-1, 1]; B in [-1, 1]", "UNKNOWN"),
     "kb matmul block ptr k unchecked": ("kb_matmul_block_ptr_k_unchecked.py", None, "kb_matmul_ref.py", None, None,
                                         "A in [-1, 1]; B in [-1, 1]", "REJECT"),
+    # a scale held in a one-element tensor (get_inputs' torch.randn(1)), loaded once per program, and read at + pid
+    "kb scale tensor": ("kb_scale_tensor.py", None, "kb_scale_tensor_ref.py", None, None, None, "ACCEPT"),
+    "kb scale tensor by program": ("kb_scale_tensor_by_program.py", None, "kb_scale_tensor_ref.py", None, None, None, "REJECT"),
     "3d grid add batch stride": ("tb_batched_add_3d_grid_batch_stride.py", None, "x + y", "x: [B, M, N] float32; y: [B, M, N] float32",
                                  "B=4,M=100,N=300", "x in [-100, 100]; y in [-100, 100]", "REJECT"),
 }
