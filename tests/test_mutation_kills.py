@@ -279,6 +279,33 @@ class TestAutograd:
             (b.where(c, e) if b_first else e.where(c, b)).backward(gradient=np.ones(3, np.float32))
             np.testing.assert_array_equal(x.grad.numpy(), np.where(cond == b_first, scale, 0))
 
+    def test_sigmoid_and_tanh_gradients_match_their_float64_derivatives(self):
+        """The composites recorded as one step (sigmoid, tanh) have their own backward rules: each gradient is within
+        float32 rounding of the derivative computed in float64 from the input, with a seed that is not all ones (kills
+        a changed constant in either rule, e.g. (1 - out) -> (2 - out), which no other fast test of autograd reaches)."""
+        from limn import Tensor
+        x64 = np.linspace(-4, 4, 17)
+        seed = np.linspace(0.5, 2.0, 17).astype(np.float32)
+        s, t = 1 / (1 + np.exp(-x64)), np.tanh(x64)
+        for name, derivative in (("sigmoid", s * (1 - s)), ("tanh", 1 - t * t)):
+            x = Tensor(x64.astype(np.float32), requires_grad=True)
+            getattr(x, name)().backward(Tensor(seed))
+            np.testing.assert_allclose(x.grad.numpy(), seed * derivative, rtol=1e-5, atol=5e-7, err_msg=name)   # 1 - t*t cancels near |x| = 4
+
+    def test_grad_returns_gradients_without_history_unless_create_graph(self):
+        """torch.autograd.grad's default: the gradients it returns record no history (requires_grad False), and with
+        create_graph=True they do, so a second derivative can be taken (kills the default create_graph False -> True)."""
+        import limn
+        from limn import Tensor
+        x = Tensor(np.array([1.0, 2.0, 3.0], np.float32), requires_grad=True)
+        (g,) = limn.autograd.grad((x * x * x).sum(), x)
+        assert not g.requires_grad
+        np.testing.assert_array_equal(g.numpy(), np.array([3.0, 12.0, 27.0], np.float32))
+        (g2,) = limn.autograd.grad((x * x * x).sum(), x, create_graph=True)
+        assert g2.requires_grad
+        (h,) = limn.autograd.grad(g2.sum(), x)
+        np.testing.assert_array_equal(h.numpy(), np.array([6.0, 12.0, 18.0], np.float32))
+
     def test_the_template_cache_never_holds_more_than_256_tapes(self):
         """Backward templates are kept for at most 256 tapes: a training loop that meets ever new shapes cannot grow the
         cache without bound (kills the clearing test `>= 256` -> `> 256`, which lets it reach 257)."""
