@@ -878,6 +878,31 @@ class TestCodegen:
 
 
 class TestBackendC:
+    def test_the_stated_ulp_bounds_are_inside_litmus_budget_and_near_what_is_measured(self):
+        """ULP_BOUNDS is what the bridge feeds litmus's libm term: every stated bound sits inside litmus's LIBM_ULPS (the
+        any-order certificate covers the c device), and the c device's exp and log, measured against mpmath on 4096
+        inputs spread over their range, reach at least half of what is stated (kills a stated bound raised tenfold,
+        e.g. float64 exp 1.0 -> 10.0, which every 'measured <= stated' test still passes)."""
+        import mpmath
+        import limn
+        import limn.backend_c as backend_c
+        from limn import Tensor, use_device
+        from litmus.spec import LIBM_ULPS
+        for dtype, bounds in backend_c.ULP_BOUNDS.items():
+            for op, ulps in bounds.items():
+                assert ulps <= LIBM_ULPS[op], (dtype, op, ulps)
+        rng = np.random.default_rng(0)
+        mpmath.mp.prec = 160
+        for dtype, top in (("float32", 80.0), ("float64", 700.0)):
+            np_type = np.dtype(dtype).type
+            inputs = {"exp": rng.uniform(-top, top, 4096).astype(np_type), "log": (10.0 ** rng.uniform(-top / 3, top / 3, 4096)).astype(np_type)}
+            for op, x in inputs.items():
+                with use_device("c"): y = getattr(Tensor(x), op)().numpy()
+                exact = [getattr(mpmath, op)(mpmath.mpf(float(v))) for v in x]
+                ulp = np.spacing(np.abs(np.array([float(e) for e in exact])).astype(np_type)).astype(np.float64)
+                worst = max(float(abs(mpmath.mpf(float(c)) - e) / u) for c, e, u in zip(y, exact, ulp))   # in mpmath: no rounding of the error
+                assert worst <= backend_c.ULP_BOUNDS[dtype][op] <= 2 * worst, (dtype, op, worst, backend_c.ULP_BOUNDS[dtype][op])
+
     def test_host_id_without_cpuinfo_is_the_machine_and_processor(self, monkeypatch):
         "Where /proc/cpuinfo says nothing, the compiled-kernel cache keys on platform.machine() + platform.processor() (kills + -> -)."
         import platform
