@@ -6,7 +6,7 @@
 __all__ = ['live_formula', 'Defect', 'SafetyReport', 'GPUSafetyCheck']
 
 # %% ../../nbs/litmus/11_safety.ipynb #068b61f0
-import math, time
+import functools, math, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -327,9 +327,18 @@ def _input_unwritten(access, prover=None):
                  f'{access.kind} into the input {access.tensor} whenever {access.guard}'])
 
 # %% ../../nbs/litmus/11_safety.ipynb #6b1e0002
+# this and `_first_wrap` are pure functions of a polynomial and the sizes, and every completion of one task asks
+# about the same few index expressions: answers are remembered by value (a Poly hashes and compares by its terms)
+_REMEMBERED_SIZES = 4096
+
 def _extreme_sizes(p, lo, hi, upper):
     """The largest (`upper`) or smallest value of `p` over sizes in [lo, hi] when it is visibly monotone in each; else
     its value at the top corner if that is already outside int32 (a wrap, shown), else None (not bounded)."""
+    return _extreme_at(p, tuple(sorted(lo.items())), tuple(sorted(hi.items())), upper)
+
+@functools.lru_cache(maxsize=_REMEMBERED_SIZES)
+def _extreme_at(p, lo, hi, upper):
+    lo, hi = dict(lo), dict(hi)
     if upper and (v := size_bound(p, hi)) is not None:
         return v
     if not upper and (v := size_bound(-p, hi)) is not None:
@@ -342,7 +351,11 @@ def _extreme_sizes(p, lo, hi, upper):
 # %% ../../nbs/litmus/11_safety.ipynb #78fe7c6f
 def _first_wrap(p, dims, hi, upper):
     "(size, value) of one size that, raised alone from the declared launch, first takes `p` out of int32; None if none does."
-    best = None
+    return _first_wrap_at(p, tuple(sorted(dims.items())), tuple(sorted(hi.items())), upper)
+
+@functools.lru_cache(maxsize=_REMEMBERED_SIZES)
+def _first_wrap_at(p, dims, hi, upper):
+    dims, hi, best = dict(dims), dict(hi), None
     for d in sorted(p.symbols()):
         lo_v, hi_v = dims[d], hi[d]
         alone = p.subs({k: v for k, v in dims.items() if k != d})  # the others fixed once: ~31 probes follow
