@@ -407,6 +407,7 @@ def test_a_torch_reference_is_a_spec_only_where_it_agrees():
     cols = {"x": "X"}                        # a matrix's first dim: its columns, the rows of its transpose
     assert infer_spec("x.sum(dim=0)", cols, ranks={"x": 2}) == "sum(transpose(X))" == infer_spec("torch.sum(x, 0)", cols, ranks={"x": 2})
     assert infer_spec("x.mean(dim=-2)", cols, ranks={"x": 2}) == "mean(transpose(X))"
+    assert infer_spec("torch.softmax(x, dim=0)", cols, ranks={"x": 2}) == "transpose(softmax(transpose(X)))"
     assert infer_spec("x.sum(dim=0)", cols, ranks={"x": 3}) is None and infer_spec("x.sum(dim=0)", cols) is None
 
 
@@ -1224,6 +1225,9 @@ KB_CASES = {
     # a scale held in a one-element tensor (get_inputs' torch.randn(1)), loaded once per program, and read at + pid
     "kb scale tensor": ("kb_scale_tensor.py", None, "kb_scale_tensor_ref.py", None, None, None, "ACCEPT"),
     "kb scale tensor by program": ("kb_scale_tensor_by_program.py", None, "kb_scale_tensor_ref.py", None, None, None, "REJECT"),
+    # torch.softmax(x, dim=0): one program per column, strided by the row; the column's padding loaded as 0.0
+    "kb softmax dim0": ("kb_softmax_dim0.py", None, "kb_softmax_dim0_ref.py", None, None, None, "ACCEPT"),
+    "kb softmax dim0 other 0": ("kb_softmax_dim0_other_zero.py", None, "kb_softmax_dim0_ref.py", None, None, None, "REJECT"),
     "3d grid add batch stride": ("tb_batched_add_3d_grid_batch_stride.py", None, "x + y", "x: [B, M, N] float32; y: [B, M, N] float32",
                                  "B=4,M=100,N=300", "x in [-100, 100]; y in [-100, 100]", "REJECT"),
 }

@@ -3111,7 +3111,8 @@ def _dsl_more(e, name, names, values, ranks) -> str:
     """The rest of the table. Per-row losses over scores x [B, C] and class indices t [B]: F.cross_entropy(x, t,
     reduction='none') is logsumexp(x) - pick(x, t), F.nll_loss(x, t, reduction='none') is -pick(x, t). Their default
     'mean' (and 'sum') add the B rows' losses up, a reduction across rows the DSL cannot say: no spec, the reference runs.
-    A matrix reduced along its first dim (`x.sum(dim=0)`, a column sum) is that reduction of its transpose's rows.
+    A matrix reduced along its first dim (`x.sum(dim=0)`, a column sum) is that reduction of its transpose's rows,
+    and its columns normalised (`torch.softmax(x, dim=0)`) the transpose of its transpose's rows normalised.
     A copy or a new shape of the same values (`.contiguous()`, `.reshape(1)`) is its operand. A select by a bool
     parameter (`x.masked_fill(mask, v)`, `torch.where(mask, a, b)`) is `_dsl_select`'s."""
     args, keywords = e.args, {k.arg: k.value for k in e.keywords}
@@ -3124,6 +3125,8 @@ def _dsl_more(e, name, names, values, ranks) -> str:
         return f"(logsumexp({x}) - pick({x}, {t}))" if name == 'cross_entropy' else f"(-pick({x}, {t}))"
     if name in ('sum', 'mean', 'amax', 'amin') and args and _first_dim(e, 1, ranks):
         return f"{_TORCH_ROW[name]}(transpose({_dsl(args[0], names, values, ranks)}))"    # x.sum(dim=0): its columns
+    if name in ('softmax', 'log_softmax') and args and _first_dim(e, 1, ranks):
+        return f"transpose({name}(transpose({_dsl(args[0], names, values, ranks)})))"   # each column normalised
     if name in ('mm', 'bmm') and len(args) == 2:          # torch.mm and torch.bmm take matrices only
         return f"matmul({_dsl(args[0], names, values, ranks)}, {_dsl(args[1], names, values, ranks)})"
     if name in ('matmul', 'mv') and len(args) == 2:
