@@ -1797,6 +1797,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'src.litmus.falsify._nonfinite': ('litmus/falsify.html#_nonfinite', 'src/litmus/falsify.py'),
                                     'src.litmus.falsify._one_side_of_init': ( 'litmus/falsify.html#_one_side_of_init',
                                                                               'src/litmus/falsify.py'),
+                                    'src.litmus.falsify._outside': ('litmus/falsify.html#_outside', 'src/litmus/falsify.py'),
                                     'src.litmus.falsify._past_identity': ('litmus/falsify.html#_past_identity', 'src/litmus/falsify.py'),
                                     'src.litmus.falsify._row_input': ('litmus/falsify.html#_row_input', 'src/litmus/falsify.py'),
                                     'src.litmus.falsify._rows': ('litmus/falsify.html#_rows', 'src/litmus/falsify.py'),

@@ -967,10 +967,14 @@ def _launch(self: TargetedFalsification, kernel, dims):
 
 _MAX_ELEMENTS, _MAX_PROGRAMS = 1 << 20, 1 << 14   # a configuration larger than this is skipped (the model is Python)
 
+def _outside(kernel, dims) -> bool:
+    "Whether `dims` break one of the kernel's `assume` preconditions (asked hundreds of times: none to break, no work)."
+    return bool(kernel.assume) and bool(corpus.violated(kernel, dims))
+
 @patch
 def _fits(self: TargetedFalsification, kernel, dims) -> bool:
     "Small enough for the model, and inside the kernel's `assume` preconditions (a launch outside them is never built)."
-    if corpus.violated(kernel, dims):
+    if _outside(kernel, dims):
         return False
     launch = self._launch(kernel, dims)
     return sum(t.span for t in launch.tensors) <= _MAX_ELEMENTS and math.prod(launch.grid) <= _MAX_PROGRAMS
@@ -1006,7 +1010,7 @@ def _configs(self: TargetedFalsification) -> list:
     except (IndexError, ValueError) as e:
         self.notes.append(f"shape classes unavailable ({type(e).__name__}: {e}); searched at the declared dims only")
         return [("declared", dict(self.kernel.dims))]
-    kept = [(label, dims) for label, dims in configs if not corpus.violated(self.kernel, dims)]
+    kept = [(label, dims) for label, dims in configs if not _outside(self.kernel, dims)]
     dropped = [label for label, dims in configs if (label, dims) not in kept]
     if dropped and not any(n.startswith("shape classes outside") for n in self.notes):
         self.notes.append(f"shape classes outside the kernel's assumptions, not launched: {', '.join(dropped)}")
@@ -1089,7 +1093,7 @@ def plan(self: TargetedFalsification) -> list:
                 continue
             items += [(base_label, base, dt, g, 0) for g in (gens if self.thorough else [g for g in _DTYPE_GENERATORS if g in gens])]
     items += [(base_label, base, None, g, 1) for g in gens]
-    return [item for item in items if not corpus.violated(self.kernel, item[1])]   # outside `assume`: never launched
+    return [item for item in items if not _outside(self.kernel, item[1])]   # outside `assume`: never launched
 
 # %% ../../nbs/litmus/12_falsify.ipynb #h30c0002
 _FOLD = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
