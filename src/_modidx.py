@@ -2188,6 +2188,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'src.litmus.launcher._ref_text': ('litmus/launcher.html#_ref_text', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._refuse_epilogue': ( 'litmus/launcher.html#_refuse_epilogue',
                                                                                'src/litmus/launcher.py'),
+                                     'src.litmus.launcher._refuse_unvalued': ( 'litmus/launcher.html#_refuse_unvalued',
+                                                                               'src/litmus/launcher.py'),
                                      'src.litmus.launcher._rename': ('litmus/launcher.html#_rename', 'src/litmus/launcher.py'),
                                      'src.litmus.launcher._require_domains': ( 'litmus/launcher.html#_require_domains',
                                                                                'src/litmus/launcher.py'),

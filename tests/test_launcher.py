@@ -1348,6 +1348,16 @@ def test_a_type_imported_under_try_is_decided_for_a_plain_tensor(tmp_path):
         read_launches(other, "copy", parse_shapes("x: [N] float32"))
 
 
+def test_a_reference_naming_a_parameter_without_a_value_is_a_usage_error(capsys):
+    """The layer-norm tutorial's forward takes `eps` with no default: a --ref that names it, with no --dims eps=...,
+    is a usage error saying how to give it (was an UNKNOWN: NameError: name 'eps' is not defined, in the box)."""
+    file, entry, ref, shape, dims, domain, _ = KB_CASES["tut layer norm fwd"]
+    code = main(["check", str(KB / file), "--entry", entry, "--ref", ref, "--shape", shape, "--dims", "M=32,N=1000",
+                 "--domain", domain, "--quick"])
+    err = capsys.readouterr().err
+    assert code == 3 and "the reference names 'eps'" in err and "--dims eps=" in err, err
+
+
 UPSTREAM = ROOT / "tests" / "launchers" / "upstream"
 
 

@@ -3806,6 +3806,7 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
     _refuse_epilogue(path, metas, ref)
     notes = read_notes + notes
     values, params = entry_values(path, entry, sizes)
+    _refuse_unvalued(path, ref, params, values, metas)
     domain = parse_entry_domain(domain, metas, params)
     domain.update(_state_domains(path, entry, metas))
     dtype_classes = () if read_notes or typed else None     # the dtypes stated (by the user, the benchmark) are the contract
@@ -3834,6 +3835,19 @@ def check_entry(path, entry: str, ref=None, shapes=None, dims=None, domain=None,
                        composed, list(range(len(metas))) if composing else [])
 
 # %% ../../nbs/litmus/14_launcher.ipynb #f5a7b9c1
+def _refuse_unvalued(path, ref, params: list, values: dict, metas: list):
+    """A LauncherError (exit 3) where a --ref expression names a parameter of the entry that no launch reads as a tensor
+    and that has no value (the layer-norm tutorial's `eps`, no default): torch would fail on it in its box."""
+    if not isinstance(ref, str) or ref.endswith(".py"):
+        return
+    named = {n.id for n in ast.walk(ast.parse(ref, mode="eval")) if isinstance(n, ast.Name)}
+    tensors = set(re.findall(r"[A-Za-z_]\w*", " ".join(a.get("from", "") for m in metas for a in m["args"])))
+    missing = [p for p in params if p in named and p not in values and p not in tensors]
+    if missing:
+        raise LauncherError(f"kernel file {path}: the reference names {missing[0]!r}, a parameter of the entry with no "
+                            f"value litmus can read; give it with --dims {missing[0]}=... (a float), or write its value "
+                            "into --ref")
+
 def _refuse_epilogue(path, metas, ref):
     "A LauncherError (exit 3) where the entry's result is computed after its launches and a reference is to judge it."
     epilogue = next((m["returns"] for m in metas if m.get("returns")), None)
