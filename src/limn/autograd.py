@@ -75,7 +75,6 @@ VJP = {
     "expand":     _vjp_expand,
     "pad":        lambda out, g, p, arg: (g.shrink(tuple((b, b + s) for (b, _), s in zip(arg, p[0].shape))),),
     "shrink":     lambda out, g, p, arg: (g.pad(tuple((lo, s - hi) for (lo, hi), s in zip(arg, p[0].shape))),),
-    "gather":     lambda out, g, p, arg: (g.scatter_rows(p[1], p[0].shape[0]), None),
     "scatter":    lambda out, g, p, arg: (None, g.gather_rows(p[0])),
     "contiguous": lambda out, g, p, arg: (g,),
     "sigmoid":    lambda out, g, p, arg: (g * ((1 - out) * out),),      # composites recorded as one step (later, in chapter 04)
