@@ -572,6 +572,13 @@ class TestBounds:
 
 
 class TestSmt:
+    def test_box_size_counts_every_point_of_the_box(self):
+        """box_size is the number of integer points (hi - lo + 1 per variable, 0 for an empty range): the safety check
+        declines a bounded search whose box exceeds its budget by this count (kills hi - lo + 1 -> hi + lo + 1)."""
+        from litmus.smt import Problem
+        assert Problem([("x", 3, 9), ("y", -2, 2)], []).box_size() == 7 * 5
+        assert Problem([("x", 5, 4)], []).box_size() == 0
+
     def test_both_backends_find_the_enumerated_smallest_witness_with_every_atom(self):
         """Problems over //, %, min and max: the bounded search and z3 return the lexicographically smallest solution that
         a plain Python enumeration of the box finds, or both find none (kills a wrong encoding of an atom in either
@@ -807,6 +814,13 @@ class TestView:
 
 
 class TestCodegen:
+    def test_ir_of_a_list_is_the_ir_of_its_tensors(self):
+        "`ir([a, b])` and `ir(a, b)` print the same schedule, and `ir([a])` that of `a` (kills tensors[0] -> tensors[1])."
+        from limn import Tensor
+        from limn.codegen import ir
+        a, b = Tensor(np.ones((2, 3), np.float32)) + 1, Tensor(np.ones(4, np.float32)) * 2
+        assert ir([a, b]) == ir(a, b) and ir([a]) == ir(a) and ir((b,)) == ir(b)
+
     def test_the_ir_interpreter_reads_zero_outside_a_padded_constant(self):
         """A constant read through a pad is 0 where the pad's check fails and the constant inside, as the numpy device
         computes it (kills the interpreter's value for a failed check moved from 0 to 1)."""
