@@ -524,18 +524,36 @@ def test_scatter_with_size_one_index_dims(values_shape, ids):
 def test_optimisation_level_changes_no_bits(tmp_path):
     """The probed level (-O2 with the vectoriser's full cost model and unswitching, chapter 08) and -O3 give the same
     bits on kernels where the optimiser has the most room: a tiled matmul, a softmax (laned max and sum, limn_expf), a
-    tanh GELU, logs and square roots, and a float64 reduce, threaded. Neither level may contract or reassociate."""
+    tanh GELU, logs and square roots, and a float64 reduce, threaded. Neither level may contract or reassociate. Small
+    kernels of every kind (elementwise with exp and tanh, laned and plain reduces, a gather, a masked shifted read),
+    which the device compiles at -O1 (`small_flags`), give the bits of -O2 and -O3 too."""
     fast = CDevice(cache_dir=str(tmp_path / "probed"), parallel_work=0)
+    o2 = CDevice(cache_dir=str(tmp_path / "o2"), parallel_work=0)
+    o2.backend.small_work = 0                                      # no library is small: all at the probed -O2
     o3 = CDevice(cache_dir=str(tmp_path / "o3"), parallel_work=0)
     o3.backend.flags = tuple("-O3" if f == "-O2" else f for f in o3.backend.flags if f not in ("-fvect-cost-model=dynamic", "-funswitch-loops"))
+    o3.backend.small_work = 0
     assert "-O2" in fast.backend.flags and "-O3" in o3.backend.flags and "-O2" not in o3.backend.flags
+    assert "-O1" in fast.backend.small_flags and "-O2" not in fast.backend.small_flags
     rng = np.random.default_rng(11)
     a, b = rng.standard_normal((45, 130)).astype(np.float32), rng.standard_normal((130, 70)).astype(np.float32)
     d = rng.standard_normal((33, 257))
+    s, t = rng.standard_normal((6, 40)).astype(np.float32), rng.standard_normal((7, 5))
+    idx, w = rng.integers(0, 7, (9,)).astype(np.int32), rng.standard_normal(3).astype(np.float32)
     def graph():
         x, y = Tensor(a), Tensor(b)
         gelu = 0.5 * x * (1 + ((x + 0.044715 * x * x * x) * 0.7978845608).tanh())
         return [(x @ y).node, x.softmax(-1).node, gelu.node, ((x.abs() + 1).log() * x.abs().sqrt()).node,
                 Tensor(d).sum(-1).node, Tensor(d).amax(0).node]
-    for got, want in zip(fast.realize(graph()), o3.realize(graph())):
-        assert got.array.tobytes() == want.array.tobytes()
+    def small():
+        x, xp = Tensor(s), Tensor(s).pad(((0, 0), (1, 1)))
+        gelu = 0.5 * x * (1 + ((x + 0.044715 * x * x * x) * 0.7978845608).tanh())
+        return [(gelu + x.exp() * (x.abs() + 1).log()).node, x.softmax(-1).node, Tensor(t).sum(0).node,
+                Tensor(t).amax(-1).node, Tensor(t).gather(Tensor(idx)).node,
+                sum(xp[:, k:k + 40] * Tensor(w)[k] for k in range(3)).node]
+    kernels = schedule(small()).kernels
+    assert len(kernels) >= 5 and fast.backend.flags_for(kernels) == fast.backend.small_flags
+    assert fast.backend.flags_for(schedule(graph()).kernels) == fast.backend.flags
+    for build in (graph, small):
+        for got, w2, w3 in zip(fast.realize(build()), o2.realize(build()), o3.realize(build())):
+            assert got.array.tobytes() == w2.array.tobytes() == w3.array.tobytes()

@@ -18,12 +18,13 @@ from limn.executor import Backend, JitDevice
 
 # %% auto #0
 __all__ = ['C_TYPES', 'INTEGER_PRELUDE', 'LIMN_EXP', 'LIMN_LOG', 'PRELUDE', 'ULP_BOUNDS', 'PARALLEL_WORK', 'COLLAPSE_CELLS',
-           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'CUT_WORK', 'PLAIN', 'HOISTABLE', 'WANTED_FLAGS',
+           'COLUMN_CHUNK', 'UNROLL', 'JAM', 'TILE_WORK', 'CUT_WORK', 'SMALL_WORK', 'PLAIN', 'HOISTABLE', 'WANTED_FLAGS',
            'MICRO_CALLED', 'TILE_K', 'TILE_SPEEDUP', 'PANEL_BYTES', 'TILE_VECTORS', 'GENERIC_TILE', 'TILE_STRIP_COST',
-           'TASKS_PER_CORE', 'ISAS', 'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'CRenderer', 'render_c',
-           'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id', 'default_cache_dir',
-           'cached_build', 'build_library', 'micro_source', 'load_kernel', 'physical_cores', 'vector_isa', 'tile_shape',
-           'micro_name', 'micro_prototype', 'microkernel', 'divisions', 'CBackend', 'check_dtypes', 'CDevice']
+           'TASKS_PER_CORE', 'ISAS', 'c_type', 'c_literal', 'c_index', 'c_check', 'c_arith', 'innermost_work',
+           'CRenderer', 'render_c', 'CompilerNotFound', 'CompilerError', 'find_cc', 'probe_flags', 'cpuinfo', 'host_id',
+           'default_cache_dir', 'cached_build', 'build_library', 'micro_source', 'load_kernel', 'physical_cores',
+           'vector_isa', 'tile_shape', 'micro_name', 'micro_prototype', 'microkernel', 'divisions', 'CBackend',
+           'check_dtypes', 'CDevice']
 
 # %% ../../nbs/limn/08_backend_c.ipynb #b8bb0537
 C_TYPES = {"float64": "double", "float32": "float", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t"}
@@ -178,7 +179,23 @@ UNROLL = 8                     # reduce steps folded per pass through a memory a
 JAM = 4                        # output rows sharing one pass of an unrolled reduce (unroll-and-jam)
 TILE_WORK = 1 << 12            # multiply-adds under which a matmul-shaped nest is not worth packing (tiled matmuls)
 CUT_WORK = 1 << 12             # iterations under which a kernel's masks stay checks: cut copies cost cc more than they save (split_masks)
+SMALL_WORK = 1 << 12           # iterations under which a library's kernels all compile at -O1: cc's time is most of their cost (small_flags)
 PLAIN = dict(threads=False, split_masks=False, unroll=1, lanes=False, tile=False)      # every refinement off: the plain renderer
+
+# %% ../../nbs/limn/08_backend_c.ipynb #e5a11a01
+def innermost_work(instrs: list) -> int:
+    "Iterations a lowered kernel's innermost loops run in all: the size `CRenderer.cuts_pay` and `CBackend.small_flags` go by."
+    open_loops, total = [], 0                         # [extent, has a loop inside] of each loop open here
+    for ins in instrs:
+        if isinstance(ins, Loop):
+            if open_loops:
+                open_loops[-1][1] = True
+            open_loops.append([ins.var.extent, False])
+        elif isinstance(ins, EndLoop):
+            if not open_loops[-1][1]:
+                total += math.prod(extent for extent, _ in open_loops)
+            open_loops.pop()
+    return total
 
 # %% ../../nbs/limn/08_backend_c.ipynb #cd419a2a
 class CRenderer:
@@ -232,14 +249,7 @@ class CRenderer:
         return not any(isinstance(i, Loop) for i in self.instrs[pc + 1:self.match[pc]])
     def cuts_pay(self) -> bool:
         "The innermost loops run `cut_work` iterations in all, enough for mask cuts to save more than cc spends on them."
-        extents, total = [], 0
-        for pc, ins in enumerate(self.instrs):
-            if isinstance(ins, Loop):
-                extents.append(ins.var.extent)
-                total += math.prod(extents) if self.innermost(pc) else 0
-            elif isinstance(ins, EndLoop):
-                extents.pop()
-        return total >= self.cut_work
+        return innermost_work(self.instrs) >= self.cut_work
 
 # %% ../../nbs/limn/08_backend_c.ipynb #f8b1c030
 @patch
@@ -1086,6 +1096,9 @@ class CBackend(Backend):
         self.cc, self.unroll, self.sorted_cuts, self.lanes, self.tile = find_cc(), unroll, sorted_cuts, lanes, tile
         self.cut_work = cut_work
         self.flags = probe_flags(self.cc)
+        # a library of small kernels only: -O1, without the two -O3 parts (chapter text above; the cache key has the flags)
+        self.small_flags = tuple("-O1" if f == "-O2" else f for f in self.flags if f not in ("-fvect-cost-model=dynamic", "-funswitch-loops"))
+        self.small_work = SMALL_WORK
         self.threads = threads and "-fopenmp" in self.flags
         self.split_masks, self.cache_dir, self.parallel_work = split_masks, cache_dir or default_cache_dir(), parallel_work
         self.cc_runs = 0                              # times cc actually ran (a disk-cache hit does not count)
@@ -1095,8 +1108,13 @@ class CBackend(Backend):
     def render(self, kernel) -> str:
         return render_c(kernel, self.threads, self.split_masks, self.parallel_work, self.unroll, self.sorted_cuts, self.lanes, self.tile,
                         cut_work=self.cut_work)
+    def flags_for(self, kernels: list) -> tuple:
+        """`small_flags` where every kernel's innermost loops run under `small_work` iterations in all, else the probed
+        flags (also for a source compiled without its kernel, None)."""
+        small = all(k is not None and innermost_work(lower(k)) < self.small_work for k in kernels)
+        return self.small_flags if small else self.flags
     def compile(self, source: str, kernel):
-        path, ran = build_library(source, self.cc, self.flags, self.cache_dir)
+        path, ran = build_library(source, self.cc, self.flags_for([kernel]), self.cache_dir)
         with self.cc_lock:
             self.cc_runs += ran
         return load_kernel(path)
@@ -1106,7 +1124,7 @@ class CBackend(Backend):
             return [self.compile(*items[0])]
         parts = [PRELUDE] + [source[len(PRELUDE):].replace("int limn_kernel(", f"int limn_kernel_{i}(", 1).replace("limn_body(", f"limn_body_{i}(").replace("limn_nest", f"limn_{i}_nest")
                              for i, (source, _) in enumerate(items)]
-        path, ran = build_library("".join(parts), self.cc, self.flags, self.cache_dir)
+        path, ran = build_library("".join(parts), self.cc, self.flags_for([k for _, k in items]), self.cache_dir)
         with self.cc_lock:
             self.cc_runs += ran
         return [load_kernel(path, f"limn_kernel_{i}") for i in range(len(items))]
