@@ -166,8 +166,8 @@ def test_a_correct_kernel_at_a_lowered_size_accepts_and_says_what_ran_at_which_s
     kernel.write_text(kernel.read_text().replace("    if n_elements > 0:\n        c = c + 1.0\n", ""))
     got, out = verdict(kernel, ref, capsys)
     assert got == "ACCEPT", out[-3000:]
-    assert "which ran batch_size=128, dim=1 in their place; then one launch at the declared sizes (batch_size=128, " \
-           "dim=5000) on a random input from the domain" in out, out[-3000:]
+    assert "which ran batch_size=128, dim=1 in their place; then launches at the declared sizes (batch_size=128, " \
+           "dim=5000) on a random input from the domain (" in out and "x the threshold) and on same-sign runs (" in out, out[-3000:]
     monkeypatch.setattr(falsify, "_DECLARED_MAX_ELEMENTS", 100000)   # the same kernel, its declared size not run
     got, out = verdict(kernel, ref, capsys)
     assert got == "UNKNOWN" and "were not run: too large to run even once" in out, out[-3000:]
@@ -179,7 +179,7 @@ def test_the_benchmark_files_with_no_such_constant_keep_their_accept(capsys, nam
     kb = Path(__file__).resolve().parent / "launchers" / "kb"
     got, out = verdict(kb / f"{name}.py", kb / f"{name}_ref.py", capsys)
     assert got == "ACCEPT", out[-3000:]
-    assert "then one launch at the declared sizes" in out, out[-3000:]
+    assert "then launches at the declared sizes" in out, out[-3000:]
 
 
 def test_the_rule_holds_where_shape_classes_were_lowered(tmp_path, capsys):
@@ -228,3 +228,18 @@ def test_a_grid_that_clamps_below_the_declared_size_is_not_accepted(tmp_path, ca
     assert got == "UNKNOWN" and "the constant 1000 in the grid" in out, out[-3000:]
     got, out = verdict(*clamped_grid_case(tmp_path, 1, 3000, 5), capsys)   # the oracle: 1280 of 3000 elements written
     assert got == "REJECT", out[-3000:]
+
+
+def test_a_float16_accumulator_that_drifts_only_on_same_sign_runs_is_rejected_at_the_declared_size(capsys):
+    """The fp16-accumulating GEMV over A, x in [-1, 1]: its running sum stalls only past 2048, which needs the declared
+    K = 4096 and terms of one sign; the lowered runs have short rows and a uniform draw sums to about +-40, so only the
+    declared launch on same-sign runs sees it (it ACCEPTed when that launch drew a random input only). Its oracle: the
+    same GEMV accumulating in float32 ACCEPTs on the same domain."""
+    kb = Path(__file__).resolve().parent / "launchers" / "kb"
+    domain = ["--domain", "A in [-1, 1]; x in [-1, 1]"]
+    code = main(["check", str(kb / "kb_gemv_fp16_acc.py"), "--quick", "--ref", str(kb / "kb_gemv_fp16_ref.py"), *domain])
+    out = capsys.readouterr().out
+    assert code == 1 and "generator same_sign_run" in out and "K=4096" in out, out[-3000:]
+    code = main(["check", str(kb / "kb_gemv_fp16.py"), "--quick", "--ref", str(kb / "kb_gemv_fp16_ref.py"), *domain])
+    out = capsys.readouterr().out
+    assert code == 0, out[-3000:]
