@@ -1416,3 +1416,18 @@ def test_a_kernelbench_file_is_read_as_a_user_expects(tmp_path, capsys):
     code = main(["check", str(KB / "kb_relu.py"), "--ref", "torch.relu(x)", "--shape", "x: [B, D] float32", "--dims", "B=4,D=8"])
     err = capsys.readouterr().err
     assert code == 3 and "inputs ['x'] have no declared domain" in err and "x_ptr" not in err, err
+
+
+def test_a_composed_check_whose_declared_sizes_were_not_run_is_unknown_naming_them(capsys, monkeypatch):
+    """A two-launch sum ACCEPTs at its declared N; where its composed runs cannot include the declared sizes (here the
+    plan made to drop them, as a launch that does not resolve there would), the composed verdict is UNKNOWN naming the
+    sizes, never an ACCEPT that covers only shape classes."""
+    import litmus.launcher as launcher
+    args = ["check", str(KB / "tb_sum_two_pass.py"), "--entry", "triton_sum", "--ref", "x.sum()", "--shape", "x: [N] float32",
+            "--dims", "N=10000", "--domain", WIDE, "--quick"]
+    assert main(args) == 0, capsys.readouterr().out[-3000:]
+    capsys.readouterr()
+    planned = launcher._plan
+    monkeypatch.setattr(launcher, "_plan", lambda *a, **k: [d for d in planned(*a, **k) if d.get("N") != 10000])
+    code, out = main(args), capsys.readouterr().out
+    assert code == 2 and "the declared sizes (N=10000" in out and "were not run" in out, out[-3000:]

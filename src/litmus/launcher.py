@@ -3678,6 +3678,10 @@ def check_composed(path, metas, sequence, ref, values, params, domain, literal, 
     plan = _plan(setup.kernels, metas, sequence, 16)
     if not plan:
         return Composed(names, "UNKNOWN", ["no size the launches all accept fits the model's limits"])
+    declared = {k: v for kernel in setup.kernels for k, v in kernel.dims.items()}
+    unrun = "" if plan[0] == declared else (                # an ACCEPT must cover a run at the sizes the file declares
+        "the declared sizes (" + ", ".join(f"{d}={v}" for d, v in declared.items()) + ") were not run: a launch of the "
+        "sequence does not resolve there within the model's limits, or breaks its assumptions; only shape classes ran")
     found = _run_cases(setup, plan, certify, min(budget, 24) if quick else budget, seed, limits)
     kind = "certified" if found.certified and certify[2] is None else "heuristic"
     bound = f"threshold: {kind}" + ("" if kind == "certified" else f" (no certified composed bound: {certify[2] or 'not at every run'})")
@@ -3691,6 +3695,8 @@ def check_composed(path, metas, sequence, ref, values, params, domain, literal, 
     reasons += [f"{r.kernel}: safety not proved" for r in members if r.safety is None or r.safety.verdict != "ACCEPT"]
     if found.cases == 0:
         reasons.append("no composed run finished")
+    if unrun:
+        reasons.append(unrun)
     return Composed(names, "UNKNOWN" if reasons else "ACCEPT", reasons, "", kind == "certified", found.cases, bound)
 
 def _compose_all(path, metas, ref, values, params, domain, literal, results, notes, **options) -> list:
