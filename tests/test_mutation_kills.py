@@ -974,6 +974,18 @@ class TestSchedule:
 
 
 class TestSimulate:
+    def test_max_and_min_with_their_indices_are_the_extremes_and_the_first_place_of_each(self):
+        """tl.max / tl.min with return_indices=True give (the extreme along the axis, where it first occurs: Triton's
+        default tie_break_left), the indices int32, on a block with ties (kills np.max -> np.min in tl.max's indexed form)."""
+        from litmus.simulate import TL
+        block = np.array([[3.0, -1.0, 7.0, 7.0], [2.0, 5.0, -4.0, 5.0], [3.0, 5.0, -4.0, 0.5]], np.float32)
+        for axis in (0, 1):
+            for name, extreme, first in (("max", np.max, np.argmax), ("min", np.min, np.argmin)):
+                values, indices = getattr(TL, name)(block, axis=axis, return_indices=True)
+                np.testing.assert_array_equal(np.asarray(values), extreme(block, axis=axis), err_msg=f"{name} axis {axis}")
+                np.testing.assert_array_equal(np.asarray(indices), first(block, axis=axis), err_msg=f"{name} axis {axis}")
+                assert np.asarray(indices).dtype == np.int32
+
     def test_philox_gives_the_published_known_answers(self):
         """tl.rand's generator is Philox 4x32 with 10 rounds: the model reproduces the known-answer vectors published with
         Random123 (counter and key all zeros, all ones, and the digits of pi), the key packed into Triton's 64-bit seed
