@@ -96,7 +96,10 @@ def c_arith(op: Ops, args: list, dtype: DType, operand_dtype: DType) -> str:
     raise ValueError(f"op={op} is not an ARITH op")
 
 INTEGER_PRELUDE = """#include <stdint.h>
-#include <math.h>
+/* the libm the kernels call, declared rather than #include <math.h>: its parse was a sixth of a small kernel's cc */
+double sqrt(double); float sqrtf(float); double fma(double, double, double); float fmaf(float, float, float);
+#define INFINITY (__builtin_inff())
+#define NAN (__builtin_nanf(""))
 static inline int64_t limn_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return q - ((a % b != 0) & ((a < 0) != (b < 0))); }
 static inline int64_t limn_mod(int64_t a, int64_t m) { int64_t r = a % m; return r < 0 ? r + m : r; }
 static inline int64_t limn_max(int64_t a, int64_t b) { return a > b ? a : b; }
